@@ -1,0 +1,54 @@
+/* tileasm.c — command-line driver: dispatches to the subcommands in cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tileasm.h"
+
+static const char usage[] =
+	"usage: tileasm [compile] FILE.tile --target=T [-o OUT] [--dump-isa] [--dump-ir]\n"
+	"                        [--time-passes] [-D NAME=VALUE]...\n"
+	"       tileasm run FILE.tile --backend=interp|emu|cuda|hsa [--target=T] [-D NAME=VALUE]...\n"
+	"                        [--seed N] [--bench]\n"
+	"       tileasm asm FILE.s --target=T [--show-encoding] [-o OUT]\n"
+	"       tileasm disasm FILE --target=T\n"
+	"       tileasm targets | --help | --version\n";
+
+static int cli_targets(void)
+{
+	puts("gfx1100   AMD RDNA3 (wave32), HSA code object v5");
+	puts("gfx90a    AMD CDNA2 (wave64, MFMA), HSA code object v5");
+	puts("gfx942    AMD CDNA3 (wave64, MFMA), HSA code object v5");
+	puts("sm_80     NVIDIA Ampere and later, PTX (mma.sync, cp.async)");
+	puts("sm_90a    NVIDIA Hopper, PTX (wgmma, TMA)");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("tileasm %s\n", ta_version());
+		return 0;
+	}
+	if (!strcmp(cmd, "targets"))
+		return cli_targets();
+	if (!strcmp(cmd, "compile"))
+		return cli_compile(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cli_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "asm"))
+		return cli_asm(argc - 1, argv + 1);
+	if (!strcmp(cmd, "disasm"))
+		return cli_disasm(argc - 1, argv + 1);
+	/* `tileasm FILE.tile ...` is short for `tileasm compile FILE.tile ...`. */
+	return cli_compile(argc, argv);
+}
