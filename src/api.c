@@ -2,6 +2,7 @@
 #include "tileasm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 TA_API const char *ta_version(void) { return TA_VERSION_STRING; }
 
@@ -20,4 +21,125 @@ TA_API const char *ta_status_string(ta_status s)
 	case TA_ERR_RUNTIME: return "runtime error";
 	}
 	return "unknown status";
+}
+
+/* ---- contexts and modules ------------------------------------------------ */
+
+#include "ir.h"
+
+struct ta_ctx {
+	Diag diag;
+	VEC(Define) defines;
+	Arena names; /* define names */
+};
+
+struct ta_module {
+	Module *m;
+};
+
+TA_API ta_ctx *ta_ctx_create(void)
+{
+	ta_ctx *c = calloc(1, sizeof *c);
+	if (c)
+		diag_init(&c->diag);
+	return c;
+}
+
+TA_API void ta_ctx_destroy(ta_ctx *c)
+{
+	if (!c)
+		return;
+	diag_free(&c->diag);
+	vec_free(&c->defines);
+	arena_free(&c->names);
+	free(c);
+}
+
+TA_API const char *ta_ctx_diagnostics(const ta_ctx *c) { return c ? diag_text(&c->diag) : ""; }
+
+TA_API void ta_ctx_clear_diagnostics(ta_ctx *c)
+{
+	if (!c)
+		return;
+	diag_free(&c->diag);
+	diag_init(&c->diag);
+}
+
+TA_API ta_status ta_ctx_define(ta_ctx *c, const char *name, int64_t value)
+{
+	if (!c || !name || !*name)
+		return TA_ERR_INVALID;
+	for (size_t i = 0; i < c->defines.len; i++)
+		if (!strcmp(c->defines.data[i].name, name)) {
+			c->defines.data[i].value = value;
+			return TA_OK;
+		}
+	char *n = arena_strndup(&c->names, name, strlen(name));
+	if (!n || vec_push(&c->defines, ((Define){n, value})))
+		return TA_ERR_NOMEM;
+	return TA_OK;
+}
+
+Module *ta_module_ir(ta_module *m) { return m ? m->m : NULL; }
+
+/* Parse, specialise and verify: the front half of every compile. */
+Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st)
+{
+	Module *m = ir_parse(filename ? filename : "<input>", text, len, &c->diag);
+	if (!m) {
+		*st = c->diag.nerrors ? TA_ERR_PARSE : TA_ERR_NOMEM;
+		return NULL;
+	}
+	if (ir_specialize(m, c->defines.data, (int)c->defines.len, &c->diag) || ir_verify(m, &c->diag)) {
+		ir_module_free(m);
+		*st = TA_ERR_VERIFY;
+		return NULL;
+	}
+	*st = TA_OK;
+	return m;
+}
+
+TA_API ta_status ta_parse(ta_ctx *c, const char *filename, const char *text, size_t len, ta_module **out)
+{
+	if (!c || !text || !out)
+		return TA_ERR_INVALID;
+	*out = NULL;
+	ta_status st;
+	Module *m = ta_frontend(c, filename, text, len, &st);
+	if (!m)
+		return st;
+	ta_module *tm = malloc(sizeof *tm);
+	if (!tm) {
+		ir_module_free(m);
+		return TA_ERR_NOMEM;
+	}
+	tm->m = m;
+	*out = tm;
+	return TA_OK;
+}
+
+TA_API void ta_module_destroy(ta_module *m)
+{
+	if (!m)
+		return;
+	ir_module_free(m->m);
+	free(m);
+}
+
+TA_API char *ta_module_print(const ta_module *m)
+{
+	if (!m)
+		return NULL;
+	StrBuf sb = {0};
+	ir_print(m->m, &sb);
+	return sb_take(&sb);
+}
+
+TA_API int ta_module_kernel_count(const ta_module *m) { return m ? (int)m->m->kernels.len : 0; }
+
+TA_API const char *ta_module_kernel_name(const ta_module *m, int i)
+{
+	if (!m || i < 0 || (size_t)i >= m->m->kernels.len)
+		return NULL;
+	return m->m->kernels.data[i].name;
 }

@@ -13,4 +13,10 @@ int cli_disasm(int argc, char **argv);  /* cmd_disasm.c */
  * advances *i; returns 1 when matched, 0 otherwise, -1 if the value is missing. */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
 
+typedef struct ta_ctx ta_ctx;
+typedef struct ta_module ta_module;
+/* cmd_compile.c: shared by compile and run. */
+int cli_parse_define(ta_ctx *ctx, const char *def);       /* "NAME=VALUE" */
+ta_module *cli_load_module(ta_ctx *ctx, const char *path); /* prints diagnostics */
+
 #endif

@@ -1,11 +1,139 @@
-/* cmd_compile.c — `tileasm compile` (placeholder, being written). */
+/* cmd_compile.c — `tileasm compile FILE.tile --target=T ...`. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "target.h"
+#include "tileasm.h"
+#include "util.h"
+
+int cli_parse_define(ta_ctx *ctx, const char *def)
+{
+	const char *eq = strchr(def, '=');
+	char *end = NULL;
+	if (!eq || eq == def) {
+		fprintf(stderr, "tileasm: error: -D expects NAME=VALUE, got '%s'\n", def);
+		return -1;
+	}
+	errno = 0;
+	long long v = strtoll(eq + 1, &end, 0);
+	if (errno || !*(eq + 1) || *end) {
+		fprintf(stderr, "tileasm: error: -D %s: value is not an integer\n", def);
+		return -1;
+	}
+	char name[128];
+	size_t n = (size_t)(eq - def);
+	if (n >= sizeof name) {
+		fprintf(stderr, "tileasm: error: -D name too long\n");
+		return -1;
+	}
+	memcpy(name, def, n);
+	name[n] = 0;
+	return ta_ctx_define(ctx, name, v) == TA_OK ? 0 : -1;
+}
+
+/* Reads and verifies a .tile file; prints diagnostics.  NULL on failure. */
+ta_module *cli_load_module(ta_ctx *ctx, const char *path)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text) {
+		fprintf(stderr, "tileasm: error: cannot read '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	ta_module *m = NULL;
+	ta_status st = ta_parse(ctx, path, text, len, &m);
+	free(text);
+	fputs(ta_ctx_diagnostics(ctx), stderr);
+	ta_ctx_clear_diagnostics(ctx);
+	return st == TA_OK ? m : NULL;
+}
 
 int cli_compile(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(stderr, "tileasm: error: 'compile' is not available yet\n");
+	const char *file = NULL, *target = NULL, *out = NULL, *val;
+	int dump_ir = 0, dump_isa = 0, time_passes = 0, rc = 1, r;
+	ta_ctx *ctx = ta_ctx_create();
+	if (!ctx) {
+		fprintf(stderr, "tileasm: error: out of memory\n");
+		return 1;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((r = cli_opt(argc, argv, &i, "target", &val))) {
+			if (r < 0)
+				goto missing;
+			target = val;
+		} else if (!strcmp(a, "-o")) {
+			if (i + 1 >= argc)
+				goto missing;
+			out = argv[++i];
+		} else if (!strcmp(a, "--dump-ir")) {
+			dump_ir = 1;
+		} else if (!strcmp(a, "--dump-isa")) {
+			dump_isa = 1;
+		} else if (!strcmp(a, "--time-passes")) {
+			time_passes = 1;
+		} else if (!strncmp(a, "-D", 2)) {
+			const char *def = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!def)
+				goto missing;
+			if (cli_parse_define(ctx, def)) {
+				rc = 2;
+				goto done;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "tileasm: error: unknown option '%s' (see tileasm --help)\n", a);
+			rc = 2;
+			goto done;
+		} else if (file) {
+			fprintf(stderr, "tileasm: error: more than one input file ('%s' and '%s')\n", file, a);
+			rc = 2;
+			goto done;
+		} else {
+			file = a;
+		}
+	}
+	if (!file) {
+		fprintf(stderr, "tileasm: error: no input file (see tileasm --help)\n");
+		rc = 2;
+		goto done;
+	}
+	Target t = {0};
+	if (target && target_parse(target, &t)) {
+		fprintf(stderr, "tileasm: error: unknown target '%s' (see tileasm targets)\n", target);
+		rc = 2;
+		goto done;
+	}
+	if (!target && !dump_ir) {
+		fprintf(stderr, "tileasm: error: no --target given (gfx1100, gfx90a, gfx942, sm_80, sm_90a);"
+		                " use --dump-ir to print the checked IR only\n");
+		rc = 2;
+		goto done;
+	}
+	ta_module *m = cli_load_module(ctx, file);
+	if (!m)
+		goto done;
+	if (dump_ir) {
+		char *s = ta_module_print(m);
+		if (s)
+			fputs(s, stdout);
+		ta_free(s);
+	}
+	rc = 0;
+	if (target) {
+		(void)out, (void)dump_isa, (void)time_passes;
+		fprintf(stderr, "tileasm: error: code generation for %s is not available yet\n", target_name(t.id));
+		rc = 2;
+	}
+	ta_module_destroy(m);
+done:
+	ta_ctx_destroy(ctx);
+	return rc;
+missing:
+	fprintf(stderr, "tileasm: error: option '%s' needs a value\n", argv[argc - 1]);
+	ta_ctx_destroy(ctx);
 	return 2;
 }

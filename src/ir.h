@@ -1,0 +1,253 @@
+/* ir.h — Tile IR: data structures and the passes over them in src/.
+ *
+ * A Module owns every node of the kernels parsed from one source text.
+ * Nodes live in per-kind arrays and refer to each other by dense int32 ids
+ * (index into Module.exprs / stmts / vars / bufs).  -1 means "none".
+ * docs/tile-ir.md is the user-facing definition of the language; the
+ * comments here state what each pass may rely on.
+ *
+ * Pipeline (src/compile.c): parse -> specialize (-D) -> verify (types,
+ * shapes, scopes) -> backend.  The interpreter (interp.c) and every backend
+ * require a verified module: all Expr.type fields are set, every shape of a
+ * non-global buffer is a compile-time constant, and ids are in range.
+ */
+#ifndef TILEASM_IR_H
+#define TILEASM_IR_H
+
+#include <stdbool.h>
+
+#include "diag.h"
+#include "util.h"
+
+/* ---- data types ---------------------------------------------------- */
+
+typedef enum {
+	DT_VOID = 0, /* statements; also "not yet typed" */
+	DT_BOOL,
+	DT_I8,
+	DT_U8,
+	DT_I16,
+	DT_I32,
+	DT_U32,
+	DT_I64,
+	DT_F16,
+	DT_BF16,
+	DT_F32,
+	DT_F64,
+	DT_FP8E4M3, /* OCP E4M3FN: bias 7, no infinities, max 448 */
+	DT_FP8E5M2, /* OCP E5M2: bias 15, IEEE-like */
+	DT_COUNT
+} DType;
+
+const char *dtype_name(DType t);
+DType dtype_from_name(const char *s, size_t n); /* DT_VOID if unknown */
+int dtype_bytes(DType t);
+bool dtype_is_float(DType t);
+bool dtype_is_int(DType t); /* integers, not bool */
+bool dtype_is_signed(DType t);
+
+/* ---- expressions ----------------------------------------------------- */
+
+typedef enum {
+	E_INT,   /* ival; type DT_VOID until verify picks one ("untyped literal") */
+	E_FLOAT, /* fval */
+	E_BOOL,  /* ival 0/1 */
+	E_VAR,   /* var */
+	E_LOAD,  /* buf[args...] element read */
+	E_UNARY, /* op a */
+	E_BINARY,/* a op b */
+	E_CALL,  /* intrinsic op(args...) */
+	E_CAST,  /* cast_to(a) */
+} ExprKind;
+
+typedef enum {
+	/* unary */
+	OP_NEG, OP_NOT,
+	/* binary, lowest precedence last in the parser's table */
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD,
+	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+	OP_AND, OP_OR,
+	/* intrinsics (E_CALL) */
+	OP_MIN, OP_MAX, OP_ABS, OP_EXP, OP_EXP2, OP_LOG, OP_LOG2, OP_SQRT, OP_RSQRT, OP_TANH,
+	OP_SELECT, OP_CEILDIV,
+	OP_COUNT
+} Op;
+
+const char *op_name(Op op); /* "+", "min", ... */
+
+typedef struct {
+	uint8_t kind;    /* ExprKind */
+	uint8_t op;      /* Op for unary/binary/call */
+	uint8_t type;    /* DType, set by verify */
+	uint8_t cast_to; /* DType for E_CAST */
+	SrcPos pos;
+	int32_t a, b;    /* operands of unary/binary/cast */
+	int32_t var;     /* E_VAR */
+	int32_t buf;     /* E_LOAD */
+	int32_t nargs;   /* E_LOAD indices / E_CALL arguments */
+	int32_t *args;   /* arena-owned */
+	int64_t ival;
+	double fval;
+} Expr;
+
+/* ---- variables ------------------------------------------------------- */
+
+typedef enum {
+	V_SYMBOL,    /* shape symbol (i32 kernel argument unless specialised with -D) */
+	V_PARAM,     /* scalar kernel parameter */
+	V_BLOCKIDX,  /* bx, by, bz: index = dimension 0..2 */
+	V_THREADIDX, /* tx */
+	V_LOOP,      /* serial/unroll/pipelined/parallel induction variable */
+	V_LET,       /* let name = expr (immutable) */
+} VarKind;
+
+typedef struct {
+	const char *name;
+	uint8_t kind;  /* VarKind */
+	uint8_t type;  /* DType */
+	SrcPos pos;
+	int32_t index; /* V_BLOCKIDX: dim; V_PARAM/V_SYMBOL: position in the kernel's argument list */
+	bool has_value;/* V_SYMBOL specialised by -D */
+	int64_t value;
+} Var;
+
+/* ---- buffers --------------------------------------------------------- */
+
+typedef enum { SCOPE_GLOBAL, SCOPE_SHARED, SCOPE_FRAGMENT, SCOPE_LOCAL } Scope;
+const char *scope_name(Scope s);
+
+#define IR_MAX_RANK 4
+
+typedef struct {
+	const char *name;
+	uint8_t scope;   /* Scope */
+	uint8_t dtype;   /* DType */
+	uint8_t rank;
+	SrcPos pos;
+	int32_t shape[IR_MAX_RANK]; /* expr ids: E_INT or E_VAR of a V_SYMBOL (global); E_INT otherwise after verify */
+	int32_t param;   /* SCOPE_GLOBAL: position in the kernel's argument list */
+} Buffer;
+
+/* ---- statements ------------------------------------------------------ */
+
+typedef enum {
+	S_ALLOC,     /* buf */
+	S_LET,       /* var = value */
+	S_STORE,     /* region.buf[region.idx] = value  (full element index) */
+	S_COPY,      /* src -> dst */
+	S_GEMM,      /* C (+)= op(A) * op(B) */
+	S_CLEAR,     /* dst.buf = 0 */
+	S_FILL,      /* dst.buf = value */
+	S_REDUCE,    /* dst = reduce(src, dim) */
+	S_CUMSUM,    /* dst = inclusive prefix sum of src along dim */
+	S_ATOMIC_ADD,/* dst += src (region src) or dst[idx] += value */
+	S_BARRIER,
+	S_PARALLEL,  /* for (vars) in extents: body — iterations are independent */
+	S_FOR,       /* serial / unroll / pipelined loop */
+	S_IF,
+} StmtKind;
+
+typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_PIPELINED } LoopKind;
+typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ABSSUM, RED_ABSMAX } ReduceOp;
+
+/* A buffer, or a tile of it starting at the given offsets.  nidx == 0 means
+ * the whole buffer.  For S_STORE/E_LOAD-like element accesses idx is a full
+ * index. */
+typedef struct {
+	int32_t buf;
+	int32_t nidx;
+	int32_t *idx;
+	SrcPos pos;
+} Region;
+
+/* A list of statement ids (a block). */
+typedef struct {
+	int32_t n;
+	int32_t *ids;
+} Block;
+
+typedef struct {
+	uint8_t kind;   /* StmtKind */
+	uint8_t sub;    /* LoopKind for S_FOR, ReduceOp for S_REDUCE */
+	SrcPos pos;
+	Region dst, src;  /* copy/gemm(C in dst, A in src, B in src2)/store/fill/clear/reduce/cumsum/atomic */
+	Region src2;
+	int32_t value;    /* expr: S_LET, S_STORE, S_FILL, S_ATOMIC_ADD (scalar form, else -1), S_IF cond */
+	int32_t var;      /* S_LET, S_FOR */
+	int32_t buf;      /* S_ALLOC */
+	int32_t lo, hi;   /* S_FOR bounds (exprs), [lo, hi) */
+	int32_t stages;   /* S_FOR pipelined */
+	int32_t dim;      /* S_REDUCE / S_CUMSUM */
+	bool flag_a, flag_b, flag_clear, flag_reverse; /* gemm transpose_a/b, clear; cumsum reverse */
+	int32_t nvars;    /* S_PARALLEL */
+	int32_t *vars;    /* S_PARALLEL loop vars */
+	int32_t *extents; /* S_PARALLEL extents (exprs) */
+	Block body, els;  /* loops and if */
+	bool per_thread;  /* S_IF whose condition uses tx: bodies run once per thread (set by verify) */
+} Stmt;
+
+/* ---- kernels and modules --------------------------------------------- */
+
+/* One kernel argument as a backend lays it out (tensors as pointers). */
+typedef struct {
+	int32_t var;  /* V_PARAM or V_SYMBOL var id, or -1 for a tensor */
+	int32_t buf;  /* SCOPE_GLOBAL buffer id, or -1 */
+} KernelArg;
+
+typedef struct {
+	const char *name;
+	SrcPos pos;
+	int32_t ngrid;
+	int32_t grid[3];  /* exprs over symbols/params */
+	int32_t threads;  /* block size, constant */
+	int32_t nargs;
+	KernelArg *args;  /* tensors and scalars in declaration order, then unspecialised symbols */
+	Block body;
+	int32_t blockidx[3], threadidx; /* the var ids of bx/by/bz and tx */
+} Kernel;
+
+typedef struct {
+	Arena arena;
+	SrcFile src;
+	char *src_copy;   /* owned copy of the text for caret lines */
+	VEC(Expr) exprs;
+	VEC(Stmt) stmts;
+	VEC(Var) vars;
+	VEC(Buffer) bufs;
+	VEC(Kernel) kernels;
+	bool verified;
+} Module;
+
+/* module.c */
+Module *ir_module_new(const char *filename, const char *text, size_t len);
+void ir_module_free(Module *m);
+int32_t ir_add_expr(Module *m, Expr e);   /* -1 on OOM */
+int32_t ir_add_stmt(Module *m, Stmt s);
+int32_t ir_add_var(Module *m, Var v);
+int32_t ir_add_buf(Module *m, Buffer b);
+int32_t ir_int(Module *m, int64_t v, SrcPos pos);
+bool ir_equal(const Module *a, const Module *b); /* structural, ignores positions */
+/* Constant value of an integer expression after specialisation; false if not constant. */
+bool ir_const_int(const Module *m, int32_t e, int64_t *out);
+/* Number of elements of a verified non-global buffer. */
+int64_t ir_buf_elems(const Module *m, const Buffer *b);
+/* Constant dimension d of a buffer (-1 if symbolic and not specialised). */
+int64_t ir_buf_dim(const Module *m, const Buffer *b, int d);
+
+/* parse.c: text -> Module; returns NULL on error (diagnostics in d). */
+Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d);
+
+/* specialize.c: apply -D NAME=VALUE to every kernel's symbols. Unknown names are errors. */
+typedef struct {
+	const char *name;
+	int64_t value;
+} Define;
+int ir_specialize(Module *m, const Define *defs, int ndefs, Diag *d);
+
+/* verify.c: type-check and check shapes/scopes; sets Expr.type and Kernel.args. */
+int ir_verify(Module *m, Diag *d);
+
+/* print.c: canonical text. */
+void ir_print(const Module *m, StrBuf *sb);
+
+#endif

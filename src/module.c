@@ -1,0 +1,283 @@
+/* module.c — Module lifetime, node constructors, dtype tables, structural
+ * equality and constant folding of integer expressions. */
+#include "ir.h"
+
+static const struct {
+	const char *name;
+	int bytes;
+} dtypes[DT_COUNT] = {
+	[DT_VOID] = {"void", 0},     [DT_BOOL] = {"bool", 1},       [DT_I8] = {"i8", 1},
+	[DT_U8] = {"u8", 1},         [DT_I16] = {"i16", 2},         [DT_I32] = {"i32", 4},
+	[DT_U32] = {"u32", 4},       [DT_I64] = {"i64", 8},         [DT_F16] = {"f16", 2},
+	[DT_BF16] = {"bf16", 2},     [DT_F32] = {"f32", 4},         [DT_F64] = {"f64", 8},
+	[DT_FP8E4M3] = {"fp8e4m3", 1}, [DT_FP8E5M2] = {"fp8e5m2", 1},
+};
+
+const char *dtype_name(DType t) { return t < DT_COUNT ? dtypes[t].name : "?"; }
+int dtype_bytes(DType t) { return t < DT_COUNT ? dtypes[t].bytes : 0; }
+
+DType dtype_from_name(const char *s, size_t n)
+{
+	for (int t = DT_BOOL; t < DT_COUNT; t++)
+		if (strlen(dtypes[t].name) == n && !strncmp(dtypes[t].name, s, n))
+			return (DType)t;
+	return DT_VOID;
+}
+
+bool dtype_is_float(DType t)
+{
+	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 || t == DT_FP8E4M3 ||
+	       t == DT_FP8E5M2;
+}
+
+bool dtype_is_int(DType t) { return t >= DT_I8 && t <= DT_I64; }
+bool dtype_is_signed(DType t) { return t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64; }
+
+static const char *op_names[OP_COUNT] = {
+	[OP_NEG] = "-",      [OP_NOT] = "!",     [OP_ADD] = "+",      [OP_SUB] = "-",
+	[OP_MUL] = "*",      [OP_DIV] = "/",     [OP_FLOORDIV] = "//", [OP_MOD] = "%",
+	[OP_EQ] = "==",      [OP_NE] = "!=",     [OP_LT] = "<",       [OP_LE] = "<=",
+	[OP_GT] = ">",       [OP_GE] = ">=",     [OP_AND] = "&&",     [OP_OR] = "||",
+	[OP_MIN] = "min",    [OP_MAX] = "max",   [OP_ABS] = "abs",    [OP_EXP] = "exp",
+	[OP_EXP2] = "exp2",  [OP_LOG] = "log",   [OP_LOG2] = "log2",  [OP_SQRT] = "sqrt",
+	[OP_RSQRT] = "rsqrt", [OP_TANH] = "tanh", [OP_SELECT] = "select", [OP_CEILDIV] = "ceildiv",
+};
+
+const char *op_name(Op op) { return op < OP_COUNT ? op_names[op] : "?"; }
+
+static const char *scope_names[] = {"global", "shared", "fragment", "local"};
+const char *scope_name(Scope s) { return s <= SCOPE_LOCAL ? scope_names[s] : "?"; }
+
+Module *ir_module_new(const char *filename, const char *text, size_t len)
+{
+	Module *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->src_copy = malloc(len + 1);
+	char *name = arena_strndup(&m->arena, filename, strlen(filename));
+	if (!m->src_copy || !name) {
+		ir_module_free(m);
+		return NULL;
+	}
+	memcpy(m->src_copy, text, len);
+	m->src_copy[len] = 0;
+	m->src = (SrcFile){name, m->src_copy, len};
+	return m;
+}
+
+void ir_module_free(Module *m)
+{
+	if (!m)
+		return;
+	vec_free(&m->exprs);
+	vec_free(&m->stmts);
+	vec_free(&m->vars);
+	vec_free(&m->bufs);
+	vec_free(&m->kernels);
+	arena_free(&m->arena);
+	free(m->src_copy);
+	free(m);
+}
+
+#define ADD_NODE(vec, x) (vec_push(&(vec), (x)) ? -1 : (int32_t)((vec).len - 1))
+int32_t ir_add_expr(Module *m, Expr e) { return ADD_NODE(m->exprs, e); }
+int32_t ir_add_stmt(Module *m, Stmt s) { return ADD_NODE(m->stmts, s); }
+int32_t ir_add_var(Module *m, Var v) { return ADD_NODE(m->vars, v); }
+int32_t ir_add_buf(Module *m, Buffer b) { return ADD_NODE(m->bufs, b); }
+
+int32_t ir_int(Module *m, int64_t v, SrcPos pos)
+{
+	return ir_add_expr(m, (Expr){.kind = E_INT, .ival = v, .pos = pos, .a = -1, .b = -1, .var = -1,
+	                             .buf = -1});
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+bool ir_const_int(const Module *m, int32_t id, int64_t *out)
+{
+	if (id < 0 || (size_t)id >= m->exprs.len)
+		return false;
+	const Expr *e = &m->exprs.data[id];
+	int64_t a, b;
+	switch (e->kind) {
+	case E_INT:
+		*out = e->ival;
+		return true;
+	case E_VAR: {
+		const Var *v = &m->vars.data[e->var];
+		if (v->kind == V_SYMBOL && v->has_value) {
+			*out = v->value;
+			return true;
+		}
+		return false;
+	}
+	case E_UNARY:
+		if (e->op != OP_NEG || !ir_const_int(m, e->a, &a))
+			return false;
+		*out = -a;
+		return true;
+	case E_BINARY:
+		if (!ir_const_int(m, e->a, &a) || !ir_const_int(m, e->b, &b))
+			return false;
+		switch (e->op) {
+		case OP_ADD: *out = a + b; return true;
+		case OP_SUB: *out = a - b; return true;
+		case OP_MUL: *out = a * b; return true;
+		case OP_FLOORDIV:
+			if (!b)
+				return false;
+			*out = floordiv(a, b);
+			return true;
+		case OP_MOD:
+			if (!b)
+				return false;
+			*out = a - floordiv(a, b) * b;
+			return true;
+		default: return false;
+		}
+	case E_CALL:
+		if (e->nargs != 2 || !ir_const_int(m, e->args[0], &a) || !ir_const_int(m, e->args[1], &b))
+			return false;
+		switch (e->op) {
+		case OP_MIN: *out = a < b ? a : b; return true;
+		case OP_MAX: *out = a > b ? a : b; return true;
+		case OP_CEILDIV:
+			if (!b)
+				return false;
+			*out = -floordiv(-a, b);
+			return true;
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
+int64_t ir_buf_dim(const Module *m, const Buffer *b, int d)
+{
+	int64_t v;
+	return ir_const_int(m, b->shape[d], &v) ? v : -1;
+}
+
+int64_t ir_buf_elems(const Module *m, const Buffer *b)
+{
+	int64_t n = 1;
+	for (int d = 0; d < b->rank; d++) {
+		int64_t v = ir_buf_dim(m, b, d);
+		if (v < 0)
+			return -1;
+		n *= v;
+	}
+	return n;
+}
+
+/* ---- structural equality (positions ignored) ------------------------- */
+
+typedef struct {
+	const Module *a, *b;
+} Pair;
+
+static bool eq_expr(Pair p, int32_t x, int32_t y);
+
+static bool eq_ids(Pair p, const int32_t *x, const int32_t *y, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!eq_expr(p, x[i], y[i]))
+			return false;
+	return true;
+}
+
+static bool eq_str(const char *x, const char *y) { return !strcmp(x ? x : "", y ? y : ""); }
+
+static bool eq_var(Pair p, int32_t x, int32_t y)
+{
+	if (x < 0 || y < 0)
+		return x == y;
+	const Var *u = &p.a->vars.data[x], *v = &p.b->vars.data[y];
+	return u->kind == v->kind && u->type == v->type && u->index == v->index && eq_str(u->name, v->name);
+}
+
+static bool eq_buf(Pair p, int32_t x, int32_t y)
+{
+	if (x < 0 || y < 0)
+		return x == y;
+	const Buffer *u = &p.a->bufs.data[x], *v = &p.b->bufs.data[y];
+	return u->scope == v->scope && u->dtype == v->dtype && u->rank == v->rank && eq_str(u->name, v->name) &&
+	       eq_ids(p, u->shape, v->shape, u->rank);
+}
+
+static bool eq_expr(Pair p, int32_t x, int32_t y)
+{
+	if (x < 0 || y < 0)
+		return x == y;
+	const Expr *u = &p.a->exprs.data[x], *v = &p.b->exprs.data[y];
+	if (u->kind != v->kind || u->op != v->op || u->cast_to != v->cast_to || u->nargs != v->nargs)
+		return false;
+	switch (u->kind) {
+	case E_INT:
+	case E_BOOL: return u->ival == v->ival;
+	case E_FLOAT: return u->fval == v->fval || (u->fval != u->fval && v->fval != v->fval);
+	case E_VAR: return eq_var(p, u->var, v->var);
+	case E_LOAD: return eq_buf(p, u->buf, v->buf) && eq_ids(p, u->args, v->args, u->nargs);
+	case E_CALL: return eq_ids(p, u->args, v->args, u->nargs);
+	default: return eq_expr(p, u->a, v->a) && eq_expr(p, u->b, v->b);
+	}
+}
+
+static bool eq_region(Pair p, const Region *x, const Region *y)
+{
+	return x->nidx == y->nidx && eq_buf(p, x->buf, y->buf) && eq_ids(p, x->idx, y->idx, x->nidx);
+}
+
+static bool eq_block(Pair p, const Block *x, const Block *y);
+
+static bool eq_stmt(Pair p, int32_t x, int32_t y)
+{
+	const Stmt *u = &p.a->stmts.data[x], *v = &p.b->stmts.data[y];
+	if (u->kind != v->kind || u->sub != v->sub || u->dim != v->dim || u->stages != v->stages ||
+	    u->flag_a != v->flag_a || u->flag_b != v->flag_b || u->flag_clear != v->flag_clear ||
+	    u->flag_reverse != v->flag_reverse || u->nvars != v->nvars)
+		return false;
+	if (!eq_region(p, &u->dst, &v->dst) || !eq_region(p, &u->src, &v->src) ||
+	    !eq_region(p, &u->src2, &v->src2) || !eq_expr(p, u->value, v->value) ||
+	    !eq_var(p, u->var, v->var) || !eq_buf(p, u->buf, v->buf) || !eq_expr(p, u->lo, v->lo) ||
+	    !eq_expr(p, u->hi, v->hi))
+		return false;
+	for (int i = 0; i < u->nvars; i++)
+		if (!eq_var(p, u->vars[i], v->vars[i]) || !eq_expr(p, u->extents[i], v->extents[i]))
+			return false;
+	return eq_block(p, &u->body, &v->body) && eq_block(p, &u->els, &v->els);
+}
+
+static bool eq_block(Pair p, const Block *x, const Block *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (int i = 0; i < x->n; i++)
+		if (!eq_stmt(p, x->ids[i], y->ids[i]))
+			return false;
+	return true;
+}
+
+bool ir_equal(const Module *a, const Module *b)
+{
+	Pair p = {a, b};
+	if (a->kernels.len != b->kernels.len)
+		return false;
+	for (size_t k = 0; k < a->kernels.len; k++) {
+		const Kernel *u = &a->kernels.data[k], *v = &b->kernels.data[k];
+		if (!eq_str(u->name, v->name) || u->ngrid != v->ngrid || u->threads != v->threads ||
+		    u->nargs != v->nargs || !eq_ids(p, u->grid, v->grid, u->ngrid))
+			return false;
+		for (int i = 0; i < u->nargs; i++)
+			if (!eq_var(p, u->args[i].var, v->args[i].var) || !eq_buf(p, u->args[i].buf, v->args[i].buf))
+				return false;
+		if (!eq_block(p, &u->body, &v->body))
+			return false;
+	}
+	return true;
+}

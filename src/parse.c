@@ -1,0 +1,1177 @@
+/* parse.c — Tile IR text -> Module.
+ *
+ * A hand-written lexer and recursive-descent parser (grammar in
+ * docs/tile-ir.md).  Names are resolved here, against a scope stack, so that
+ * every E_VAR/E_LOAD refers to a definite node; types and shapes are left to
+ * verify.c.  The parser stops at the first syntax error: recovery would only
+ * produce follow-on noise for a language this small.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+typedef enum {
+	T_EOF, T_IDENT, T_INT, T_FLOAT,
+	T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_LBRACE, T_RBRACE,
+	T_COMMA, T_COLON, T_SEMI, T_ASSIGN, T_DOTDOT,
+	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_SLASHSLASH, T_PERCENT,
+	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_ANDAND, T_OROR, T_BANG,
+} TokKind;
+
+typedef struct {
+	TokKind kind;
+	const char *s;
+	size_t n;
+	SrcPos pos;
+	int64_t ival;
+	double fval;
+} Tok;
+
+/* A visible name: a var or a buffer. */
+typedef struct {
+	const char *name;
+	int32_t var, buf;
+} Name;
+
+typedef struct {
+	Module *m;
+	Diag *d;
+	const char *p, *end;
+	int line;
+	const char *line_start;
+	Tok tok;
+	bool failed;
+	VEC(Name) names; /* scope stack */
+	Kernel *k;       /* kernel being parsed */
+	VEC(int32_t) tmp;/* scratch for building id lists */
+} Parser;
+
+static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...)
+{
+	if (ps->failed)
+		return;
+	ps->failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vat(ps->d, DIAG_ERROR, &ps->m->src, pos, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- lexer ------------------------------------------------------------ */
+
+static bool is_ident0(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
+static SrcPos cur_pos(Parser *ps) { return (SrcPos){ps->line, (int)(ps->p - ps->line_start) + 1}; }
+
+static void skip_space(Parser *ps)
+{
+	while (ps->p < ps->end) {
+		char c = *ps->p;
+		if (c == '\n') {
+			ps->p++;
+			ps->line++;
+			ps->line_start = ps->p;
+		} else if (c == ' ' || c == '\t' || c == '\r') {
+			ps->p++;
+		} else if (c == '#') { /* `//` is floor division, so only # comments */
+			while (ps->p < ps->end && *ps->p != '\n')
+				ps->p++;
+		} else {
+			break;
+		}
+	}
+}
+
+static bool tok_is(const Tok *t, const char *s) { return t->kind == T_IDENT && strlen(s) == t->n && !strncmp(t->s, s, t->n); }
+
+static void next(Parser *ps)
+{
+	skip_space(ps);
+	Tok t = {.pos = cur_pos(ps), .s = ps->p};
+	if (ps->p >= ps->end) {
+		t.kind = T_EOF;
+		ps->tok = t;
+		return;
+	}
+	char c = *ps->p;
+	const char *s = ps->p;
+	if (is_ident0(c)) {
+		while (ps->p < ps->end && (is_ident0(*ps->p) || is_digit(*ps->p)))
+			ps->p++;
+		t.kind = T_IDENT;
+	} else if (is_digit(c) || (c == '.' && ps->p + 1 < ps->end && is_digit(ps->p[1]))) {
+		bool is_float = false;
+		while (ps->p < ps->end && is_digit(*ps->p))
+			ps->p++;
+		if (ps->p + 1 < ps->end && ps->p[0] == '.' && ps->p[1] != '.') {
+			is_float = true;
+			ps->p++;
+			while (ps->p < ps->end && is_digit(*ps->p))
+				ps->p++;
+		}
+		if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+			const char *e = ps->p + 1;
+			if (e < ps->end && (*e == '+' || *e == '-'))
+				e++;
+			if (e < ps->end && is_digit(*e)) {
+				is_float = true;
+				ps->p = e;
+				while (ps->p < ps->end && is_digit(*ps->p))
+					ps->p++;
+			}
+		}
+		if (ps->p < ps->end && (is_ident0(*ps->p) || *ps->p == '.')) {
+			if (*ps->p != '.' || (ps->p + 1 < ps->end && ps->p[1] != '.')) {
+				ps->tok = t;
+				error_at(ps, t.pos, "malformed number '%.*s'", (int)(ps->p - s + 1), s);
+				t.kind = T_EOF;
+				ps->tok = t;
+				return;
+			}
+		}
+		char buf[64];
+		size_t n = (size_t)(ps->p - s);
+		if (n >= sizeof buf) {
+			error_at(ps, t.pos, "number too long");
+			t.kind = T_EOF;
+			ps->tok = t;
+			return;
+		}
+		memcpy(buf, s, n);
+		buf[n] = 0;
+		errno = 0;
+		if (is_float) {
+			t.kind = T_FLOAT;
+			t.fval = strtod(buf, NULL);
+		} else {
+			t.kind = T_INT;
+			t.ival = strtoll(buf, NULL, 10);
+			if (errno == ERANGE) {
+				error_at(ps, t.pos, "integer literal '%s' does not fit in 64 bits", buf);
+				t.kind = T_EOF;
+			}
+		}
+	} else {
+		static const struct {
+			const char *s;
+			TokKind k;
+		} punct[] = {
+			{"..", T_DOTDOT}, {"//", T_SLASHSLASH}, {"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE},
+			{">=", T_GE}, {"&&", T_ANDAND}, {"||", T_OROR}, {"(", T_LPAREN}, {")", T_RPAREN},
+			{"[", T_LBRACK}, {"]", T_RBRACK}, {"{", T_LBRACE}, {"}", T_RBRACE}, {",", T_COMMA},
+			{":", T_COLON}, {";", T_SEMI}, {"=", T_ASSIGN}, {"+", T_PLUS}, {"-", T_MINUS},
+			{"*", T_STAR}, {"/", T_SLASH}, {"%", T_PERCENT}, {"<", T_LT}, {">", T_GT}, {"!", T_BANG},
+		};
+		t.kind = T_EOF;
+		for (size_t i = 0; i < TA_ARRAY_LEN(punct); i++) {
+			size_t n = strlen(punct[i].s);
+			if ((size_t)(ps->end - ps->p) >= n && !strncmp(ps->p, punct[i].s, n)) {
+				t.kind = punct[i].k;
+				ps->p += n;
+				break;
+			}
+		}
+		if (t.kind == T_EOF) {
+			ps->tok = t;
+			if ((unsigned char)c < 32 || (unsigned char)c >= 127)
+				error_at(ps, t.pos, "unexpected character (byte 0x%02x)", (unsigned char)c);
+			else
+				error_at(ps, t.pos, "unexpected character '%c'", c);
+			return;
+		}
+	}
+	t.n = (size_t)(ps->p - s);
+	ps->tok = t;
+}
+
+static const char *tok_desc(const Tok *t, char *buf, size_t n)
+{
+	if (t->kind == T_EOF)
+		return "end of file";
+	snprintf(buf, n, "'%.*s'", (int)TA_MIN(t->n, 40), t->s);
+	return buf;
+}
+
+static bool accept(Parser *ps, TokKind k)
+{
+	if (ps->tok.kind != k)
+		return false;
+	next(ps);
+	return true;
+}
+
+static bool expect(Parser *ps, TokKind k, const char *what)
+{
+	if (ps->failed)
+		return false;
+	if (ps->tok.kind == k) {
+		next(ps);
+		return true;
+	}
+	char buf[64];
+	error_at(ps, ps->tok.pos, "expected %s, found %s", what, tok_desc(&ps->tok, buf, sizeof buf));
+	return false;
+}
+
+static bool accept_kw(Parser *ps, const char *kw)
+{
+	if (!tok_is(&ps->tok, kw))
+		return false;
+	next(ps);
+	return true;
+}
+
+static const char *tok_name(Parser *ps)
+{
+	const char *s = arena_strndup(&ps->m->arena, ps->tok.s, ps->tok.n);
+	if (!s)
+		error_at(ps, ps->tok.pos, "out of memory");
+	return s;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const reserved[] = {
+	"kernel", "grid", "threads", "shared", "fragment", "local", "let", "copy", "gemm", "clear",
+	"fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax", "cumsum",
+	"atomic_add", "barrier", "parallel", "in", "serial", "unroll", "pipelined", "stages", "if",
+	"else", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "min", "max", "abs", "exp",
+	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv",
+};
+
+static Name *lookup(Parser *ps, const char *s, size_t n)
+{
+	for (size_t i = ps->names.len; i-- > 0;) {
+		Name *nm = &ps->names.data[i];
+		if (strlen(nm->name) == n && !strncmp(nm->name, s, n))
+			return nm;
+	}
+	return NULL;
+}
+
+/* Declares a new name in the innermost scope; rejects keywords and shadowing. */
+static bool declare(Parser *ps, const char *name, SrcPos pos, int32_t var, int32_t buf)
+{
+	for (size_t i = 0; i < TA_ARRAY_LEN(reserved); i++)
+		if (!strcmp(reserved[i], name)) {
+			error_at(ps, pos, "'%s' is a reserved word and cannot be used as a name", name);
+			return false;
+		}
+	if (dtype_from_name(name, strlen(name)) != DT_VOID) {
+		error_at(ps, pos, "'%s' is a type name and cannot be used as a name", name);
+		return false;
+	}
+	if (lookup(ps, name, strlen(name))) {
+		error_at(ps, pos, "redefinition of '%s'", name);
+		return false;
+	}
+	if (vec_push(&ps->names, ((Name){name, var, buf}))) {
+		error_at(ps, pos, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static int32_t new_var(Parser *ps, const char *name, VarKind kind, DType type, SrcPos pos)
+{
+	int32_t id = ir_add_var(ps->m, (Var){.name = name, .kind = (uint8_t)kind, .type = (uint8_t)type, .pos = pos});
+	if (id < 0)
+		error_at(ps, pos, "out of memory");
+	return id;
+}
+
+/* ---- expressions --------------------------------------------------------- */
+
+static Expr mk(ExprKind k, SrcPos pos)
+{
+	return (Expr){.kind = (uint8_t)k, .pos = pos, .a = -1, .b = -1, .var = -1, .buf = -1};
+}
+
+static int32_t add_expr(Parser *ps, Expr e)
+{
+	int32_t id = ir_add_expr(ps->m, e);
+	if (id < 0)
+		error_at(ps, e.pos, "out of memory");
+	return id;
+}
+
+static int32_t parse_expr(Parser *ps);
+
+/* Copies ps->tmp[from..] into an arena array and truncates tmp. */
+static int32_t *take_ids(Parser *ps, size_t from, int32_t *n)
+{
+	size_t cnt = ps->tmp.len - from;
+	*n = (int32_t)cnt;
+	int32_t *ids = NULL;
+	if (cnt) {
+		ids = arena_alloc(&ps->m->arena, cnt * sizeof *ids);
+		if (!ids) {
+			error_at(ps, ps->tok.pos, "out of memory");
+			*n = 0;
+		} else {
+			memcpy(ids, ps->tmp.data + from, cnt * sizeof *ids);
+		}
+	}
+	ps->tmp.len = from;
+	return ids;
+}
+
+/* expr (',' expr)* up to the closing token, which is consumed. */
+static int32_t *parse_expr_list(Parser *ps, TokKind close, const char *closestr, int32_t *n)
+{
+	size_t from = ps->tmp.len;
+	if (ps->tok.kind != close) {
+		do {
+			int32_t e = parse_expr(ps);
+			if (ps->failed || vec_push(&ps->tmp, e)) {
+				ps->tmp.len = from;
+				*n = 0;
+				return NULL;
+			}
+		} while (accept(ps, T_COMMA));
+	}
+	expect(ps, close, closestr);
+	return take_ids(ps, from, n);
+}
+
+static const struct {
+	const char *name;
+	Op op;
+	int nargs;
+} intrinsics[] = {
+	{"min", OP_MIN, 2},   {"max", OP_MAX, 2},     {"abs", OP_ABS, 1},     {"exp", OP_EXP, 1},
+	{"exp2", OP_EXP2, 1}, {"log", OP_LOG, 1},     {"log2", OP_LOG2, 1},   {"sqrt", OP_SQRT, 1},
+	{"rsqrt", OP_RSQRT, 1}, {"tanh", OP_TANH, 1}, {"select", OP_SELECT, 3}, {"ceildiv", OP_CEILDIV, 2},
+};
+
+static int32_t parse_primary(Parser *ps)
+{
+	Tok t = ps->tok;
+	char buf[64];
+	switch (t.kind) {
+	case T_INT: {
+		next(ps);
+		Expr e = mk(E_INT, t.pos);
+		e.ival = t.ival;
+		return add_expr(ps, e);
+	}
+	case T_FLOAT: {
+		next(ps);
+		Expr e = mk(E_FLOAT, t.pos);
+		e.fval = t.fval;
+		return add_expr(ps, e);
+	}
+	case T_LPAREN: {
+		next(ps);
+		int32_t e = parse_expr(ps);
+		expect(ps, T_RPAREN, "')'");
+		return e;
+	}
+	case T_IDENT:
+		break;
+	default:
+		error_at(ps, t.pos, "expected an expression, found %s", tok_desc(&t, buf, sizeof buf));
+		return -1;
+	}
+	next(ps);
+	if (tok_is(&t, "true") || tok_is(&t, "false")) {
+		Expr e = mk(E_BOOL, t.pos);
+		e.ival = tok_is(&t, "true");
+		return add_expr(ps, e);
+	}
+	if (tok_is(&t, "inf") || tok_is(&t, "nan")) {
+		Expr e = mk(E_FLOAT, t.pos);
+		e.fval = tok_is(&t, "inf") ? INFINITY : NAN;
+		return add_expr(ps, e);
+	}
+	if (ps->tok.kind == T_LPAREN) { /* intrinsic call or cast */
+		next(ps);
+		Expr e = mk(E_CALL, t.pos);
+		DType cast = dtype_from_name(t.s, t.n);
+		int want = -1;
+		if (cast != DT_VOID) {
+			e.kind = E_CAST;
+			e.cast_to = (uint8_t)cast;
+			want = 1;
+		} else {
+			for (size_t i = 0; i < TA_ARRAY_LEN(intrinsics); i++)
+				if (tok_is(&t, intrinsics[i].name)) {
+					e.op = (uint8_t)intrinsics[i].op;
+					want = intrinsics[i].nargs;
+				}
+			if (want < 0) {
+				error_at(ps, t.pos, "unknown function '%.*s'", (int)t.n, t.s);
+				return -1;
+			}
+		}
+		e.args = parse_expr_list(ps, T_RPAREN, "')'", &e.nargs);
+		if (ps->failed)
+			return -1;
+		if (e.nargs != want) {
+			error_at(ps, t.pos, "'%.*s' takes %d argument%s, %d given", (int)t.n, t.s, want,
+			         want == 1 ? "" : "s", e.nargs);
+			return -1;
+		}
+		if (e.kind == E_CAST) {
+			e.a = e.args[0];
+			e.args = NULL;
+			e.nargs = 0;
+		}
+		return add_expr(ps, e);
+	}
+	Name *nm = lookup(ps, t.s, t.n);
+	if (!nm) {
+		error_at(ps, t.pos, "use of undeclared name '%.*s'", (int)t.n, t.s);
+		return -1;
+	}
+	if (nm->buf >= 0) {
+		Expr e = mk(E_LOAD, t.pos);
+		e.buf = nm->buf;
+		if (ps->tok.kind != T_LBRACK) {
+			error_at(ps, t.pos, "buffer '%.*s' used as a value; index it, e.g. %.*s[i]", (int)t.n, t.s,
+			         (int)t.n, t.s);
+			return -1;
+		}
+		next(ps);
+		e.args = parse_expr_list(ps, T_RBRACK, "']'", &e.nargs);
+		return ps->failed ? -1 : add_expr(ps, e);
+	}
+	if (ps->tok.kind == T_LBRACK) {
+		error_at(ps, ps->tok.pos, "'%.*s' is not a buffer and cannot be indexed", (int)t.n, t.s);
+		return -1;
+	}
+	Expr e = mk(E_VAR, t.pos);
+	e.var = nm->var;
+	return add_expr(ps, e);
+}
+
+static int32_t parse_unary(Parser *ps)
+{
+	Tok t = ps->tok;
+	if (t.kind == T_MINUS || t.kind == T_BANG) {
+		next(ps);
+		/* Fold `-literal` so the printer's "-5" reads back as the same node. */
+		if (t.kind == T_MINUS && (ps->tok.kind == T_INT || ps->tok.kind == T_FLOAT)) {
+			int32_t id = parse_unary(ps);
+			if (id < 0)
+				return -1;
+			Expr *e = &ps->m->exprs.data[id];
+			if (e->kind == E_INT) {
+				e->ival = -e->ival;
+				e->pos = t.pos;
+				return id;
+			}
+			if (e->kind == E_FLOAT) {
+				e->fval = -e->fval;
+				e->pos = t.pos;
+				return id;
+			}
+			Expr u = mk(E_UNARY, t.pos);
+			u.op = OP_NEG;
+			u.a = id;
+			return add_expr(ps, u);
+		}
+		int32_t a = parse_unary(ps);
+		if (a < 0)
+			return -1;
+		Expr e = mk(E_UNARY, t.pos);
+		e.op = (uint8_t)(t.kind == T_MINUS ? OP_NEG : OP_NOT);
+		e.a = a;
+		return add_expr(ps, e);
+	}
+	return parse_primary(ps);
+}
+
+static int binop_prec(TokKind k, Op *op)
+{
+	switch (k) {
+	case T_OROR: *op = OP_OR; return 1;
+	case T_ANDAND: *op = OP_AND; return 2;
+	case T_EQ: *op = OP_EQ; return 3;
+	case T_NE: *op = OP_NE; return 3;
+	case T_LT: *op = OP_LT; return 3;
+	case T_LE: *op = OP_LE; return 3;
+	case T_GT: *op = OP_GT; return 3;
+	case T_GE: *op = OP_GE; return 3;
+	case T_PLUS: *op = OP_ADD; return 4;
+	case T_MINUS: *op = OP_SUB; return 4;
+	case T_STAR: *op = OP_MUL; return 5;
+	case T_SLASH: *op = OP_DIV; return 5;
+	case T_SLASHSLASH: *op = OP_FLOORDIV; return 5;
+	case T_PERCENT: *op = OP_MOD; return 5;
+	default: return 0;
+	}
+}
+
+static int32_t parse_binary(Parser *ps, int min_prec)
+{
+	int32_t lhs = parse_unary(ps);
+	Op op;
+	int prec;
+	while (lhs >= 0 && (prec = binop_prec(ps->tok.kind, &op)) >= min_prec && prec > 0) {
+		Tok t = ps->tok;
+		next(ps);
+		int32_t rhs = parse_binary(ps, prec + 1);
+		if (rhs < 0)
+			return -1;
+		if (prec == 3 && binop_prec(ps->tok.kind, &(Op){0}) == 3) {
+			error_at(ps, ps->tok.pos, "comparisons cannot be chained; use && between them");
+			return -1;
+		}
+		Expr e = mk(E_BINARY, t.pos);
+		e.op = (uint8_t)op;
+		e.a = lhs;
+		e.b = rhs;
+		lhs = add_expr(ps, e);
+	}
+	return lhs;
+}
+
+static int32_t parse_expr(Parser *ps)
+{
+	if (ps->failed)
+		return -1;
+	return parse_binary(ps, 1);
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+static Stmt mk_stmt(StmtKind k, SrcPos pos)
+{
+	Stmt s = {.kind = (uint8_t)k, .pos = pos, .value = -1, .var = -1, .buf = -1, .lo = -1, .hi = -1,
+	          .dim = -1};
+	s.dst.buf = s.src.buf = s.src2.buf = -1;
+	return s;
+}
+
+static int32_t add_stmt(Parser *ps, Stmt s)
+{
+	int32_t id = ir_add_stmt(ps->m, s);
+	if (id < 0)
+		error_at(ps, s.pos, "out of memory");
+	return id;
+}
+
+static bool parse_block(Parser *ps, Block *b);
+
+/* NAME or NAME[e, ...] naming a buffer. */
+static bool parse_region(Parser *ps, Region *r, const char *what)
+{
+	Tok t = ps->tok;
+	char buf[64];
+	if (t.kind != T_IDENT) {
+		error_at(ps, t.pos, "expected %s, found %s", what, tok_desc(&t, buf, sizeof buf));
+		return false;
+	}
+	Name *nm = lookup(ps, t.s, t.n);
+	if (!nm) {
+		error_at(ps, t.pos, "use of undeclared name '%.*s'", (int)t.n, t.s);
+		return false;
+	}
+	if (nm->buf < 0) {
+		error_at(ps, t.pos, "'%.*s' is not a buffer; expected %s", (int)t.n, t.s, what);
+		return false;
+	}
+	next(ps);
+	r->buf = nm->buf;
+	r->pos = t.pos;
+	r->nidx = 0;
+	r->idx = NULL;
+	if (accept(ps, T_LBRACK))
+		r->idx = parse_expr_list(ps, T_RBRACK, "']'", &r->nidx);
+	return !ps->failed;
+}
+
+/* Keyword arguments after the positional ones: `, name=value`. */
+typedef struct {
+	const char *name;
+	bool is_bool;
+	bool *bval;
+	int32_t *ival;
+} Kwarg;
+
+static bool parse_kwargs(Parser *ps, Kwarg *kw, int nkw)
+{
+	bool seen[8] = {0};
+	while (accept(ps, T_COMMA)) {
+		Tok t = ps->tok;
+		char buf[64];
+		if (t.kind != T_IDENT) {
+			error_at(ps, t.pos, "expected a keyword argument, found %s", tok_desc(&t, buf, sizeof buf));
+			return false;
+		}
+		int i = 0;
+		while (i < nkw && !tok_is(&t, kw[i].name))
+			i++;
+		if (i == nkw) {
+			StrBuf sb = {0};
+			for (int j = 0; j < nkw; j++)
+				sb_printf(&sb, "%s%s", j ? ", " : "", kw[j].name);
+			error_at(ps, t.pos, "unknown keyword argument '%.*s' (expected one of: %s)", (int)t.n, t.s,
+			         sb.buf ? sb.buf : "");
+			sb_free(&sb);
+			return false;
+		}
+		if (seen[i]) {
+			error_at(ps, t.pos, "keyword argument '%s' given twice", kw[i].name);
+			return false;
+		}
+		seen[i] = true;
+		next(ps);
+		if (!expect(ps, T_ASSIGN, "'='"))
+			return false;
+		Tok v = ps->tok;
+		if (kw[i].is_bool) {
+			if (!tok_is(&v, "true") && !tok_is(&v, "false")) {
+				error_at(ps, v.pos, "'%s' takes true or false", kw[i].name);
+				return false;
+			}
+			*kw[i].bval = tok_is(&v, "true");
+			next(ps);
+		} else {
+			bool neg = accept(ps, T_MINUS);
+			if (ps->tok.kind != T_INT) {
+				error_at(ps, ps->tok.pos, "'%s' takes an integer constant", kw[i].name);
+				return false;
+			}
+			*kw[i].ival = (int32_t)(neg ? -ps->tok.ival : ps->tok.ival);
+			next(ps);
+		}
+	}
+	return expect(ps, T_RPAREN, "')'");
+}
+
+static int32_t parse_alloc(Parser *ps, Tok name)
+{
+	/* NAME '=' already consumed */
+	Tok st = ps->tok;
+	Scope scope;
+	if (tok_is(&st, "shared"))
+		scope = SCOPE_SHARED;
+	else if (tok_is(&st, "fragment"))
+		scope = SCOPE_FRAGMENT;
+	else if (tok_is(&st, "local"))
+		scope = SCOPE_LOCAL;
+	else {
+		char buf[64];
+		error_at(ps, st.pos, "expected 'shared', 'fragment' or 'local' after '%.*s =', found %s "
+		         "(use 'let' for scalar values)", (int)name.n, name.s, tok_desc(&st, buf, sizeof buf));
+		return -1;
+	}
+	next(ps);
+	Tok dt = ps->tok;
+	DType t = dt.kind == T_IDENT ? dtype_from_name(dt.s, dt.n) : DT_VOID;
+	if (t == DT_VOID) {
+		char buf[64];
+		error_at(ps, dt.pos, "expected a dtype, found %s", tok_desc(&dt, buf, sizeof buf));
+		return -1;
+	}
+	next(ps);
+	if (!expect(ps, T_LBRACK, "'[' and the buffer's shape"))
+		return -1;
+	int32_t n;
+	int32_t *dims = parse_expr_list(ps, T_RBRACK, "']'", &n);
+	if (ps->failed)
+		return -1;
+	if (n < 1 || n > IR_MAX_RANK) {
+		error_at(ps, dt.pos, "buffers have rank 1 to %d, not %d", IR_MAX_RANK, n);
+		return -1;
+	}
+	Buffer b = {.name = NULL, .scope = (uint8_t)scope, .dtype = (uint8_t)t, .rank = (uint8_t)n,
+	            .pos = name.pos, .param = -1};
+	memcpy(b.shape, dims, (size_t)n * sizeof *dims);
+	b.name = arena_strndup(&ps->m->arena, name.s, name.n);
+	int32_t id = ir_add_buf(ps->m, b);
+	if (id < 0 || !b.name) {
+		error_at(ps, name.pos, "out of memory");
+		return -1;
+	}
+	if (!declare(ps, b.name, name.pos, -1, id))
+		return -1;
+	Stmt s = mk_stmt(S_ALLOC, name.pos);
+	s.buf = id;
+	return add_stmt(ps, s);
+}
+
+static int32_t parse_for(Parser *ps, Tok kw)
+{
+	Stmt s = mk_stmt(S_FOR, kw.pos);
+	s.sub = tok_is(&kw, "serial") ? LOOP_SERIAL : tok_is(&kw, "unroll") ? LOOP_UNROLL : LOOP_PIPELINED;
+	Tok v = ps->tok;
+	if (v.kind != T_IDENT) {
+		error_at(ps, v.pos, "expected a loop variable name after '%.*s'", (int)kw.n, kw.s);
+		return -1;
+	}
+	const char *name = tok_name(ps);
+	next(ps);
+	if (!accept_kw(ps, "in")) {
+		error_at(ps, ps->tok.pos, "expected 'in' after the loop variable");
+		return -1;
+	}
+	s.lo = parse_expr(ps);
+	if (!expect(ps, T_DOTDOT, "'..' between the loop bounds"))
+		return -1;
+	s.hi = parse_expr(ps);
+	if (ps->failed)
+		return -1;
+	if (s.sub == LOOP_PIPELINED) {
+		if (!accept_kw(ps, "stages")) {
+			error_at(ps, ps->tok.pos, "expected 'stages(N)' after a pipelined loop's range");
+			return -1;
+		}
+		if (!expect(ps, T_LPAREN, "'('"))
+			return -1;
+		if (ps->tok.kind != T_INT) {
+			error_at(ps, ps->tok.pos, "stages takes an integer constant");
+			return -1;
+		}
+		s.stages = (int32_t)ps->tok.ival;
+		next(ps);
+		if (!expect(ps, T_RPAREN, "')'"))
+			return -1;
+	}
+	size_t mark = ps->names.len;
+	s.var = new_var(ps, name, V_LOOP, DT_I32, v.pos);
+	if (s.var < 0 || !declare(ps, name, v.pos, s.var, -1))
+		return -1;
+	bool ok = parse_block(ps, &s.body);
+	ps->names.len = mark;
+	return ok ? add_stmt(ps, s) : -1;
+}
+
+static int32_t parse_parallel(Parser *ps, Tok kw)
+{
+	Stmt s = mk_stmt(S_PARALLEL, kw.pos);
+	if (!expect(ps, T_LPAREN, "'(' and the parallel loop variables, e.g. parallel (i, j) in (M, N)"))
+		return -1;
+	size_t mark = ps->names.len, from = ps->tmp.len;
+	do {
+		Tok v = ps->tok;
+		if (v.kind != T_IDENT) {
+			error_at(ps, v.pos, "expected a loop variable name");
+			return -1;
+		}
+		const char *name = tok_name(ps);
+		next(ps);
+		int32_t id = new_var(ps, name, V_LOOP, DT_I32, v.pos);
+		if (id < 0 || !declare(ps, name, v.pos, id, -1) || vec_push(&ps->tmp, id))
+			return -1;
+	} while (accept(ps, T_COMMA));
+	if (!expect(ps, T_RPAREN, "')'"))
+		return -1;
+	s.vars = take_ids(ps, from, &s.nvars);
+	if (!accept_kw(ps, "in")) {
+		error_at(ps, ps->tok.pos, "expected 'in' after the parallel loop variables");
+		return -1;
+	}
+	if (!expect(ps, T_LPAREN, "'(' and the loop extents"))
+		return -1;
+	/* Extents are resolved outside the loop's own names. */
+	size_t inner = ps->names.len;
+	ps->names.len = mark;
+	int32_t next_n;
+	s.extents = parse_expr_list(ps, T_RPAREN, "')'", &next_n);
+	ps->names.len = inner;
+	if (ps->failed)
+		return -1;
+	if (next_n != s.nvars) {
+		error_at(ps, kw.pos, "parallel loop has %d variable%s but %d extent%s", s.nvars,
+		         s.nvars == 1 ? "" : "s", next_n, next_n == 1 ? "" : "s");
+		return -1;
+	}
+	bool ok = parse_block(ps, &s.body);
+	ps->names.len = mark;
+	return ok ? add_stmt(ps, s) : -1;
+}
+
+static int32_t parse_if(Parser *ps, Tok kw)
+{
+	Stmt s = mk_stmt(S_IF, kw.pos);
+	s.value = parse_expr(ps);
+	if (ps->failed || !parse_block(ps, &s.body))
+		return -1;
+	if (accept_kw(ps, "else")) {
+		Tok t = ps->tok;
+		if (tok_is(&t, "if")) { /* else if: a block holding one if */
+			next(ps);
+			int32_t id = parse_if(ps, t);
+			if (id < 0)
+				return -1;
+			s.els.ids = arena_alloc(&ps->m->arena, sizeof(int32_t));
+			if (!s.els.ids)
+				return -1;
+			s.els.ids[0] = id;
+			s.els.n = 1;
+		} else if (!parse_block(ps, &s.els)) {
+			return -1;
+		}
+	}
+	return add_stmt(ps, s);
+}
+
+static int32_t parse_builtin(Parser *ps, Tok t)
+{
+	/* NAME '(' already consumed */
+	Stmt s = mk_stmt(S_BARRIER, t.pos);
+	static const char *const reduce_names[] = {"reduce_sum", "reduce_max", "reduce_min", "reduce_abssum",
+	                                           "reduce_absmax"};
+	if (tok_is(&t, "copy")) {
+		s.kind = S_COPY;
+		if (!parse_region(ps, &s.src, "the copy source") || !expect(ps, T_COMMA, "','") ||
+		    !parse_region(ps, &s.dst, "the copy destination") || !expect(ps, T_RPAREN, "')'"))
+			return -1;
+	} else if (tok_is(&t, "gemm")) {
+		s.kind = S_GEMM;
+		if (!parse_region(ps, &s.src, "the A operand") || !expect(ps, T_COMMA, "','") ||
+		    !parse_region(ps, &s.src2, "the B operand") || !expect(ps, T_COMMA, "','") ||
+		    !parse_region(ps, &s.dst, "the C accumulator"))
+			return -1;
+		Kwarg kw[] = {{"transpose_a", true, &s.flag_a, NULL}, {"transpose_b", true, &s.flag_b, NULL},
+		              {"clear", true, &s.flag_clear, NULL}};
+		if (!parse_kwargs(ps, kw, 3))
+			return -1;
+	} else if (tok_is(&t, "clear")) {
+		s.kind = S_CLEAR;
+		if (!parse_region(ps, &s.dst, "a buffer") || !expect(ps, T_RPAREN, "')'"))
+			return -1;
+	} else if (tok_is(&t, "fill")) {
+		s.kind = S_FILL;
+		if (!parse_region(ps, &s.dst, "a buffer") || !expect(ps, T_COMMA, "','"))
+			return -1;
+		s.value = parse_expr(ps);
+		if (!expect(ps, T_RPAREN, "')'"))
+			return -1;
+	} else if (tok_is(&t, "cumsum")) {
+		s.kind = S_CUMSUM;
+		if (!parse_region(ps, &s.src, "the source buffer") || !expect(ps, T_COMMA, "','") ||
+		    !parse_region(ps, &s.dst, "the destination buffer"))
+			return -1;
+		Kwarg kw[] = {{"dim", false, NULL, &s.dim}, {"reverse", true, &s.flag_reverse, NULL}};
+		if (!parse_kwargs(ps, kw, 2))
+			return -1;
+	} else if (tok_is(&t, "atomic_add")) {
+		s.kind = S_ATOMIC_ADD;
+		if (!parse_region(ps, &s.dst, "the destination") || !expect(ps, T_COMMA, "','"))
+			return -1;
+		/* Tile form when the second argument names a whole buffer. */
+		Name *nm = ps->tok.kind == T_IDENT ? lookup(ps, ps->tok.s, ps->tok.n) : NULL;
+		const char *q = ps->p;
+		while (q < ps->end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (nm && nm->buf >= 0 && q < ps->end && *q != '[') {
+			if (!parse_region(ps, &s.src, "the source buffer"))
+				return -1;
+		} else {
+			s.value = parse_expr(ps);
+		}
+		if (!expect(ps, T_RPAREN, "')'"))
+			return -1;
+	} else if (tok_is(&t, "barrier")) {
+		if (!expect(ps, T_RPAREN, "')' (barrier takes no arguments)"))
+			return -1;
+	} else {
+		size_t i = 0;
+		while (i < TA_ARRAY_LEN(reduce_names) && !tok_is(&t, reduce_names[i]))
+			i++;
+		if (i == TA_ARRAY_LEN(reduce_names)) {
+			error_at(ps, t.pos, "unknown statement '%.*s'", (int)t.n, t.s);
+			return -1;
+		}
+		s.kind = S_REDUCE;
+		s.sub = (uint8_t)i;
+		s.flag_clear = true;
+		if (!parse_region(ps, &s.src, "the source buffer") || !expect(ps, T_COMMA, "','") ||
+		    !parse_region(ps, &s.dst, "the destination buffer"))
+			return -1;
+		Kwarg kw[] = {{"dim", false, NULL, &s.dim}, {"clear", true, &s.flag_clear, NULL}};
+		if (!parse_kwargs(ps, kw, 2))
+			return -1;
+	}
+	return add_stmt(ps, s);
+}
+
+static int32_t parse_stmt(Parser *ps)
+{
+	Tok t = ps->tok;
+	char buf[64];
+	if (t.kind != T_IDENT) {
+		error_at(ps, t.pos, "expected a statement, found %s", tok_desc(&t, buf, sizeof buf));
+		return -1;
+	}
+	next(ps);
+	if (tok_is(&t, "let")) {
+		Tok v = ps->tok;
+		if (v.kind != T_IDENT) {
+			error_at(ps, v.pos, "expected a name after 'let'");
+			return -1;
+		}
+		const char *name = tok_name(ps);
+		next(ps);
+		if (!expect(ps, T_ASSIGN, "'='"))
+			return -1;
+		Stmt s = mk_stmt(S_LET, t.pos);
+		s.value = parse_expr(ps);
+		if (ps->failed)
+			return -1;
+		s.var = new_var(ps, name, V_LET, DT_VOID, v.pos);
+		if (s.var < 0 || !declare(ps, name, v.pos, s.var, -1))
+			return -1;
+		return add_stmt(ps, s);
+	}
+	if (tok_is(&t, "serial") || tok_is(&t, "unroll") || tok_is(&t, "pipelined"))
+		return parse_for(ps, t);
+	if (tok_is(&t, "parallel"))
+		return parse_parallel(ps, t);
+	if (tok_is(&t, "if"))
+		return parse_if(ps, t);
+	if (ps->tok.kind == T_ASSIGN) {
+		next(ps);
+		return parse_alloc(ps, t);
+	}
+	if (ps->tok.kind == T_LPAREN) {
+		next(ps);
+		return parse_builtin(ps, t);
+	}
+	if (ps->tok.kind == T_LBRACK) {
+		Name *nm = lookup(ps, t.s, t.n);
+		if (!nm || nm->buf < 0) {
+			error_at(ps, t.pos, nm ? "'%.*s' is not a buffer" : "use of undeclared name '%.*s'", (int)t.n,
+			         t.s);
+			return -1;
+		}
+		next(ps);
+		Stmt s = mk_stmt(S_STORE, t.pos);
+		s.dst.buf = nm->buf;
+		s.dst.pos = t.pos;
+		s.dst.idx = parse_expr_list(ps, T_RBRACK, "']'", &s.dst.nidx);
+		if (!expect(ps, T_ASSIGN, "'='"))
+			return -1;
+		s.value = parse_expr(ps);
+		return ps->failed ? -1 : add_stmt(ps, s);
+	}
+	if (tok_is(&t, "else")) {
+		error_at(ps, t.pos, "'else' without a matching 'if'");
+		return -1;
+	}
+	error_at(ps, ps->tok.pos, "expected '=', '[' or '(' after '%.*s' to form a statement", (int)t.n, t.s);
+	return -1;
+}
+
+static bool parse_block(Parser *ps, Block *b)
+{
+	if (!expect(ps, T_LBRACE, "'{'"))
+		return false;
+	size_t mark = ps->names.len;
+	VEC(int32_t) ids = {0};
+	while (!ps->failed && ps->tok.kind != T_RBRACE && ps->tok.kind != T_EOF) {
+		if (accept(ps, T_SEMI))
+			continue;
+		int32_t id = parse_stmt(ps);
+		if (id < 0 || vec_push(&ids, id))
+			break;
+	}
+	ps->names.len = mark;
+	if (!ps->failed && ps->tok.kind == T_EOF)
+		error_at(ps, ps->tok.pos, "expected '}' before end of file");
+	if (!ps->failed)
+		next(ps);
+	b->n = (int32_t)ids.len;
+	b->ids = NULL;
+	if (ids.len && !ps->failed) {
+		b->ids = arena_alloc(&ps->m->arena, ids.len * sizeof(int32_t));
+		if (b->ids)
+			memcpy(b->ids, ids.data, ids.len * sizeof(int32_t));
+		else
+			error_at(ps, ps->tok.pos, "out of memory");
+	}
+	vec_free(&ids);
+	return !ps->failed;
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+typedef VEC(KernelArg) ArgVec;
+
+static bool parse_param(Parser *ps, ArgVec *args)
+{
+	Tok name = ps->tok;
+	if (name.kind != T_IDENT) {
+		error_at(ps, name.pos, "expected a parameter name");
+		return false;
+	}
+	const char *nm = tok_name(ps);
+	next(ps);
+	if (!expect(ps, T_COLON, "':' and the parameter's type"))
+		return false;
+	Tok dt = ps->tok;
+	DType t = dt.kind == T_IDENT ? dtype_from_name(dt.s, dt.n) : DT_VOID;
+	if (t == DT_VOID) {
+		char buf[64];
+		error_at(ps, dt.pos, "expected a dtype, found %s", tok_desc(&dt, buf, sizeof buf));
+		return false;
+	}
+	next(ps);
+	if (!accept(ps, T_LBRACK)) { /* scalar */
+		int32_t v = new_var(ps, nm, V_PARAM, t, name.pos);
+		if (v < 0 || !declare(ps, nm, name.pos, v, -1))
+			return false;
+		return !vec_push(args, ((KernelArg){v, -1}));
+	}
+	Buffer b = {.name = nm, .scope = SCOPE_GLOBAL, .dtype = (uint8_t)t, .pos = name.pos};
+	do {
+		Tok d = ps->tok;
+		if (b.rank == IR_MAX_RANK) {
+			error_at(ps, d.pos, "tensors have rank 1 to %d", IR_MAX_RANK);
+			return false;
+		}
+		int32_t e;
+		if (d.kind == T_INT) {
+			e = ir_int(ps->m, d.ival, d.pos);
+		} else if (d.kind == T_IDENT) {
+			Name *n = lookup(ps, d.s, d.n);
+			int32_t v;
+			if (n) {
+				if (n->var < 0 || ps->m->vars.data[n->var].kind != V_SYMBOL) {
+					error_at(ps, d.pos, "'%.*s' is not a shape symbol", (int)d.n, d.s);
+					return false;
+				}
+				v = n->var;
+			} else {
+				const char *sym = tok_name(ps);
+				v = new_var(ps, sym, V_SYMBOL, DT_I32, d.pos);
+				if (v < 0 || !declare(ps, sym, d.pos, v, -1))
+					return false;
+			}
+			Expr x = mk(E_VAR, d.pos);
+			x.var = v;
+			e = add_expr(ps, x);
+		} else {
+			error_at(ps, d.pos, "tensor dimensions are integer constants or symbol names");
+			return false;
+		}
+		if (e < 0)
+			return false;
+		next(ps);
+		b.shape[b.rank++] = e;
+	} while (accept(ps, T_COMMA));
+	if (!expect(ps, T_RBRACK, "']'"))
+		return false;
+	b.param = (int32_t)args->len;
+	int32_t id = ir_add_buf(ps->m, b);
+	if (id < 0 || !declare(ps, nm, name.pos, -1, id))
+		return false;
+	return !vec_push(args, ((KernelArg){-1, id}));
+}
+
+static bool parse_kernel(Parser *ps)
+{
+	Kernel k = {.pos = ps->tok.pos};
+	next(ps); /* 'kernel' */
+	Tok name = ps->tok;
+	if (name.kind != T_IDENT) {
+		error_at(ps, name.pos, "expected a kernel name after 'kernel'");
+		return false;
+	}
+	k.name = tok_name(ps);
+	for (size_t i = 0; i < ps->m->kernels.len; i++)
+		if (!strcmp(ps->m->kernels.data[i].name, k.name)) {
+			error_at(ps, name.pos, "redefinition of kernel '%s'", k.name);
+			return false;
+		}
+	next(ps);
+	size_t mark = ps->names.len;
+	static const char *const builtins[] = {"bx", "by", "bz", "tx"};
+	for (int i = 0; i < 4; i++) {
+		int32_t v = new_var(ps, builtins[i], i < 3 ? V_BLOCKIDX : V_THREADIDX, DT_I32, k.pos);
+		if (v < 0 || vec_push(&ps->names, ((Name){builtins[i], v, -1})))
+			return false;
+		ps->m->vars.data[v].index = i < 3 ? i : 0;
+		if (i < 3)
+			k.blockidx[i] = v;
+		else
+			k.threadidx = v;
+	}
+	ArgVec args = {0};
+	bool ok = expect(ps, T_LPAREN, "'(' and the kernel parameters");
+	if (ok && ps->tok.kind != T_RPAREN) {
+		do
+			ok = parse_param(ps, &args);
+		while (ok && accept(ps, T_COMMA));
+	}
+	ok = ok && expect(ps, T_RPAREN, "')'");
+	if (ok && !accept_kw(ps, "grid")) {
+		error_at(ps, ps->tok.pos, "expected 'grid(...)' after the kernel parameters");
+		ok = false;
+	}
+	if (ok && expect(ps, T_LPAREN, "'('")) {
+		int32_t *g = parse_expr_list(ps, T_RPAREN, "')'", &k.ngrid);
+		if (!ps->failed && (k.ngrid < 1 || k.ngrid > 3)) {
+			error_at(ps, name.pos, "grid has 1 to 3 dimensions, not %d", k.ngrid);
+		} else if (!ps->failed) {
+			memcpy(k.grid, g, (size_t)k.ngrid * sizeof *g);
+		}
+		ok = !ps->failed;
+	}
+	if (ok && !accept_kw(ps, "threads")) {
+		error_at(ps, ps->tok.pos, "expected 'threads(N)' after grid(...)");
+		ok = false;
+	}
+	if (ok && expect(ps, T_LPAREN, "'('")) {
+		Tok n = ps->tok;
+		int64_t v;
+		int32_t e = parse_expr(ps);
+		if (!ps->failed && !ir_const_int(ps->m, e, &v)) {
+			error_at(ps, n.pos, "threads(...) must be an integer constant");
+		} else if (!ps->failed && (v < 1 || v > 1024)) {
+			error_at(ps, n.pos, "threads(%lld) is out of range; a block has 1 to 1024 threads", (long long)v);
+		}
+		k.threads = (int32_t)v;
+		ok = expect(ps, T_RPAREN, "')'");
+	}
+	ok = ok && parse_block(ps, &k.body);
+	ps->names.len = mark;
+	if (ok) {
+		k.nargs = (int32_t)args.len;
+		k.args = arena_alloc(&ps->m->arena, (args.len ? args.len : 1) * sizeof(KernelArg));
+		if (k.args && args.len)
+			memcpy(k.args, args.data, args.len * sizeof(KernelArg));
+		ok = k.args && !vec_push(&ps->m->kernels, k);
+		if (!ok)
+			error_at(ps, name.pos, "out of memory");
+	}
+	vec_free(&args);
+	return ok;
+}
+
+Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d)
+{
+	Module *m = ir_module_new(filename, text, len);
+	if (!m) {
+		diag_error(d, "out of memory");
+		return NULL;
+	}
+	Parser ps = {.m = m, .d = d, .p = m->src.text, .end = m->src.text + len, .line = 1,
+	             .line_start = m->src.text};
+	next(&ps);
+	while (!ps.failed && ps.tok.kind != T_EOF) {
+		if (!tok_is(&ps.tok, "kernel")) {
+			char buf[64];
+			error_at(&ps, ps.tok.pos, "expected 'kernel', found %s", tok_desc(&ps.tok, buf, sizeof buf));
+			break;
+		}
+		parse_kernel(&ps);
+	}
+	if (!ps.failed && m->kernels.len == 0)
+		error_at(&ps, (SrcPos){1, 1}, "no kernel in file");
+	vec_free(&ps.names);
+	vec_free(&ps.tmp);
+	if (ps.failed) {
+		ir_module_free(m);
+		return NULL;
+	}
+	return m;
+}

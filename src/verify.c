@@ -1,0 +1,695 @@
+/* verify.c — type, shape and scope checking of a parsed module.
+ *
+ * Sets Expr.type on every expression (literals take the type their context
+ * asks for), marks per-thread ifs, and appends unspecialised shape symbols to
+ * each kernel's argument list.  After a successful ir_verify the invariants
+ * listed in ir.h hold.  All problems are reported, not just the first.
+ */
+#include "ir.h"
+
+typedef struct {
+	Module *m;
+	Diag *d;
+	Kernel *k;
+	int in_parallel; /* inside a parallel body */
+	int per_thread;  /* inside a per-thread if */
+	bool failed;
+} Checker;
+
+static void err(Checker *c, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void err(Checker *c, SrcPos pos, const char *fmt, ...)
+{
+	c->failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vat(c->d, DIAG_ERROR, &c->m->src, pos, fmt, ap);
+	va_end(ap);
+}
+
+#define EX(id) (&c->m->exprs.data[id])
+#define BUF(id) (&c->m->bufs.data[id])
+#define VAR(id) (&c->m->vars.data[id])
+
+/* True when the expression contains only literals, so its type comes from context. */
+static bool literal_only(Checker *c, int32_t id)
+{
+	const Expr *e = EX(id);
+	switch (e->kind) {
+	case E_INT:
+	case E_FLOAT: return true;
+	case E_UNARY: return e->op == OP_NEG && literal_only(c, e->a);
+	case E_BINARY:
+		return e->op >= OP_ADD && e->op <= OP_MOD && literal_only(c, e->a) && literal_only(c, e->b);
+	default: return false;
+	}
+}
+
+static bool uses_var_kind(Checker *c, int32_t id, VarKind k)
+{
+	if (id < 0)
+		return false;
+	const Expr *e = EX(id);
+	if (e->kind == E_VAR)
+		return VAR(e->var)->kind == k;
+	if (uses_var_kind(c, e->a, k) || uses_var_kind(c, e->b, k))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (uses_var_kind(c, e->args[i], k))
+			return true;
+	return false;
+}
+
+static DType check_expr(Checker *c, int32_t id, DType hint);
+
+/* Types the operands of an arithmetic-like pair so untyped literals follow
+ * the typed side.  Returns the common type or DT_VOID after an error. */
+static DType check_pair(Checker *c, int32_t a, int32_t b, DType hint, SrcPos pos, const char *what)
+{
+	DType ta, tb;
+	if (literal_only(c, a) && !literal_only(c, b)) {
+		tb = check_expr(c, b, hint);
+		ta = check_expr(c, a, tb);
+	} else if (literal_only(c, b)) {
+		ta = check_expr(c, a, hint);
+		tb = check_expr(c, b, ta);
+	} else {
+		ta = check_expr(c, a, hint);
+		tb = check_expr(c, b, hint);
+	}
+	if (ta == DT_VOID || tb == DT_VOID)
+		return DT_VOID;
+	if (ta != tb) {
+		err(c, pos, "operands of '%s' have different types (%s and %s); insert a cast such as %s(...)", what,
+		    dtype_name(ta), dtype_name(tb), dtype_name(ta));
+		return DT_VOID;
+	}
+	return ta;
+}
+
+static bool is_numeric(DType t) { return dtype_is_int(t) || dtype_is_float(t); }
+
+static DType check_expr(Checker *c, int32_t id, DType hint)
+{
+	Expr *e = EX(id);
+	DType t = DT_VOID;
+	switch ((ExprKind)e->kind) {
+	case E_INT:
+		if (hint == DT_BOOL) {
+			err(c, e->pos, "integer literal used where a bool is expected; use true or false");
+			return DT_VOID;
+		}
+		t = is_numeric(hint) ? hint : (e->ival >= INT32_MIN && e->ival <= INT32_MAX ? DT_I32 : DT_I64);
+		break;
+	case E_FLOAT:
+		if (hint != DT_VOID && !dtype_is_float(hint)) {
+			err(c, e->pos, "float literal used where %s is expected", dtype_name(hint));
+			return DT_VOID;
+		}
+		t = hint != DT_VOID ? hint : DT_F32;
+		break;
+	case E_BOOL: t = DT_BOOL; break;
+	case E_VAR: {
+		Var *v = VAR(e->var);
+		if (v->kind == V_THREADIDX && !c->per_thread) {
+			err(c, e->pos, c->in_parallel ? "'tx' cannot be used inside parallel; use the loop indices"
+			                              : "'tx' may only be used in an if condition and its body "
+			                                "(the if then runs once per thread)");
+			return DT_VOID;
+		}
+		t = v->type;
+		if (t == DT_VOID)
+			return DT_VOID; /* a let whose value failed to check */
+		break;
+	}
+	case E_LOAD: {
+		Buffer *b = BUF(e->buf);
+		if (e->nargs != b->rank) {
+			err(c, e->pos, "'%s' has rank %d but is indexed with %d index%s", b->name, b->rank, e->nargs,
+			    e->nargs == 1 ? "" : "es");
+			return DT_VOID;
+		}
+		for (int i = 0; i < e->nargs; i++) {
+			DType it = check_expr(c, e->args[i], DT_I32);
+			if (it != DT_VOID && !dtype_is_int(it))
+				err(c, EX(e->args[i])->pos, "index of '%s' must be an integer, not %s", b->name,
+				    dtype_name(it));
+		}
+		t = (DType)b->dtype;
+		break;
+	}
+	case E_UNARY: {
+		DType ta = check_expr(c, e->a, e->op == OP_NOT ? DT_BOOL : hint);
+		if (ta == DT_VOID)
+			return DT_VOID;
+		if (e->op == OP_NOT && ta != DT_BOOL) {
+			err(c, e->pos, "'!' needs a bool operand, not %s", dtype_name(ta));
+			return DT_VOID;
+		}
+		if (e->op == OP_NEG && !is_numeric(ta)) {
+			err(c, e->pos, "'-' needs a numeric operand, not %s", dtype_name(ta));
+			return DT_VOID;
+		}
+		t = ta;
+		break;
+	}
+	case E_BINARY: {
+		Op op = (Op)e->op;
+		bool cmp = op >= OP_EQ && op <= OP_GE, logic = op == OP_AND || op == OP_OR;
+		DType ta = check_pair(c, e->a, e->b, cmp ? DT_VOID : logic ? DT_BOOL : hint, e->pos, op_name(op));
+		if (ta == DT_VOID)
+			return DT_VOID;
+		if (logic) {
+			if (ta != DT_BOOL) {
+				err(c, e->pos, "'%s' needs bool operands, not %s", op_name(op), dtype_name(ta));
+				return DT_VOID;
+			}
+			t = DT_BOOL;
+		} else if (cmp) {
+			if (ta == DT_BOOL && op != OP_EQ && op != OP_NE) {
+				err(c, e->pos, "'%s' cannot compare bools", op_name(op));
+				return DT_VOID;
+			}
+			t = DT_BOOL;
+		} else {
+			if (!is_numeric(ta)) {
+				err(c, e->pos, "'%s' needs numeric operands, not %s", op_name(op), dtype_name(ta));
+				return DT_VOID;
+			}
+			if (op == OP_DIV && !dtype_is_float(ta)) {
+				err(c, e->pos, "'/' is float division; use '//' for integer floor division");
+				return DT_VOID;
+			}
+			if ((op == OP_FLOORDIV || op == OP_MOD) && !dtype_is_int(ta)) {
+				err(c, e->pos, "'%s' needs integer operands, not %s", op_name(op), dtype_name(ta));
+				return DT_VOID;
+			}
+			t = ta;
+		}
+		break;
+	}
+	case E_CALL: {
+		Op op = (Op)e->op;
+		if (op == OP_SELECT) {
+			DType tc = check_expr(c, e->args[0], DT_BOOL);
+			if (tc != DT_VOID && tc != DT_BOOL)
+				err(c, EX(e->args[0])->pos, "select's condition must be bool, not %s", dtype_name(tc));
+			t = check_pair(c, e->args[1], e->args[2], hint, e->pos, "select");
+		} else if (op == OP_MIN || op == OP_MAX || op == OP_CEILDIV) {
+			t = check_pair(c, e->args[0], e->args[1], hint, e->pos, op_name(op));
+			if (t != DT_VOID && !is_numeric(t)) {
+				err(c, e->pos, "'%s' needs numeric operands, not %s", op_name(op), dtype_name(t));
+				return DT_VOID;
+			}
+			if (t != DT_VOID && op == OP_CEILDIV && !dtype_is_int(t)) {
+				err(c, e->pos, "'ceildiv' needs integer operands, not %s", dtype_name(t));
+				return DT_VOID;
+			}
+		} else if (op == OP_ABS) {
+			t = check_expr(c, e->args[0], hint);
+			if (t != DT_VOID && !is_numeric(t)) {
+				err(c, e->pos, "'abs' needs a numeric operand, not %s", dtype_name(t));
+				return DT_VOID;
+			}
+		} else { /* transcendental */
+			bool lit = literal_only(c, e->args[0]);
+			t = check_expr(c, e->args[0], lit && !dtype_is_float(hint) ? DT_F32 : hint);
+			if (t != DT_VOID && !dtype_is_float(t)) {
+				err(c, e->pos, "'%s' needs a float operand, not %s; cast it, e.g. f32(x)", op_name(op),
+				    dtype_name(t));
+				return DT_VOID;
+			}
+		}
+		break;
+	}
+	case E_CAST:
+		if (check_expr(c, e->a, DT_VOID) == DT_VOID)
+			return DT_VOID;
+		t = (DType)e->cast_to;
+		break;
+	}
+	e->type = (uint8_t)t;
+	return t;
+}
+
+/* Checks an integer-valued expression (indices, bounds). */
+static void check_int(Checker *c, int32_t id, const char *what)
+{
+	DType t = check_expr(c, id, DT_I32);
+	if (t != DT_VOID && !dtype_is_int(t))
+		err(c, EX(id)->pos, "%s must be an integer, not %s", what, dtype_name(t));
+}
+
+static bool const_int(Checker *c, int32_t id, const char *what, int64_t *v)
+{
+	check_int(c, id, what);
+	if (!ir_const_int(c->m, id, v)) {
+		err(c, EX(id)->pos, "%s must be a compile-time constant (pass -D NAME=VALUE for shape symbols)", what);
+		return false;
+	}
+	return true;
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+static void check_block(Checker *c, const Block *b);
+
+static bool collective_ok(Checker *c, const Stmt *s, const char *what)
+{
+	if (c->in_parallel) {
+		err(c, s->pos, "'%s' is a block-wide operation and cannot appear inside parallel", what);
+		return false;
+	}
+	if (c->per_thread) {
+		err(c, s->pos, "'%s' is a block-wide operation and cannot appear in a per-thread if (its condition uses tx)",
+		    what);
+		return false;
+	}
+	return true;
+}
+
+static Buffer *region_buf(Checker *c, const Region *r) { return BUF(r->buf); }
+
+/* Region indices: integers, count equal to the rank when present. */
+static bool check_region_idx(Checker *c, const Region *r, bool need_full)
+{
+	Buffer *b = region_buf(c, r);
+	if ((r->nidx || need_full) && r->nidx != b->rank) {
+		err(c, r->pos, "'%s' has rank %d but %d offset%s given", b->name, b->rank, r->nidx,
+		    r->nidx == 1 ? " is" : "s are");
+		return false;
+	}
+	for (int i = 0; i < r->nidx; i++)
+		check_int(c, r->idx[i], "an offset");
+	return true;
+}
+
+static bool require_whole(Checker *c, const Region *r, const char *what)
+{
+	if (r->nidx) {
+		err(c, r->pos, "%s must be a whole buffer, not a tile of '%s'", what, region_buf(c, r)->name);
+		return false;
+	}
+	return true;
+}
+
+static bool require_scope(Checker *c, const Region *r, unsigned mask, const char *what)
+{
+	Buffer *b = region_buf(c, r);
+	if (!(mask & (1u << b->scope))) {
+		err(c, r->pos, "%s cannot be the %s buffer '%s'", what, scope_name((Scope)b->scope), b->name);
+		return false;
+	}
+	return true;
+}
+
+#define M_GLOBAL (1u << SCOPE_GLOBAL)
+#define M_SHARED (1u << SCOPE_SHARED)
+#define M_FRAG (1u << SCOPE_FRAGMENT)
+#define M_LOCAL (1u << SCOPE_LOCAL)
+#define M_ONCHIP (M_SHARED | M_FRAG | M_LOCAL)
+
+static void check_copy(Checker *c, Stmt *s)
+{
+	if (!collective_ok(c, s, "copy"))
+		return;
+	if (!check_region_idx(c, &s->src, false) || !check_region_idx(c, &s->dst, false))
+		return;
+	Buffer *a = region_buf(c, &s->src), *b = region_buf(c, &s->dst);
+	if (a->scope == SCOPE_GLOBAL && b->scope == SCOPE_GLOBAL) {
+		err(c, s->pos, "copy between two global tensors is not supported; stage through a shared buffer");
+		return;
+	}
+	if (a->rank != b->rank) {
+		err(c, s->pos, "copy between '%s' (rank %d) and '%s' (rank %d): ranks differ", a->name, a->rank,
+		    b->name, b->rank);
+		return;
+	}
+	bool a_ext = a->scope != SCOPE_GLOBAL && !s->src.nidx, b_ext = b->scope != SCOPE_GLOBAL && !s->dst.nidx;
+	if (!a_ext && !b_ext) {
+		err(c, s->pos, "copy needs one side to be a whole shared/fragment/local buffer, which gives the "
+		    "tile's extent");
+		return;
+	}
+	if (a_ext && b_ext) {
+		for (int d = 0; d < a->rank; d++)
+			if (ir_buf_dim(c->m, a, d) != ir_buf_dim(c->m, b, d)) {
+				err(c, s->pos, "copy between '%s' and '%s': shapes differ in dimension %d (%lld vs %lld)",
+				    a->name, b->name, d, (long long)ir_buf_dim(c->m, a, d),
+				    (long long)ir_buf_dim(c->m, b, d));
+				return;
+			}
+	}
+	/* A tile of an on-chip buffer must fit when its offsets are constant. */
+	const Region *tile = a_ext ? &s->dst : &s->src;
+	Buffer *ext = a_ext ? a : b, *tb = a_ext ? b : a;
+	if (tb->scope != SCOPE_GLOBAL && tile->nidx) {
+		for (int d = 0; d < tb->rank; d++) {
+			int64_t off;
+			if (ir_const_int(c->m, tile->idx[d], &off) &&
+			    (off < 0 || off + ir_buf_dim(c->m, ext, d) > ir_buf_dim(c->m, tb, d))) {
+				err(c, EX(tile->idx[d])->pos,
+				    "tile [%lld, %lld) is outside dimension %d of '%s' (size %lld)", (long long)off,
+				    (long long)(off + ir_buf_dim(c->m, ext, d)), d, tb->name,
+				    (long long)ir_buf_dim(c->m, tb, d));
+				return;
+			}
+		}
+	}
+}
+
+static void check_gemm(Checker *c, Stmt *s)
+{
+	if (!collective_ok(c, s, "gemm"))
+		return;
+	if (!require_whole(c, &s->src, "gemm's A operand") || !require_whole(c, &s->src2, "gemm's B operand") ||
+	    !require_whole(c, &s->dst, "gemm's accumulator"))
+		return;
+	if (!require_scope(c, &s->src, M_SHARED | M_FRAG, "gemm's A operand") ||
+	    !require_scope(c, &s->src2, M_SHARED | M_FRAG, "gemm's B operand") ||
+	    !require_scope(c, &s->dst, M_FRAG, "gemm's accumulator"))
+		return;
+	Buffer *A = region_buf(c, &s->src), *B = region_buf(c, &s->src2), *C = region_buf(c, &s->dst);
+	if (A->rank != 2 || B->rank != 2 || C->rank != 2) {
+		err(c, s->pos, "gemm operands must be 2-D");
+		return;
+	}
+	int64_t M = ir_buf_dim(c->m, A, s->flag_a ? 1 : 0), K = ir_buf_dim(c->m, A, s->flag_a ? 0 : 1);
+	int64_t KB = ir_buf_dim(c->m, B, s->flag_b ? 1 : 0), N = ir_buf_dim(c->m, B, s->flag_b ? 0 : 1);
+	if (K != KB) {
+		err(c, s->src2.pos, "gemm reduction sizes differ: A gives K=%lld, B gives K=%lld%s", (long long)K,
+		    (long long)KB, s->flag_b ? "" : " (is B stored [N, K]? add transpose_b=true)");
+		return;
+	}
+	if (ir_buf_dim(c->m, C, 0) != M || ir_buf_dim(c->m, C, 1) != N) {
+		err(c, s->dst.pos, "gemm accumulator '%s' is [%lld, %lld] but A*B is [%lld, %lld]", C->name,
+		    (long long)ir_buf_dim(c->m, C, 0), (long long)ir_buf_dim(c->m, C, 1), (long long)M, (long long)N);
+		return;
+	}
+	if (A->dtype != B->dtype) {
+		err(c, s->pos, "gemm operands have different dtypes (%s and %s)", dtype_name((DType)A->dtype),
+		    dtype_name((DType)B->dtype));
+		return;
+	}
+	DType in = (DType)A->dtype, acc = (DType)C->dtype;
+	bool ok = (in == DT_I8 && acc == DT_I32) ||
+	          ((in == DT_F16 || in == DT_BF16 || in == DT_F32 || in == DT_FP8E4M3 || in == DT_FP8E5M2) &&
+	           acc == DT_F32);
+	if (!ok)
+		err(c, s->dst.pos, "gemm of %s inputs accumulates into %s, not %s", dtype_name(in),
+		    in == DT_I8 ? "i32" : "f32", dtype_name(acc));
+}
+
+static void check_reduce(Checker *c, Stmt *s, bool scan)
+{
+	const char *what = scan ? "cumsum" : "reduce";
+	if (!collective_ok(c, s, what))
+		return;
+	if (!require_whole(c, &s->src, "the source") || !require_whole(c, &s->dst, "the destination") ||
+	    !require_scope(c, &s->src, M_ONCHIP, "the source") ||
+	    !require_scope(c, &s->dst, M_ONCHIP, "the destination"))
+		return;
+	Buffer *a = region_buf(c, &s->src), *b = region_buf(c, &s->dst);
+	if (s->dim == -1)
+		s->dim = a->rank - 1;
+	if (s->dim < 0 || s->dim >= a->rank) {
+		err(c, s->pos, "dim=%d is out of range for '%s' of rank %d", s->dim, a->name, a->rank);
+		return;
+	}
+	if (!is_numeric((DType)a->dtype) || !is_numeric((DType)b->dtype)) {
+		err(c, s->pos, "%s needs numeric buffers", what);
+		return;
+	}
+	int64_t want[IR_MAX_RANK];
+	int wr = 0;
+	for (int d = 0; d < a->rank; d++)
+		if (scan || d != s->dim)
+			want[wr++] = ir_buf_dim(c->m, a, d);
+	if (wr == 0)
+		want[wr++] = 1;
+	bool same = wr == b->rank;
+	for (int d = 0; same && d < wr; d++)
+		same = want[d] == ir_buf_dim(c->m, b, d);
+	if (!same) {
+		StrBuf sb = {0};
+		for (int d = 0; d < wr; d++)
+			sb_printf(&sb, "%s%lld", d ? ", " : "", (long long)want[d]);
+		err(c, s->dst.pos, "%s of '%s' along dim %d needs a destination of shape [%s]", what, a->name,
+		    s->dim, sb.buf ? sb.buf : "");
+		sb_free(&sb);
+	}
+}
+
+static void check_stmt(Checker *c, int32_t id)
+{
+	Stmt *s = &c->m->stmts.data[id];
+	switch ((StmtKind)s->kind) {
+	case S_ALLOC: {
+		Buffer *b = BUF(s->buf);
+		if (c->in_parallel || c->per_thread) {
+			err(c, s->pos, "buffers are allocated at block level, not inside parallel or per-thread code");
+			return;
+		}
+		for (int d = 0; d < b->rank; d++) {
+			int64_t v;
+			if (!const_int(c, b->shape[d], "a buffer dimension", &v))
+				continue;
+			if (v < 1 || v > (1 << 20)) {
+				err(c, EX(b->shape[d])->pos, "buffer dimension %lld is out of range (1 to 1048576)",
+				    (long long)v);
+				continue;
+			}
+			/* Canonicalise to a literal so later passes see constants. */
+			if (EX(b->shape[d])->kind != E_INT) {
+				SrcPos pos = EX(b->shape[d])->pos;
+				int32_t e = ir_int(c->m, v, pos);
+				s = &c->m->stmts.data[id];
+				b = BUF(s->buf);
+				if (e < 0) {
+					err(c, pos, "out of memory");
+					return;
+				}
+				c->m->exprs.data[e].type = DT_I32;
+				b->shape[d] = e;
+			}
+		}
+		break;
+	}
+	case S_LET: {
+		DType t = check_expr(c, s->value, DT_VOID);
+		VAR(s->var)->type = (uint8_t)t;
+		break;
+	}
+	case S_STORE: {
+		Buffer *b = region_buf(c, &s->dst);
+		check_region_idx(c, &s->dst, true);
+		DType t = check_expr(c, s->value, (DType)b->dtype);
+		if (t == DT_BOOL && b->dtype != DT_BOOL)
+			err(c, EX(s->value)->pos, "storing a bool into %s buffer '%s'; use select(c, 1, 0)",
+			    dtype_name((DType)b->dtype), b->name);
+		break;
+	}
+	case S_COPY: check_copy(c, s); break;
+	case S_GEMM: check_gemm(c, s); break;
+	case S_CLEAR:
+	case S_FILL:
+		if (!collective_ok(c, s, s->kind == S_CLEAR ? "clear" : "fill") ||
+		    !require_whole(c, &s->dst, "the buffer") ||
+		    !require_scope(c, &s->dst, M_ONCHIP, s->kind == S_CLEAR ? "clear" : "fill"))
+			return;
+		if (s->kind == S_FILL) {
+			DType t = check_expr(c, s->value, (DType)region_buf(c, &s->dst)->dtype);
+			if (t == DT_BOOL && region_buf(c, &s->dst)->dtype != DT_BOOL)
+				err(c, EX(s->value)->pos, "filling a numeric buffer with a bool");
+		}
+		break;
+	case S_REDUCE: check_reduce(c, s, false); break;
+	case S_CUMSUM: check_reduce(c, s, true); break;
+	case S_ATOMIC_ADD: {
+		if (!require_scope(c, &s->dst, M_GLOBAL, "atomic_add's destination"))
+			return;
+		Buffer *g = region_buf(c, &s->dst);
+		if (!is_numeric((DType)g->dtype)) {
+			err(c, s->dst.pos, "atomic_add needs a numeric destination");
+			return;
+		}
+		if (s->value >= 0) { /* element form */
+			check_region_idx(c, &s->dst, true);
+			check_expr(c, s->value, (DType)g->dtype);
+			return;
+		}
+		if (!collective_ok(c, s, "atomic_add of a tile") || !check_region_idx(c, &s->dst, false) ||
+		    !require_scope(c, &s->src, M_ONCHIP, "atomic_add's source"))
+			return;
+		if (region_buf(c, &s->src)->rank != g->rank)
+			err(c, s->pos, "atomic_add between tensors of different rank");
+		break;
+	}
+	case S_BARRIER: collective_ok(c, s, "barrier"); break;
+	case S_PARALLEL: {
+		if (c->in_parallel) {
+			err(c, s->pos, "parallel loops cannot be nested; use one parallel loop with several variables");
+			return;
+		}
+		if (c->per_thread) {
+			err(c, s->pos, "parallel cannot appear in a per-thread if (its condition uses tx)");
+			return;
+		}
+		for (int i = 0; i < s->nvars; i++) {
+			int64_t v;
+			if (const_int(c, s->extents[i], "a parallel extent", &v) && v < 1)
+				err(c, EX(s->extents[i])->pos, "parallel extent must be positive, not %lld", (long long)v);
+		}
+		c->in_parallel++;
+		check_block(c, &s->body);
+		c->in_parallel--;
+		break;
+	}
+	case S_FOR:
+		check_int(c, s->lo, "a loop bound");
+		check_int(c, s->hi, "a loop bound");
+		if (s->sub == LOOP_PIPELINED) {
+			if (s->stages < 1 || s->stages > 8)
+				err(c, s->pos, "stages(%d) is out of range (1 to 8)", s->stages);
+			if (c->in_parallel || c->per_thread)
+				err(c, s->pos, "pipelined loops run at block level, not inside parallel or per-thread code");
+		}
+		if (s->sub == LOOP_UNROLL) {
+			int64_t lo, hi;
+			if (!ir_const_int(c->m, s->lo, &lo) || !ir_const_int(c->m, s->hi, &hi))
+				err(c, s->pos, "unroll needs constant bounds");
+			else if (hi - lo > 1024)
+				err(c, s->pos, "unroll of %lld iterations is too large (at most 1024)", (long long)(hi - lo));
+		}
+		check_block(c, &s->body);
+		break;
+	case S_IF: {
+		bool thread = uses_var_kind(c, s->value, V_THREADIDX);
+		if (thread && c->in_parallel) {
+			err(c, EX(s->value)->pos, "'tx' cannot be used inside parallel; use the loop indices");
+			return;
+		}
+		if (thread)
+			s->per_thread = true;
+		if (thread && !c->per_thread)
+			c->per_thread++;
+		else
+			thread = false;
+		DType t = check_expr(c, s->value, DT_BOOL);
+		if (t != DT_VOID && t != DT_BOOL)
+			err(c, EX(s->value)->pos, "if condition must be bool, not %s", dtype_name(t));
+		check_block(c, &s->body);
+		check_block(c, &s->els);
+		if (thread)
+			c->per_thread--;
+		break;
+	}
+	}
+}
+
+static void check_block(Checker *c, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		check_stmt(c, b->ids[i]);
+}
+
+static void check_kernel(Checker *c, Kernel *k)
+{
+	c->k = k;
+	for (int i = 0; i < k->ngrid; i++) {
+		if (uses_var_kind(c, k->grid[i], V_BLOCKIDX) || uses_var_kind(c, k->grid[i], V_THREADIDX))
+			err(c, EX(k->grid[i])->pos, "grid size cannot depend on block or thread indices");
+		else
+			check_int(c, k->grid[i], "a grid dimension");
+	}
+	/* Shape symbols left unspecialised become trailing i32 arguments, in
+	 * order of first appearance in the parameter list. */
+	VEC(KernelArg) args = {0};
+	for (int i = 0; i < k->nargs; i++)
+		if (vec_push(&args, k->args[i]))
+			goto oom;
+	for (int i = 0; i < k->nargs; i++) {
+		if (k->args[i].buf < 0)
+			continue;
+		Buffer *b = BUF(k->args[i].buf);
+		for (int d = 0; d < b->rank; d++) {
+			Expr *e = EX(b->shape[d]);
+			e->type = DT_I32;
+			if (e->kind == E_INT) {
+				if (e->ival < 1)
+					err(c, e->pos, "tensor dimension must be positive, not %lld", (long long)e->ival);
+				continue;
+			}
+			Var *v = VAR(e->var);
+			if (v->has_value)
+				continue;
+			bool seen = false;
+			for (size_t j = 0; j < args.len; j++)
+				seen |= args.data[j].var == e->var;
+			if (!seen) {
+				v->index = (int32_t)args.len;
+				if (vec_push(&args, ((KernelArg){e->var, -1})))
+					goto oom;
+			}
+		}
+	}
+	for (size_t i = 0; i < args.len; i++)
+		if (args.data[i].var >= 0 && VAR(args.data[i].var)->kind == V_PARAM)
+			VAR(args.data[i].var)->index = (int32_t)i;
+	if (args.len != (size_t)k->nargs) {
+		KernelArg *na = arena_alloc(&c->m->arena, args.len * sizeof *na);
+		if (!na)
+			goto oom;
+		memcpy(na, args.data, args.len * sizeof *na);
+		k->args = na;
+		k->nargs = (int32_t)args.len;
+	}
+	vec_free(&args);
+	check_block(c, &k->body);
+	return;
+oom:
+	vec_free(&args);
+	err(c, k->pos, "out of memory");
+}
+
+int ir_verify(Module *m, Diag *d)
+{
+	if (m->verified)
+		return 0;
+	Checker c = {.m = m, .d = d};
+	for (size_t i = 0; i < m->kernels.len; i++)
+		check_kernel(&c, &m->kernels.data[i]);
+	m->verified = !c.failed;
+	return c.failed ? -1 : 0;
+}
+
+int ir_specialize(Module *m, const Define *defs, int ndefs, Diag *d)
+{
+	int rc = 0;
+	for (int i = 0; i < ndefs; i++) {
+		bool found = false, is_param = false;
+		for (size_t v = 0; v < m->vars.len; v++) {
+			Var *var = &m->vars.data[v];
+			if (strcmp(var->name, defs[i].name))
+				continue;
+			if (var->kind == V_SYMBOL) {
+				found = true;
+				var->has_value = true;
+				var->value = defs[i].value;
+			} else if (var->kind == V_PARAM) {
+				is_param = true;
+			}
+		}
+		if (found && defs[i].value < 1) {
+			diag_at(d, DIAG_ERROR, &m->src, (SrcPos){0, 0}, "-D %s=%lld: shape symbols must be positive",
+			        defs[i].name, (long long)defs[i].value);
+			rc = -1;
+		} else if (!found) {
+			diag_at(d, DIAG_ERROR, &m->src, (SrcPos){0, 0},
+			        is_param ? "-D %s: '%s' is a scalar parameter; -D specialises shape symbols only"
+			                 : "-D %s: no shape symbol named '%s' in this file",
+			        defs[i].name, defs[i].name);
+			rc = -1;
+		}
+	}
+	return rc;
+}
