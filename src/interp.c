@@ -1,0 +1,908 @@
+/* interp.c — the reference interpreter (see interp.h).
+ *
+ * A tree walker over the verified IR.  Scalars are a tagged pair chosen by
+ * the expression's dtype: integers and bool in .i (already wrapped to the
+ * type's width), floats in .f (always a value the dtype can hold exactly).
+ * Buffers hold their real byte format, so every store rounds exactly as the
+ * hardware's store of that dtype would.
+ *
+ * Block-level statements run once per block.  A `local` buffer has one
+ * block-level value set; each parallel iteration and each thread of a
+ * per-thread if works on a private copy made from it, discarded afterwards.
+ * We implement that with two storages per local and a `cur` pointer that
+ * every access goes through.
+ */
+#include "interp.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "dtype.h"
+
+typedef struct {
+	int64_t i;
+	double f;
+} Val;
+
+typedef struct {
+	uint8_t *cur;   /* where accesses go: block storage or the private copy */
+	uint8_t *block; /* block-level contents (global: the caller's array) */
+	uint8_t *priv;  /* locals only: the private copy */
+	int64_t dims[IR_MAX_RANK];
+	int64_t elems;
+	int rank, esize;
+	DType dt;
+	bool global;
+} BufState;
+
+typedef struct {
+	const Module *m;
+	const Kernel *k;
+	Diag *d;
+	Val *vars;       /* by var id */
+	BufState *bufs;  /* by buffer id */
+	VEC(int32_t) locals; /* local buffers of the kernel */
+	int64_t blk[3];  /* current block index, for messages */
+	bool private_mode; /* inside a parallel iteration or per-thread body */
+	bool thread_mode;  /* tx is defined */
+	bool failed;
+} Interp;
+
+#define EX(id) (&in->m->exprs.data[id])
+#define ST(id) (&in->m->stmts.data[id])
+
+static void rt_error(Interp *in, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rt_error(Interp *in, SrcPos pos, const char *fmt, ...)
+{
+	if (in->failed) /* report only the first error of a run */
+		return;
+	in->failed = true;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_at(in->d, DIAG_ERROR, &in->m->src, pos, "%s (in block (%lld, %lld, %lld))", msg,
+	        (long long)in->blk[0], (long long)in->blk[1], (long long)in->blk[2]);
+}
+
+/* ---- scalar semantics ------------------------------------------------ */
+
+static bool is_float(DType t) { return dtype_is_float(t); }
+
+/* The cast rules of the IR: v of type from, converted to type to. */
+static Val convert(Val v, DType from, DType to)
+{
+	Val r = {0, 0};
+	if (from == to)
+		return v;
+	bool ff = is_float(from);
+	if (to == DT_BOOL)
+		r.i = ff ? v.f != 0 : v.i != 0;
+	else if (is_float(to))
+		r.f = ff ? dt_round_double(to, v.f) : dt_int_to_float(to, v.i);
+	else
+		r.i = ff ? dt_sat_int(to, v.f) : dt_wrap_int(to, v.i);
+	return r;
+}
+
+static Val load_elem(const BufState *b, int64_t off)
+{
+	Val v = {0, 0};
+	const uint8_t *p = b->cur + off * b->esize;
+	if (is_float(b->dt))
+		v.f = dt_to_double(b->dt, p);
+	else
+		v.i = dt_to_int(b->dt, p);
+	return v;
+}
+
+/* Stores v (of type vt) converting it to the buffer's dtype. */
+static void store_elem(BufState *b, int64_t off, Val v, DType vt)
+{
+	uint8_t *p = b->cur + off * b->esize;
+	if (is_float(vt))
+		dt_store_double(b->dt, p, v.f);
+	else
+		dt_store_int(b->dt, p, v.i);
+}
+
+/* Python floor division; b != 0.  INT64_MIN // -1 wraps. */
+static int64_t floordiv(int64_t a, int64_t b)
+{
+	if (b == -1)
+		return (int64_t)(0 - (uint64_t)a);
+	int64_t q = a / b;
+	if (a % b != 0 && ((a < 0) != (b < 0)))
+		q--;
+	return q;
+}
+
+static int64_t floormod(int64_t a, int64_t b)
+{
+	if (b == -1)
+		return 0;
+	int64_t r = a % b;
+	if (r != 0 && ((r < 0) != (b < 0)))
+		r += b;
+	return r;
+}
+
+/* min/max like fminf/fmaxf: a NaN operand yields the other one; -0 < +0. */
+static double fmin_ir(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return (a < b || (a == b && signbit(a))) ? a : b;
+}
+
+static double fmax_ir(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return (a > b || (a == b && !signbit(a))) ? a : b;
+}
+
+/* a op b for op in + - * / min max, in the arithmetic of type t: f64 in
+ * double, everything else in f32 rounded back to t; integers wrap. */
+static Val arith(Op op, DType t, Val a, Val b)
+{
+	Val r = {0, 0};
+	if (is_float(t)) {
+		if (op == OP_MIN || op == OP_MAX) {
+			r.f = op == OP_MIN ? fmin_ir(a.f, b.f) : fmax_ir(a.f, b.f);
+			return r;
+		}
+		if (t == DT_F64) {
+			switch (op) {
+			case OP_ADD: r.f = a.f + b.f; break;
+			case OP_SUB: r.f = a.f - b.f; break;
+			case OP_MUL: r.f = a.f * b.f; break;
+			default: r.f = a.f / b.f; break;
+			}
+			return r;
+		}
+		float x = (float)a.f, y = (float)b.f, z;
+		switch (op) {
+		case OP_ADD: z = x + y; break;
+		case OP_SUB: z = x - y; break;
+		case OP_MUL: z = x * y; break;
+		default: z = x / y; break;
+		}
+		r.f = t == DT_F32 ? z : dt_round_double(t, z);
+		return r;
+	}
+	uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+	switch (op) {
+	case OP_ADD: r.i = dt_wrap_int(t, (int64_t)(x + y)); break;
+	case OP_SUB: r.i = dt_wrap_int(t, (int64_t)(x - y)); break;
+	case OP_MUL: r.i = dt_wrap_int(t, (int64_t)(x * y)); break;
+	case OP_MIN: r.i = TA_MIN(a.i, b.i); break;
+	case OP_MAX: r.i = TA_MAX(a.i, b.i); break;
+	default: break;
+	}
+	return r;
+}
+
+static Val absval(DType t, Val a)
+{
+	if (is_float(t))
+		a.f = fabs(a.f);
+	else if (a.i < 0)
+		a.i = dt_wrap_int(t, (int64_t)(0 - (uint64_t)a.i));
+	return a;
+}
+
+static bool compare(Op op, DType t, Val a, Val b)
+{
+	if (is_float(t)) {
+		switch (op) {
+		case OP_EQ: return a.f == b.f;
+		case OP_NE: return a.f != b.f;
+		case OP_LT: return a.f < b.f;
+		case OP_LE: return a.f <= b.f;
+		case OP_GT: return a.f > b.f;
+		default: return a.f >= b.f;
+		}
+	}
+	switch (op) {
+	case OP_EQ: return a.i == b.i;
+	case OP_NE: return a.i != b.i;
+	case OP_LT: return a.i < b.i;
+	case OP_LE: return a.i <= b.i;
+	case OP_GT: return a.i > b.i;
+	default: return a.i >= b.i;
+	}
+}
+
+static double transcendental(Op op, double x)
+{
+	switch (op) {
+	case OP_EXP: return exp(x);
+	case OP_EXP2: return exp2(x);
+	case OP_LOG: return log(x);
+	case OP_LOG2: return log2(x);
+	case OP_SQRT: return sqrt(x);
+	case OP_RSQRT: return 1.0 / sqrt(x);
+	default: return tanh(x);
+	}
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+static Val eval(Interp *in, int32_t id);
+
+/* Flat element offset of buffer b at the index expressions idx; reports an
+ * out-of-bounds index at pos. */
+static bool elem_offset(Interp *in, const BufState *b, const char *name, const int32_t *idx, SrcPos pos,
+                        int64_t *off)
+{
+	int64_t o = 0;
+	for (int d = 0; d < b->rank; d++) {
+		int64_t i = eval(in, idx[d]).i;
+		if (in->failed)
+			return false;
+		if (i < 0 || i >= b->dims[d]) {
+			rt_error(in, pos, "index %lld is out of bounds for dimension %d of '%s' (size %lld)", (long long)i,
+			         d, name, (long long)b->dims[d]);
+			return false;
+		}
+		o = o * b->dims[d] + i;
+	}
+	*off = o;
+	return true;
+}
+
+static Val eval(Interp *in, int32_t id)
+{
+	const Expr *e = EX(id);
+	DType t = (DType)e->type;
+	Val r = {0, 0};
+	if (in->failed)
+		return r;
+	switch ((ExprKind)e->kind) {
+	case E_INT:
+		if (is_float(t))
+			r.f = dt_int_to_float(t, e->ival);
+		else
+			r.i = dt_wrap_int(t, e->ival);
+		return r;
+	case E_FLOAT:
+		r.f = dt_round_double(t, e->fval);
+		return r;
+	case E_BOOL: r.i = e->ival != 0; return r;
+	case E_VAR: return in->vars[e->var];
+	case E_LOAD: {
+		const BufState *b = &in->bufs[e->buf];
+		int64_t off;
+		if (!elem_offset(in, b, in->m->bufs.data[e->buf].name, e->args, e->pos, &off))
+			return r;
+		return load_elem(b, off);
+	}
+	case E_UNARY: {
+		Val a = eval(in, e->a);
+		if (e->op == OP_NOT)
+			r.i = !a.i;
+		else if (is_float(t))
+			r.f = -a.f;
+		else
+			r.i = dt_wrap_int(t, (int64_t)(0 - (uint64_t)a.i));
+		return r;
+	}
+	case E_BINARY: {
+		DType ta = (DType)EX(e->a)->type;
+		Val a = eval(in, e->a), b = eval(in, e->b);
+		if (in->failed)
+			return r;
+		switch ((Op)e->op) {
+		case OP_AND: r.i = a.i && b.i; return r;
+		case OP_OR: r.i = a.i || b.i; return r;
+		case OP_EQ:
+		case OP_NE:
+		case OP_LT:
+		case OP_LE:
+		case OP_GT:
+		case OP_GE: r.i = compare((Op)e->op, ta, a, b); return r;
+		case OP_FLOORDIV:
+		case OP_MOD:
+			if (b.i == 0) {
+				rt_error(in, e->pos, "integer division by zero in '%s'", op_name((Op)e->op));
+				return r;
+			}
+			r.i = dt_wrap_int(t, e->op == OP_FLOORDIV ? floordiv(a.i, b.i) : floormod(a.i, b.i));
+			return r;
+		default: return arith((Op)e->op, t, a, b);
+		}
+	}
+	case E_CALL: {
+		Val a[3] = {{0, 0}, {0, 0}, {0, 0}};
+		for (int i = 0; i < e->nargs && i < 3; i++)
+			a[i] = eval(in, e->args[i]);
+		if (in->failed)
+			return r;
+		switch ((Op)e->op) {
+		case OP_MIN:
+		case OP_MAX: return arith((Op)e->op, t, a[0], a[1]);
+		case OP_ABS: return absval(t, a[0]);
+		case OP_SELECT: return a[0].i ? a[1] : a[2];
+		case OP_CEILDIV: {
+			if (a[1].i == 0) {
+				rt_error(in, e->pos, "integer division by zero in 'ceildiv'");
+				return r;
+			}
+			int64_t q = floordiv(a[0].i, a[1].i);
+			r.i = dt_wrap_int(t, floormod(a[0].i, a[1].i) ? q + 1 : q);
+			return r;
+		}
+		default: r.f = dt_round_double(t, transcendental((Op)e->op, a[0].f)); return r;
+		}
+	}
+	case E_CAST: return convert(eval(in, e->a), (DType)EX(e->a)->type, (DType)e->cast_to);
+	}
+	return r;
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/* Fill with a value that makes reads of undefined data visible. */
+static void poison(BufState *b)
+{
+	if (!is_float(b->dt)) {
+		memset(b->block, 0xA5, (size_t)(b->elems * b->esize));
+		return;
+	}
+	uint8_t nan[8];
+	dt_store_double(b->dt, nan, NAN);
+	for (int64_t i = 0; i < b->elems; i++)
+		memcpy(b->block + i * b->esize, nan, (size_t)b->esize);
+}
+
+/* Private copies of the locals for one parallel iteration or thread. */
+static void private_begin(Interp *in)
+{
+	for (size_t i = 0; i < in->locals.len; i++) {
+		BufState *b = &in->bufs[in->locals.data[i]];
+		memcpy(b->priv, b->block, (size_t)(b->elems * b->esize));
+		b->cur = b->priv;
+	}
+}
+
+static void private_end(Interp *in)
+{
+	for (size_t i = 0; i < in->locals.len; i++) {
+		BufState *b = &in->bufs[in->locals.data[i]];
+		b->cur = b->block;
+	}
+}
+
+/* Steps the multi-index i over [0, dims); false after the last one. */
+static bool next_index(int64_t *i, const int64_t *dims, int rank)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		if (++i[d] < dims[d])
+			return true;
+		i[d] = 0;
+	}
+	return false;
+}
+
+static bool any_empty(const int64_t *dims, int rank)
+{
+	for (int d = 0; d < rank; d++)
+		if (dims[d] <= 0)
+			return true;
+	return false;
+}
+
+/* Offsets of a region (zeros for a whole buffer). */
+static bool region_offsets(Interp *in, const Region *r, int rank, int64_t *off)
+{
+	for (int d = 0; d < rank; d++)
+		off[d] = r->nidx ? eval(in, r->idx[d]).i : 0;
+	return !in->failed;
+}
+
+/* Offset of element base+i in b, or -1 if outside (b's bounds). */
+static int64_t tile_offset(const BufState *b, const int64_t *base, const int64_t *i)
+{
+	int64_t o = 0;
+	for (int d = 0; d < b->rank; d++) {
+		int64_t x = base[d] + i[d];
+		if (x < 0 || x >= b->dims[d])
+			return -1;
+		o = o * b->dims[d] + x;
+	}
+	return o;
+}
+
+static const char *bname(Interp *in, int32_t buf) { return in->m->bufs.data[buf].name; }
+
+/* Out-of-range tiles of on-chip buffers are program errors (only global
+ * tensors have the load-0/skip-store edge semantics). */
+static void tile_error(Interp *in, const Stmt *s, int32_t buf, const int64_t *base, const int64_t *i)
+{
+	const BufState *b = &in->bufs[buf];
+	for (int d = 0; d < b->rank; d++)
+		if (base[d] + i[d] < 0 || base[d] + i[d] >= b->dims[d]) {
+			rt_error(in, s->pos, "tile element %lld is outside dimension %d of '%s' (size %lld)",
+			         (long long)(base[d] + i[d]), d, bname(in, buf), (long long)b->dims[d]);
+			return;
+		}
+}
+
+static void exec_copy(Interp *in, const Stmt *s)
+{
+	BufState *src = &in->bufs[s->src.buf], *dst = &in->bufs[s->dst.buf];
+	int rank = src->rank;
+	int64_t so[IR_MAX_RANK], doff[IR_MAX_RANK], i[IR_MAX_RANK] = {0};
+	if (!region_offsets(in, &s->src, rank, so) || !region_offsets(in, &s->dst, rank, doff))
+		return;
+	/* The whole on-chip side gives the extent (verify guarantees one). */
+	const BufState *ext = (!src->global && !s->src.nidx) ? src : dst;
+	if (any_empty(ext->dims, rank))
+		return;
+	bool same = src->dt == dst->dt;
+	do {
+		int64_t si = tile_offset(src, so, i), di = tile_offset(dst, doff, i);
+		if (si < 0 && !src->global)
+			return tile_error(in, s, s->src.buf, so, i);
+		if (di < 0 && !dst->global)
+			return tile_error(in, s, s->dst.buf, doff, i);
+		if (di < 0)
+			continue; /* outside the global tensor: not written */
+		if (si < 0) /* outside the global tensor: reads as 0 */
+			memset(dst->cur + di * dst->esize, 0, (size_t)dst->esize);
+		else if (same) /* bit-exact, NaN payloads included */
+			memcpy(dst->cur + di * dst->esize, src->cur + si * src->esize, (size_t)dst->esize);
+		else
+			store_elem(dst, di, load_elem(src, si), src->dt);
+	} while (next_index(i, ext->dims, rank));
+}
+
+/* C (+)= op(A) * op(B): products in f32 of the exactly converted inputs,
+ * accumulated in f32 in k order (i32, exact mod 2^32, for i8 inputs). */
+static void exec_gemm(Interp *in, const Stmt *s)
+{
+	const BufState *A = &in->bufs[s->src.buf], *B = &in->bufs[s->src2.buf];
+	BufState *C = &in->bufs[s->dst.buf];
+	int64_t M = C->dims[0], N = C->dims[1], K = A->dims[s->flag_a ? 0 : 1];
+	bool integer = !is_float(A->dt);
+	/* a[m*K + k] and bt[n*K + k]: both operands K-contiguous. */
+	size_t esz = integer ? sizeof(int64_t) : sizeof(float);
+	void *a = malloc((size_t)(M * K) * esz), *bt = malloc((size_t)(N * K) * esz);
+	if (!a || !bt) {
+		rt_error(in, s->pos, "out of memory");
+		goto done;
+	}
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t k = 0; k < K; k++) {
+			int64_t off = s->flag_a ? k * M + m : m * K + k;
+			Val v = load_elem(A, off);
+			if (integer)
+				((int64_t *)a)[m * K + k] = v.i;
+			else
+				((float *)a)[m * K + k] = (float)v.f;
+		}
+	for (int64_t k = 0; k < K; k++)
+		for (int64_t n = 0; n < N; n++) {
+			int64_t off = s->flag_b ? n * K + k : k * N + n;
+			Val v = load_elem(B, off);
+			if (integer)
+				((int64_t *)bt)[n * K + k] = v.i;
+			else
+				((float *)bt)[n * K + k] = (float)v.f;
+		}
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t n = 0; n < N; n++) {
+			Val c = s->flag_clear ? (Val){0, 0} : load_elem(C, m * N + n);
+			if (integer) {
+				const int64_t *ar = (const int64_t *)a + m * K, *br = (const int64_t *)bt + n * K;
+				uint64_t acc = (uint64_t)c.i;
+				for (int64_t k = 0; k < K; k++)
+					acc += (uint64_t)(ar[k] * br[k]);
+				c.i = dt_wrap_int(DT_I32, (int64_t)acc);
+			} else {
+				const float *ar = (const float *)a + m * K, *br = (const float *)bt + n * K;
+				float acc = (float)c.f;
+				/* Separate statements and -std=c17 (fp-contract=off): no FMA. */
+				for (int64_t k = 0; k < K; k++) {
+					float p = ar[k] * br[k];
+					acc = acc + p;
+				}
+				c.f = acc;
+			}
+			store_elem(C, m * N + n, c, C->dt);
+		}
+done:
+	free(a);
+	free(bt);
+}
+
+static void exec_fill(Interp *in, const Stmt *s)
+{
+	BufState *b = &in->bufs[s->dst.buf];
+	uint8_t pat[8] = {0};
+	if (s->kind == S_FILL) {
+		Val v = eval(in, s->value);
+		if (in->failed)
+			return;
+		BufState one = *b;
+		one.cur = pat;
+		store_elem(&one, 0, v, (DType)EX(s->value)->type);
+	}
+	for (int64_t i = 0; i < b->elems; i++)
+		memcpy(b->cur + i * b->esize, pat, (size_t)b->esize);
+}
+
+/* Splits a dense buffer around dimension dim: outer x n x inner. */
+static void split_dims(const BufState *b, int dim, int64_t *outer, int64_t *n, int64_t *inner)
+{
+	*outer = *inner = 1;
+	for (int d = 0; d < dim; d++)
+		*outer *= b->dims[d];
+	for (int d = dim + 1; d < b->rank; d++)
+		*inner *= b->dims[d];
+	*n = b->dims[dim];
+}
+
+static Val combine(ReduceOp op, DType t, Val acc, Val x)
+{
+	switch (op) {
+	case RED_SUM:
+	case RED_ABSSUM: return arith(OP_ADD, t, acc, x);
+	case RED_MAX:
+	case RED_ABSMAX: return arith(OP_MAX, t, acc, x);
+	default: return arith(OP_MIN, t, acc, x);
+	}
+}
+
+static void exec_reduce(Interp *in, const Stmt *s)
+{
+	const BufState *src = &in->bufs[s->src.buf];
+	BufState *dst = &in->bufs[s->dst.buf];
+	ReduceOp op = (ReduceOp)s->sub;
+	bool absolute = op == RED_ABSSUM || op == RED_ABSMAX;
+	int64_t outer, n, inner;
+	split_dims(src, s->dim, &outer, &n, &inner);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < inner; j++) {
+			/* Fold from the first element so no identity value (and no
+			 * -0 + 0 question) is involved; n >= 1 for allocated buffers. */
+			Val acc = {0, 0};
+			for (int64_t k = 0; k < n; k++) {
+				Val x = convert(load_elem(src, (o * n + k) * inner + j), src->dt, dst->dt);
+				if (absolute)
+					x = absval(dst->dt, x);
+				acc = k ? combine(op, dst->dt, acc, x) : x;
+			}
+			int64_t di = o * inner + j;
+			if (!s->flag_clear)
+				acc = combine(op, dst->dt, load_elem(dst, di), acc);
+			store_elem(dst, di, acc, dst->dt);
+		}
+}
+
+static void exec_cumsum(Interp *in, const Stmt *s)
+{
+	const BufState *src = &in->bufs[s->src.buf];
+	BufState *dst = &in->bufs[s->dst.buf];
+	int64_t outer, n, inner;
+	split_dims(src, s->dim, &outer, &n, &inner);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < inner; j++) {
+			Val acc = {0, 0};
+			for (int64_t step = 0; step < n; step++) {
+				int64_t k = s->flag_reverse ? n - 1 - step : step;
+				int64_t off = (o * n + k) * inner + j;
+				/* Read before write: src may be dst. */
+				Val x = convert(load_elem(src, off), src->dt, dst->dt);
+				acc = step ? arith(OP_ADD, dst->dt, acc, x) : x;
+				store_elem(dst, off, acc, dst->dt);
+			}
+		}
+}
+
+static void exec_atomic_add(Interp *in, const Stmt *s)
+{
+	BufState *g = &in->bufs[s->dst.buf];
+	if (s->value >= 0) { /* element form: full index, out of bounds is an error */
+		int64_t off;
+		if (!elem_offset(in, g, bname(in, s->dst.buf), s->dst.idx, s->dst.pos, &off))
+			return;
+		Val v = convert(eval(in, s->value), (DType)EX(s->value)->type, g->dt);
+		if (in->failed)
+			return;
+		store_elem(g, off, arith(OP_ADD, g->dt, load_elem(g, off), v), g->dt);
+		return;
+	}
+	const BufState *x = &in->bufs[s->src.buf];
+	int64_t go[IR_MAX_RANK], zero[IR_MAX_RANK] = {0}, i[IR_MAX_RANK] = {0};
+	if (!region_offsets(in, &s->dst, g->rank, go) || any_empty(x->dims, x->rank))
+		return;
+	do {
+		int64_t gi = tile_offset(g, go, i);
+		if (gi < 0)
+			continue;
+		Val v = convert(load_elem(x, tile_offset(x, zero, i)), x->dt, g->dt);
+		store_elem(g, gi, arith(OP_ADD, g->dt, load_elem(g, gi), v), g->dt);
+	} while (next_index(i, x->dims, x->rank));
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+static void exec_block(Interp *in, const Block *b);
+
+static void exec_parallel(Interp *in, const Stmt *s)
+{
+	int64_t ext[IR_MAX_RANK], i[IR_MAX_RANK] = {0};
+	int n = s->nvars;
+	if (n > IR_MAX_RANK) {
+		rt_error(in, s->pos, "parallel with more than %d variables", IR_MAX_RANK);
+		return;
+	}
+	for (int d = 0; d < n; d++)
+		ext[d] = eval(in, s->extents[d]).i;
+	if (in->failed || any_empty(ext, n))
+		return;
+	bool outer = !in->private_mode;
+	in->private_mode = true;
+	do {
+		for (int d = 0; d < n; d++)
+			in->vars[s->vars[d]] = (Val){i[d], 0};
+		private_begin(in);
+		exec_block(in, &s->body);
+	} while (!in->failed && next_index(i, ext, n));
+	if (outer) {
+		private_end(in);
+		in->private_mode = false;
+	}
+}
+
+static void exec_if(Interp *in, const Stmt *s)
+{
+	if (!s->per_thread || in->thread_mode) {
+		Val c = eval(in, s->value);
+		if (!in->failed)
+			exec_block(in, c.i ? &s->body : &s->els);
+		return;
+	}
+	if (in->private_mode) { /* verify rejects tx inside parallel */
+		rt_error(in, s->pos, "per-thread if inside parallel");
+		return;
+	}
+	in->private_mode = in->thread_mode = true;
+	for (int t = 0; t < in->k->threads && !in->failed; t++) {
+		in->vars[in->k->threadidx] = (Val){t, 0};
+		private_begin(in);
+		Val c = eval(in, s->value);
+		if (!in->failed)
+			exec_block(in, c.i ? &s->body : &s->els);
+	}
+	private_end(in);
+	in->private_mode = in->thread_mode = false;
+}
+
+static void exec_stmt(Interp *in, int32_t id)
+{
+	const Stmt *s = ST(id);
+	switch ((StmtKind)s->kind) {
+	case S_ALLOC: poison(&in->bufs[s->buf]); break;
+	case S_LET: in->vars[s->var] = eval(in, s->value); break;
+	case S_STORE: {
+		BufState *b = &in->bufs[s->dst.buf];
+		int64_t off;
+		if (!elem_offset(in, b, bname(in, s->dst.buf), s->dst.idx, s->dst.pos.line ? s->dst.pos : s->pos, &off))
+			return;
+		Val v = eval(in, s->value);
+		if (!in->failed)
+			store_elem(b, off, v, (DType)EX(s->value)->type);
+		break;
+	}
+	case S_COPY: exec_copy(in, s); break;
+	case S_GEMM: exec_gemm(in, s); break;
+	case S_CLEAR:
+	case S_FILL: exec_fill(in, s); break;
+	case S_REDUCE: exec_reduce(in, s); break;
+	case S_CUMSUM: exec_cumsum(in, s); break;
+	case S_ATOMIC_ADD: exec_atomic_add(in, s); break;
+	case S_BARRIER: break;
+	case S_PARALLEL: exec_parallel(in, s); break;
+	case S_FOR: {
+		int64_t lo = eval(in, s->lo).i, hi = eval(in, s->hi).i;
+		for (int64_t i = lo; i < hi && !in->failed; i++) {
+			in->vars[s->var] = (Val){i, 0};
+			exec_block(in, &s->body);
+		}
+		break;
+	}
+	case S_IF: exec_if(in, s); break;
+	}
+}
+
+static void exec_block(Interp *in, const Block *b)
+{
+	for (int i = 0; i < b->n && !in->failed; i++)
+		exec_stmt(in, b->ids[i]);
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+/* Value of shape symbol var v: its -D value or its argument. */
+static bool symbol_value(const Module *m, const InterpArg *args, int32_t v, int64_t *out)
+{
+	const Var *var = &m->vars.data[v];
+	*out = var->has_value ? var->value : args[var->index].ival;
+	return *out >= 0 && *out <= INT32_MAX;
+}
+
+int interp_tensor_dims(const Module *m, int k, const InterpArg *args, int argi, int64_t dims[IR_MAX_RANK])
+{
+	const Kernel *kn = &m->kernels.data[k];
+	if (argi < 0 || argi >= kn->nargs || kn->args[argi].buf < 0)
+		return -1;
+	const Buffer *b = &m->bufs.data[kn->args[argi].buf];
+	for (int d = 0; d < b->rank; d++) {
+		const Expr *e = &m->exprs.data[b->shape[d]];
+		if (e->kind == E_INT)
+			dims[d] = e->ival;
+		else if (e->kind != E_VAR || !symbol_value(m, args, e->var, &dims[d]))
+			return -1;
+	}
+	return b->rank;
+}
+
+int64_t interp_tensor_elems(const Module *m, int k, const InterpArg *args, int argi)
+{
+	int64_t dims[IR_MAX_RANK], n = 1;
+	int rank = interp_tensor_dims(m, k, args, argi, dims);
+	if (rank < 0)
+		return -1;
+	for (int d = 0; d < rank; d++) {
+		if (dims[d] && n > INT64_MAX / 16 / dims[d])
+			return -1;
+		n *= dims[d];
+	}
+	return n;
+}
+
+/* Allocates storage for every buffer allocated in the block (recursively). */
+static int alloc_bufs(Interp *in, const Block *blk)
+{
+	for (int i = 0; i < blk->n; i++) {
+		const Stmt *s = ST(blk->ids[i]);
+		if (s->kind == S_ALLOC) {
+			const Buffer *bd = &in->m->bufs.data[s->buf];
+			BufState *b = &in->bufs[s->buf];
+			if (b->block)
+				continue;
+			b->dt = (DType)bd->dtype;
+			b->esize = dtype_bytes(b->dt);
+			b->rank = bd->rank;
+			b->elems = 1;
+			for (int d = 0; d < bd->rank; d++) {
+				b->dims[d] = ir_buf_dim(in->m, bd, d);
+				b->elems *= b->dims[d];
+			}
+			b->block = b->cur = malloc((size_t)(b->elems * b->esize));
+			if (!b->block)
+				return -1;
+			if (bd->scope == SCOPE_LOCAL) {
+				b->priv = malloc((size_t)(b->elems * b->esize));
+				if (!b->priv || vec_push(&in->locals, s->buf))
+					return -1;
+			}
+			poison(b);
+		}
+		if (alloc_bufs(in, &s->body) || alloc_bufs(in, &s->els))
+			return -1;
+	}
+	return 0;
+}
+
+static int setup(Interp *in, const InterpArg *args)
+{
+	const Module *m = in->m;
+	const Kernel *k = in->k;
+	SrcPos kpos = k->pos;
+	for (size_t v = 0; v < m->vars.len; v++)
+		if (m->vars.data[v].kind == V_SYMBOL && m->vars.data[v].has_value)
+			in->vars[v].i = m->vars.data[v].value;
+	for (int a = 0; a < k->nargs; a++) {
+		const KernelArg *ka = &k->args[a];
+		if (ka->buf >= 0)
+			continue;
+		const Var *var = &m->vars.data[ka->var];
+		DType t = (DType)var->type;
+		Val *v = &in->vars[ka->var];
+		if (var->kind == V_SYMBOL) {
+			if (args[a].ival < 0 || args[a].ival > INT32_MAX) {
+				rt_error(in, var->pos, "shape symbol '%s' = %lld is out of range (0 to 2^31-1)", var->name,
+				         (long long)args[a].ival);
+				return -1;
+			}
+			v->i = args[a].ival;
+		} else if (is_float(t)) {
+			v->f = dt_round_double(t, args[a].fval);
+		} else {
+			v->i = dt_wrap_int(t, args[a].ival);
+		}
+	}
+	for (int a = 0; a < k->nargs; a++) {
+		const KernelArg *ka = &k->args[a];
+		if (ka->buf < 0)
+			continue;
+		const Buffer *bd = &m->bufs.data[ka->buf];
+		BufState *b = &in->bufs[ka->buf];
+		b->global = true;
+		b->dt = (DType)bd->dtype;
+		b->esize = dtype_bytes(b->dt);
+		b->rank = interp_tensor_dims(m, (int)(k - m->kernels.data), args, a, b->dims);
+		b->elems = interp_tensor_elems(m, (int)(k - m->kernels.data), args, a);
+		if (b->rank < 0 || b->elems < 0) {
+			rt_error(in, bd->pos, "tensor '%s' has an invalid shape", bd->name);
+			return -1;
+		}
+		size_t need = (size_t)(b->elems * b->esize);
+		if (need && (!args[a].data || args[a].bytes < need)) {
+			rt_error(in, bd->pos, "tensor '%s' needs %zu bytes but its argument has %zu", bd->name, need,
+			         args[a].data ? args[a].bytes : 0);
+			return -1;
+		}
+		b->block = b->cur = args[a].data;
+	}
+	if (alloc_bufs(in, &k->body)) {
+		rt_error(in, kpos, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
+{
+	if (!m->verified || k < 0 || (size_t)k >= m->kernels.len) {
+		diag_error(d, "interp_run needs a verified module and a valid kernel index");
+		return -1;
+	}
+	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d};
+	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
+	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);
+	if (!in.vars || !in.bufs) {
+		diag_error(d, "out of memory");
+		in.failed = true;
+		goto out;
+	}
+	if (setup(&in, args))
+		goto out;
+	int64_t grid[3] = {1, 1, 1};
+	for (int g = 0; g < in.k->ngrid && g < 3; g++) {
+		grid[g] = eval(&in, in.k->grid[g]).i;
+		if (!in.failed && grid[g] < 0)
+			rt_error(&in, m->exprs.data[in.k->grid[g]].pos, "grid dimension %d is negative (%lld)", g, (long long)grid[g]);
+	}
+	for (int64_t z = 0; z < grid[2] && !in.failed; z++)
+		for (int64_t y = 0; y < grid[1] && !in.failed; y++)
+			for (int64_t x = 0; x < grid[0] && !in.failed; x++) {
+				int64_t idx[3] = {x, y, z};
+				for (int dd = 0; dd < 3; dd++) {
+					in.blk[dd] = idx[dd];
+					if (in.k->blockidx[dd] >= 0)
+						in.vars[in.k->blockidx[dd]] = (Val){idx[dd], 0};
+				}
+				exec_block(&in, &in.k->body);
+			}
+out:
+	if (in.bufs)
+		for (size_t b = 0; b < m->bufs.len; b++)
+			if (!in.bufs[b].global) {
+				free(in.bufs[b].block);
+				free(in.bufs[b].priv);
+			}
+	free(in.bufs);
+	free(in.vars);
+	vec_free(&in.locals);
+	return in.failed ? -1 : 0;
+}

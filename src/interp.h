@@ -1,0 +1,55 @@
+/* interp.h — the CPU reference interpreter for Tile IR.
+ *
+ * interp_run executes a verified kernel on host buffers, block after block,
+ * with the exact dtype semantics of dtype.h.  It DEFINES what every backend
+ * must compute, so it is a plain tree walker that checks everything it can:
+ * out-of-bounds element accesses, integer division by zero and bad argument
+ * sizes are reported through the Diag as "file:line:col: error: ..." (with
+ * the block index), never by crashing.
+ *
+ * Evaluation rules beyond docs/tile-ir.md that backends rely on:
+ *  - every operand of &&, || and select is evaluated (there is no short
+ *    circuit; backends compute both sides), so an out-of-bounds load guarded
+ *    only by && or select is an error: guard loads with if;
+ *  - newly allocated shared/fragment/local buffers are filled with NaN
+ *    (floats) or 0xA5 bytes (integers, bool) so reads of undefined values
+ *    show up in results.
+ */
+#ifndef TILEASM_INTERP_H
+#define TILEASM_INTERP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+/* One per Kernel.args[i] (the verified argument list: tensors and scalars in
+ * declaration order, then unspecialised shape symbols).
+ *  - tensor: data points to a row-major array of the tensor's dtype in its
+ *    real byte format (f16 = 2 bytes); bytes is its size and must be at
+ *    least the tensor's size.  The interpreter reads and writes it in place.
+ *  - shape symbol: ival (>= 0, at most INT32_MAX).
+ *  - scalar parameter: ival for integer and bool types, fval for floats
+ *    (rounded to the parameter's dtype). */
+typedef struct {
+	void *data;
+	size_t bytes;
+	int64_t ival;
+	double fval;
+} InterpArg;
+
+/* Runs kernel k of the verified module m over its whole grid.  Returns 0, or
+ * -1 after reporting a diagnostic to d (runtime errors point at the IR
+ * statement or expression that failed).  Blocks run in order bz, by, bx
+ * (bx fastest); a failing run may have modified the tensors. */
+int interp_run(const Module *m, int k, const InterpArg *args, Diag *d);
+
+/* Shape of the tensor argument argi of kernel k given the symbol values in
+ * args (or their -D values).  Returns the rank and fills dims, or -1 if argi
+ * is not a tensor or a needed symbol is negative (no diagnostic). */
+int interp_tensor_dims(const Module *m, int k, const InterpArg *args, int argi, int64_t dims[IR_MAX_RANK]);
+
+/* Number of elements of that tensor (-1 as above, or on overflow). */
+int64_t interp_tensor_elems(const Module *m, int k, const InterpArg *args, int argi);
+
+#endif
