@@ -15,10 +15,11 @@ static void caret_line(StrBuf *sb, const SrcFile *src, SrcPos pos)
 	if (!src || !src->text || pos.line <= 0)
 		return;
 	const char *p = src->text, *end = src->text + src->len;
-	for (int l = 1; l < pos.line && p < end; p++)
+	int l = 1;
+	for (; l < pos.line && p < end; p++)
 		if (*p == '\n')
 			l++;
-	if (p >= end && pos.line > 1)
+	if (l < pos.line)
 		return;
 	const char *e = p;
 	while (e < end && *e != '\n' && *e != '\r')

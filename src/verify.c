@@ -278,8 +278,12 @@ static bool check_region_idx(Checker *c, const Region *r, bool need_full)
 		    r->nidx == 1 ? " is" : "s are");
 		return false;
 	}
-	for (int i = 0; i < r->nidx; i++)
-		check_int(c, r->idx[i], "an offset");
+	for (int i = 0; i < r->nidx; i++) {
+		DType t = check_expr(c, r->idx[i], DT_I32);
+		if (t != DT_VOID && !dtype_is_int(t))
+			err(c, EX(r->idx[i])->pos, "%s of '%s' must be an integer, not %s", need_full ? "index" : "offset",
+			    b->name, dtype_name(t));
+	}
 	return true;
 }
 

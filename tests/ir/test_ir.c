@@ -1,0 +1,220 @@
+/* test_ir.c — the Tile IR front end: examples round-trip through the
+ * printer, malformed inputs give precise diagnostics, and the C API holds
+ * its contracts (no crash on NULL, -D specialisation, diagnostics). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ir.h"
+#include "tileasm.h"
+
+static char *src_path(const char *rel)
+{
+	const char *root = getenv("TILEASM_SRCDIR");
+	cr_assert(root, "TILEASM_SRCDIR is not set (run through meson test)");
+	size_t n = strlen(root) + strlen(rel) + 2;
+	char *p = malloc(n);
+	snprintf(p, n, "%s/%s", root, rel);
+	return p;
+}
+
+/* Parses, specialises (optional) and verifies; asserts success. */
+static Module *load_ok(const char *name, const char *text, const Define *defs, int ndefs)
+{
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse(name, text, strlen(text), &d);
+	cr_assert(m, "parse of %s failed:\n%s", name, diag_text(&d));
+	cr_assert(ir_specialize(m, defs, ndefs, &d) == 0, "%s", diag_text(&d));
+	cr_assert(ir_verify(m, &d) == 0, "verify of %s failed:\n%s", name, diag_text(&d));
+	diag_free(&d);
+	return m;
+}
+
+static char *print_module(const Module *m)
+{
+	StrBuf sb = {0};
+	ir_print(m, &sb);
+	return sb_take(&sb);
+}
+
+Test(ir, examples_round_trip)
+{
+	char *dir = src_path("examples");
+	DIR *dp = opendir(dir);
+	cr_assert(dp, "cannot open %s", dir);
+	int count = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 5, ".tile"))
+			continue;
+		char rel[512];
+		snprintf(rel, sizeof rel, "examples/%s", de->d_name);
+		char *path = src_path(rel);
+		char *text = read_file(path, NULL);
+		cr_assert(text, "cannot read %s", path);
+		Module *a = load_ok(path, text, NULL, 0);
+		char *p1 = print_module(a);
+		Module *b = load_ok("printed", p1, NULL, 0);
+		cr_expect(ir_equal(a, b), "%s: printed text parses to different IR:\n%s", path, p1);
+		char *p2 = print_module(b);
+		cr_expect_str_eq(p1, p2, "%s: printer is not idempotent", path);
+		free(p1);
+		free(p2);
+		ir_module_free(a);
+		ir_module_free(b);
+		free(text);
+		free(path);
+		count++;
+	}
+	closedir(dp);
+	free(dir);
+	cr_expect_geq(count, 8, "expected at least 8 examples, found %d", count);
+}
+
+/* ir_equal must notice a change, or the round-trip test proves nothing. */
+Test(ir, equal_detects_differences)
+{
+	const char *a = "kernel k(A: f32[N]) grid(1) threads(64) {\n  let x = 1 + 2 * bx\n}\n";
+	const char *b = "kernel k(A: f32[N]) grid(1) threads(64) {\n  let x = (1 + 2) * bx\n}\n";
+	Module *ma = load_ok("a", a, NULL, 0), *mb = load_ok("b", b, NULL, 0);
+	cr_expect(!ir_equal(ma, mb));
+	char *pb = print_module(mb);
+	cr_expect(strstr(pb, "(1 + 2) * bx"), "parentheses lost: %s", pb);
+	free(pb);
+	ir_module_free(ma);
+	ir_module_free(mb);
+}
+
+Test(ir, float_literals_round_trip_exactly)
+{
+	const char *t = "kernel k(A: f32[N]) grid(1) threads(64) {\n"
+	                "  X = local f64[4]\n"
+	                "  X[0] = 0.1\n  X[1] = -2.5e-300\n  X[2] = -inf\n  X[3] = 1e300\n}\n";
+	Module *a = load_ok("f", t, NULL, 0);
+	char *p = print_module(a);
+	Module *b = load_ok("p", p, NULL, 0);
+	cr_expect(ir_equal(a, b), "%s", p);
+	cr_expect(strstr(p, "X[0] = 0.1\n"), "shortest form expected: %s", p);
+	free(p);
+	ir_module_free(a);
+	ir_module_free(b);
+}
+
+/* Each tests/ir/errors/NAME.tile starts with "# expect: LINE:COL: error: MSG". */
+Test(ir, diagnostics)
+{
+	char *dir = src_path("tests/ir/errors");
+	DIR *dp = opendir(dir);
+	cr_assert(dp, "cannot open %s", dir);
+	int count = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 5, ".tile"))
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		char *text = read_file(path, NULL);
+		cr_assert(text);
+		cr_assert(!strncmp(text, "# expect: ", 10), "%s: missing '# expect:' line", path);
+		char *eol = strchr(text, '\n');
+		char want[2048];
+		snprintf(want, sizeof want, "%s:%.*s\n", path, (int)TA_MIN(eol - text - 10, 500), text + 10);
+		ta_ctx *ctx = ta_ctx_create();
+		ta_module *m = NULL;
+		ta_status st = ta_parse(ctx, path, text, strlen(text), &m);
+		const char *diag = ta_ctx_diagnostics(ctx);
+		cr_expect(st == TA_ERR_PARSE || st == TA_ERR_VERIFY, "%s: accepted a malformed program", path);
+		cr_expect(m == NULL);
+		cr_expect(!strncmp(diag, want, strlen(want)), "%s:\nwant: %sgot:  %s", de->d_name, want, diag);
+		/* A caret line follows every positioned error. */
+		cr_expect(strstr(diag, "^\n") || strstr(want, ":0:0:"), "%s: no caret line:\n%s", de->d_name, diag);
+		ta_module_destroy(m);
+		ta_ctx_destroy(ctx);
+		free(text);
+		count++;
+	}
+	closedir(dp);
+	free(dir);
+	cr_expect_geq(count, 20, "expected at least 20 error cases, found %d", count);
+}
+
+Test(ir, specialization_turns_symbols_into_constants)
+{
+	char *path = src_path("examples/gemm.tile");
+	char *text = read_file(path, NULL);
+	Module *m = load_ok(path, text, NULL, 0);
+	/* A, B, C then the symbols M, K, N in order of first appearance. */
+	const Kernel *k = &m->kernels.data[0];
+	cr_assert_eq(k->nargs, 6);
+	cr_expect_str_eq(m->vars.data[k->args[3].var].name, "M");
+	cr_expect_str_eq(m->vars.data[k->args[4].var].name, "K");
+	cr_expect_str_eq(m->vars.data[k->args[5].var].name, "N");
+	ir_module_free(m);
+	Define defs[] = {{"M", 512}, {"K", 256}};
+	m = load_ok(path, text, defs, 2);
+	k = &m->kernels.data[0];
+	cr_assert_eq(k->nargs, 4);
+	cr_expect_str_eq(m->vars.data[k->args[3].var].name, "N");
+	int64_t v;
+	cr_expect(ir_const_int(m, k->grid[1], &v) && v == 4, "grid.y = ceildiv(512, 128) = 4");
+	cr_expect(!ir_const_int(m, k->grid[0], &v), "grid.x depends on N");
+	ir_module_free(m);
+	free(text);
+	free(path);
+}
+
+Test(ir, define_errors)
+{
+	ta_ctx *ctx = ta_ctx_create();
+	const char *t = "kernel k(A: f32[N], s: f32) grid(1) threads(64) {\n}\n";
+	ta_module *m = NULL;
+	cr_assert_eq(ta_ctx_define(ctx, "Q", 3), TA_OK);
+	cr_expect_eq(ta_parse(ctx, "d.tile", t, strlen(t), &m), TA_ERR_VERIFY);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "-D Q: no shape symbol named 'Q'"), "%s", ta_ctx_diagnostics(ctx));
+	ta_ctx_destroy(ctx);
+	ctx = ta_ctx_create();
+	cr_assert_eq(ta_ctx_define(ctx, "s", 3), TA_OK);
+	cr_expect_eq(ta_parse(ctx, "d.tile", t, strlen(t), &m), TA_ERR_VERIFY);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "'s' is a scalar parameter"), "%s", ta_ctx_diagnostics(ctx));
+	ta_ctx_destroy(ctx);
+}
+
+Test(api, null_and_bad_arguments_are_errors_not_crashes)
+{
+	ta_module *m = (ta_module *)0x1;
+	cr_expect_eq(ta_parse(NULL, "x", "", 0, &m), TA_ERR_INVALID);
+	ta_ctx *ctx = ta_ctx_create();
+	cr_expect_eq(ta_parse(ctx, "x", NULL, 0, &m), TA_ERR_INVALID);
+	cr_expect_eq(ta_ctx_define(ctx, "", 1), TA_ERR_INVALID);
+	cr_expect_str_eq(ta_ctx_diagnostics(NULL), "");
+	cr_expect_null(ta_module_print(NULL));
+	cr_expect_eq(ta_module_kernel_count(NULL), 0);
+	ta_module_destroy(NULL);
+	ta_ctx_destroy(NULL);
+	/* Binary junk must produce a diagnostic, not a crash. */
+	const char junk[] = "kernel \x01\xff\x00 grid";
+	cr_expect_eq(ta_parse(ctx, "junk", junk, sizeof junk, &m), TA_ERR_PARSE);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "junk:1:8: error:"), "%s", ta_ctx_diagnostics(ctx));
+	ta_ctx_destroy(ctx);
+}
+
+Test(api, module_queries)
+{
+	ta_ctx *ctx = ta_ctx_create();
+	const char *t = "kernel a(X: f32[4]) grid(1) threads(32) {\n}\nkernel b(X: f32[4]) grid(2) threads(32) {\n}\n";
+	ta_module *m = NULL;
+	cr_assert_eq(ta_parse(ctx, "two.tile", t, strlen(t), &m), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	cr_expect_eq(ta_module_kernel_count(m), 2);
+	cr_expect_str_eq(ta_module_kernel_name(m, 1), "b");
+	cr_expect_null(ta_module_kernel_name(m, 2));
+	char *p = ta_module_print(m);
+	cr_expect_str_eq(p, "kernel a(X: f32[4])\n    grid(1) threads(32) {\n}\n\n"
+	                    "kernel b(X: f32[4])\n    grid(2) threads(32) {\n}\n");
+	ta_free(p);
+	ta_module_destroy(m);
+	ta_ctx_destroy(ctx);
+}
