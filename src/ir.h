@@ -250,4 +250,15 @@ int ir_verify(Module *m, Diag *d);
 /* print.c: canonical text. */
 void ir_print(const Module *m, StrBuf *sb);
 
+/* analysis.c: which tensor arguments a kernel writes (copy/store/atomic
+ * destinations) and which it accumulates into (atomic_add: its old value is
+ * read).  Arrays have k->nargs entries. */
+void ir_written_args(const Module *m, int k, bool *written, bool *accumulated);
+
+/* api.c: the module behind a public handle, and the shared front half
+ * (parse, specialise with the context's -D values, verify). */
+struct ta_ctx;
+struct ta_module;
+Module *ta_module_ir(struct ta_module *m);
+
 #endif

@@ -1,0 +1,26 @@
+/* run.h — `tileasm run`: one kernel launch on a backend, checked against the
+ * interpreter.  cmd_run.c prepares the arguments (seeded random inputs,
+ * poisoned outputs), calls a backend, then compares. */
+#ifndef TILEASM_RUN_H
+#define TILEASM_RUN_H
+
+#include <stdbool.h>
+
+#include "interp.h"
+#include "ir.h"
+#include "target.h"
+
+typedef struct {
+	const Module *m;   /* verified, specialised with the -D values */
+	int kernel;        /* index into m->kernels */
+	Target target;     /* --target (backends that compile) */
+	InterpArg *args;   /* m->kernels[kernel].nargs entries; tensors hold host data */
+	bool *written;     /* per argument: the kernel writes this tensor */
+	int bench;         /* --bench: also time repeated launches and print them */
+} RunCase;
+
+/* Backends: run the kernel once, leaving results in rc->args[i].data.
+ * Return 0, or print an error to stderr and return 1 (2 if unavailable). */
+int run_backend_cuda(RunCase *rc); /* run_cuda.c */
+
+#endif
