@@ -1,0 +1,543 @@
+/* test_snippets.c — one small kernel per statement kind and semantic rule
+ * of the interpreter, with hand-computed expected values. */
+#include "harness.h"
+
+static Module *snip(const char *text) { return h_load("snip.tile", text, NULL, 0); }
+
+static void f32s_eq(const float *got, const float *want, int n, const char *what)
+{
+	for (int i = 0; i < n; i++) {
+		bool ok = isnan(want[i]) ? isnan(got[i]) : got[i] == want[i];
+		cr_assert(ok, "%s[%d] = %g, expected %g", what, i, got[i], want[i]);
+	}
+}
+
+Test(snippets, copy_out_of_bounds_tails)
+{
+	Module *m = snip("kernel k(A: f32[N], B: f32[8], C: f32[8], D: f32[3, 5], E: f32[4, 4])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  T = shared f32[8]\n"
+	                 "  copy(A[5], T)\n"    /* A[5..8], then zeros */
+	                 "  copy(T, B)\n"
+	                 "  copy(A[-2], T)\n"   /* zeros, then A[0..5] */
+	                 "  copy(T, C)\n"
+	                 "  U = fragment f32[4, 4]\n"
+	                 "  copy(D[1, 2], U)\n" /* D[1..2][2..4], zeros elsewhere */
+	                 "  copy(U, E)\n"
+	                 "  V = fragment f32[4]\n"
+	                 "  fill(V, 7.0)\n"
+	                 "  copy(V, A[6])\n"    /* writes A[6..8] only */
+	                 "  copy(V, A[-3])\n"   /* writes A[0] only */
+	                 "}\n");
+	float A[9], B[8], C[8], D[15], E[16];
+	for (int i = 0; i < 9; i++)
+		A[i] = (float)(i + 1);
+	for (int i = 0; i < 15; i++)
+		D[i] = (float)(100 + i);
+	memset(B, 0xff, sizeof B), memset(C, 0xff, sizeof C), memset(E, 0xff, sizeof E);
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "B", B, sizeof B);
+	h_tensor(&a, "C", C, sizeof C);
+	h_tensor(&a, "D", D, sizeof D);
+	h_tensor(&a, "E", E, sizeof E);
+	h_int(&a, "N", 9);
+	h_run(&a, NULL);
+	f32s_eq(B, (float[]){6, 7, 8, 9, 0, 0, 0, 0}, 8, "B");
+	f32s_eq(C, (float[]){0, 0, 1, 2, 3, 4, 5, 6}, 8, "C");
+	f32s_eq(E, (float[]){107, 108, 109, 0, 112, 113, 114, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 16, "E");
+	f32s_eq(A, (float[]){7, 2, 3, 4, 5, 6, 7, 7, 7}, 9, "A");
+	ir_module_free(m);
+}
+
+Test(snippets, copy_converts_dtypes)
+{
+	Module *m = snip("kernel k(A: f32[6], H: f16[6], I: i8[6], P: fp8e4m3[6], Back: f32[6])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  T = shared f32[6]\n"
+	                 "  copy(A, T)\n"
+	                 "  copy(T, H)\n"
+	                 "  copy(T, I)\n"
+	                 "  copy(T, P)\n"
+	                 "  S = shared f16[6]\n"
+	                 "  copy(H, S)\n"
+	                 "  copy(S, Back)\n"
+	                 "}\n");
+	float A[6] = {1 + 0x1p-11f, 1 + 0x3p-11f, 70000, -3.7f, 300, NAN}, Back[6];
+	uint16_t H[6];
+	int8_t I[6];
+	uint8_t P[6];
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "H", H, sizeof H);
+	h_tensor(&a, "I", I, sizeof I);
+	h_tensor(&a, "P", P, sizeof P);
+	h_tensor(&a, "Back", Back, sizeof Back);
+	h_run(&a, NULL);
+	/* f16: ties to even, overflow to inf */
+	cr_assert_eq(H[0], 0x3c00);
+	cr_assert_eq(H[1], 0x3c02);
+	cr_assert_eq(H[2], 0x7c00);
+	cr_assert_eq(H[3], 0xc366); /* -3.69921875 */
+	cr_assert_eq(H[4], 0x5cb0);
+	cr_assert_eq(H[5] & 0x7e00, 0x7e00);
+	/* i8: truncate toward zero, saturate, NaN -> 0 */
+	int8_t wi[6] = {1, 1, 127, -3, 127, 0};
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(I[i], wi[i], "I[%d] = %d", i, I[i]);
+	/* fp8 e4m3: satfinite */
+	uint8_t wp[6] = {0x38, 0x38, 0x7e, 0xc7 /* -3.75 */, 0x79 /* 288 */, 0x7f};
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(P[i], wp[i], "P[%d] = %02x", i, P[i]);
+	f32s_eq(Back, (float[]){1, 1 + 0x1p-9f, INFINITY, -3.69921875f, 300, NAN}, 6, "Back");
+	ir_module_free(m);
+}
+
+Test(snippets, reduce_dims_and_clear)
+{
+	Module *m = snip("kernel k(X: f32[3, 4], R0: f32[4], R1: f32[3], Mx: f32[3], Mn: f32[4], As: f32[3],\n"
+	                 "         Am: f32[3], One: f32[1], Acc: f32[3]) grid(1) threads(32) {\n"
+	                 "  X_s = shared f32[3, 4]\n"
+	                 "  copy(X, X_s)\n"
+	                 "  r0 = fragment f32[4]\n"
+	                 "  reduce_sum(X_s, r0, dim=0)\n"
+	                 "  copy(r0, R0)\n"
+	                 "  r1 = fragment f32[3]\n"
+	                 "  reduce_sum(X_s, r1)\n"
+	                 "  copy(r1, R1)\n"
+	                 "  fill(r1, 5.0)\n"
+	                 "  reduce_max(X_s, r1, dim=1, clear=false)\n"
+	                 "  copy(r1, Mx)\n"
+	                 "  reduce_min(X_s, r0, dim=0)\n"
+	                 "  copy(r0, Mn)\n"
+	                 "  reduce_abssum(X_s, r1)\n"
+	                 "  copy(r1, As)\n"
+	                 "  reduce_absmax(X_s, r1)\n"
+	                 "  copy(r1, Am)\n"
+	                 "  one = fragment f32[1]\n"
+	                 "  copy(R0, r0)\n"
+	                 "  reduce_sum(r0, one)\n"
+	                 "  copy(one, One)\n"
+	                 "  fill(r1, 100.0)\n"
+	                 "  reduce_sum(X_s, r1, clear=false)\n"
+	                 "  copy(r1, Acc)\n"
+	                 "}\n");
+	float X[12] = {1, -2, 3, -4, 5, 6, -7, 8, -9, 10, 11, -12};
+	float R0[4], R1[3], Mx[3], Mn[4], As[3], Am[3], One[1], Acc[3];
+	Args a = {.m = m};
+	h_tensor(&a, "X", X, sizeof X);
+	h_tensor(&a, "R0", R0, sizeof R0);
+	h_tensor(&a, "R1", R1, sizeof R1);
+	h_tensor(&a, "Mx", Mx, sizeof Mx);
+	h_tensor(&a, "Mn", Mn, sizeof Mn);
+	h_tensor(&a, "As", As, sizeof As);
+	h_tensor(&a, "Am", Am, sizeof Am);
+	h_tensor(&a, "One", One, sizeof One);
+	h_tensor(&a, "Acc", Acc, sizeof Acc);
+	h_run(&a, NULL);
+	f32s_eq(R0, (float[]){-3, 14, 7, -8}, 4, "R0");
+	f32s_eq(R1, (float[]){-2, 12, 0}, 3, "R1");
+	f32s_eq(Mx, (float[]){5, 8, 11}, 3, "Mx");
+	f32s_eq(Mn, (float[]){-9, -2, -7, -12}, 4, "Mn");
+	f32s_eq(As, (float[]){10, 26, 42}, 3, "As");
+	f32s_eq(Am, (float[]){4, 8, 12}, 3, "Am");
+	f32s_eq(One, (float[]){10}, 1, "One");
+	f32s_eq(Acc, (float[]){98, 112, 100}, 3, "Acc");
+	ir_module_free(m);
+}
+
+Test(snippets, reduce_rounds_in_destination_dtype)
+{
+	/* 2048 + 1 + 1: in f16 each add rounds back to 2048; in f32 it is 2050. */
+	Module *m = snip("kernel k(X: f16[3], H: f16[1], F: f32[1]) grid(1) threads(32) {\n"
+	                 "  X_s = shared f16[3]\n"
+	                 "  copy(X, X_s)\n"
+	                 "  h = fragment f16[1]\n"
+	                 "  f = fragment f32[1]\n"
+	                 "  reduce_sum(X_s, h)\n"
+	                 "  reduce_sum(X_s, f)\n"
+	                 "  copy(h, H)\n"
+	                 "  copy(f, F)\n"
+	                 "}\n");
+	uint16_t X[3] = {dt_f16_from_double(2048), dt_f16_from_double(1), dt_f16_from_double(1)}, H[1];
+	float F[1];
+	Args a = {.m = m};
+	h_tensor(&a, "X", X, sizeof X);
+	h_tensor(&a, "H", H, sizeof H);
+	h_tensor(&a, "F", F, sizeof F);
+	h_run(&a, NULL);
+	cr_assert_eq(dt_f16_to_double(H[0]), 2048.0);
+	cr_assert_eq(F[0], 2050.0f);
+	ir_module_free(m);
+}
+
+Test(snippets, cumsum_forward_reverse_inplace)
+{
+	Module *m = snip("kernel k(X: f32[2, 4], F: f32[2, 4], R: f32[2, 4], C0: f32[2, 4]) grid(1) threads(32) {\n"
+	                 "  X_s = shared f32[2, 4]\n"
+	                 "  copy(X, X_s)\n"
+	                 "  c = fragment f32[2, 4]\n"
+	                 "  cumsum(X_s, c)\n"
+	                 "  copy(c, F)\n"
+	                 "  cumsum(X_s, c, reverse=true)\n"
+	                 "  copy(c, R)\n"
+	                 "  cumsum(X_s, X_s, dim=0)\n"
+	                 "  copy(X_s, C0)\n"
+	                 "}\n");
+	float X[8] = {1, 2, 3, 4, 10, 20, 30, 40}, F[8], R[8], C0[8];
+	Args a = {.m = m};
+	h_tensor(&a, "X", X, sizeof X);
+	h_tensor(&a, "F", F, sizeof F);
+	h_tensor(&a, "R", R, sizeof R);
+	h_tensor(&a, "C0", C0, sizeof C0);
+	h_run(&a, NULL);
+	f32s_eq(F, (float[]){1, 3, 6, 10, 10, 30, 60, 100}, 8, "F");
+	f32s_eq(R, (float[]){10, 9, 7, 4, 100, 90, 70, 40}, 8, "R");
+	f32s_eq(C0, (float[]){1, 2, 3, 4, 11, 22, 33, 44}, 8, "C0");
+	ir_module_free(m);
+}
+
+Test(snippets, atomic_add_tile_and_element)
+{
+	Module *m = snip("kernel k(G: f32[N], H: f32[3], Hi: i32[2]) grid(2) threads(32) {\n"
+	                 "  T = fragment f32[4]\n"
+	                 "  fill(T, 1.5)\n"
+	                 "  atomic_add(G[bx * 4 + 3], T)\n" /* block 1's tile ends past N */
+	                 "  parallel (i) in (10) {\n"
+	                 "    atomic_add(H[i % 3], 1.0)\n"
+	                 "    atomic_add(Hi[i % 2], i)\n"
+	                 "  }\n"
+	                 "}\n");
+	float G[9] = {0}, H[3] = {0.5f, 0, 0};
+	int32_t Hi[2] = {100, 0};
+	Args a = {.m = m};
+	h_tensor(&a, "G", G, sizeof G);
+	h_tensor(&a, "H", H, sizeof H);
+	h_tensor(&a, "Hi", Hi, sizeof Hi);
+	h_int(&a, "N", 9);
+	h_run(&a, NULL);
+	f32s_eq(G, (float[]){0, 0, 0, 1.5f, 1.5f, 1.5f, 1.5f, 1.5f, 1.5f}, 9, "G");
+	f32s_eq(H, (float[]){8.5f, 6, 6}, 3, "H");
+	cr_assert_eq(Hi[0], 100 + 2 * (0 + 2 + 4 + 6 + 8));
+	cr_assert_eq(Hi[1], 2 * (1 + 3 + 5 + 7 + 9));
+	ir_module_free(m);
+}
+
+Test(snippets, local_private_copies)
+{
+	Module *m = snip("kernel k(Out: f32[8]) grid(1) threads(4) {\n"
+	                 "  acc = local f32[1]\n"
+	                 "  acc[0] = 10.0\n"
+	                 "  parallel (i) in (4) {\n"
+	                 "    acc[0] = acc[0] + f32(i)\n" /* each iteration starts from 10 */
+	                 "    Out[i] = acc[0]\n"
+	                 "  }\n"
+	                 "  Out[4] = acc[0]\n"              /* block-level value unchanged */
+	                 "  if tx == 1 {\n"
+	                 "    acc[0] = acc[0] * 2.0\n"
+	                 "    Out[5] = acc[0]\n"
+	                 "  }\n"
+	                 "  Out[6] = acc[0]\n"
+	                 "  acc[0] = 3.0\n"
+	                 "  Out[7] = acc[0]\n"
+	                 "}\n");
+	float Out[8];
+	memset(Out, 0xff, sizeof Out);
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, sizeof Out);
+	h_run(&a, NULL);
+	f32s_eq(Out, (float[]){10, 11, 12, 13, 10, 20, 10, 3}, 8, "Out");
+	ir_module_free(m);
+}
+
+Test(snippets, per_thread_if)
+{
+	Module *m = snip("kernel k(Cnt: i32[2], T: i32[6]) grid(1) threads(5) {\n"
+	                 "  if tx < 2 {\n"
+	                 "    atomic_add(Cnt[0], 1)\n"
+	                 "  } else {\n"
+	                 "    atomic_add(Cnt[1], 1)\n"
+	                 "    T[tx] = tx * 10\n"
+	                 "  }\n"
+	                 "  if tx == 0 {\n"
+	                 "    T[0] = T[0] + 1\n" /* runs once, not once per thread */
+	                 "  } else if tx == 1 {\n"
+	                 "    T[1] = T[1] + 7\n"
+	                 "  }\n"
+	                 "  T[5] = T[5] + 1\n" /* block level: once */
+	                 "}\n");
+	int32_t Cnt[2] = {0}, T[6] = {0};
+	Args a = {.m = m};
+	h_tensor(&a, "Cnt", Cnt, sizeof Cnt);
+	h_tensor(&a, "T", T, sizeof T);
+	h_run(&a, NULL);
+	cr_assert_eq(Cnt[0], 2);
+	cr_assert_eq(Cnt[1], 3);
+	int32_t want[6] = {1, 7, 20, 30, 40, 1};
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(T[i], want[i], "T[%d] = %d", i, T[i]);
+	ir_module_free(m);
+}
+
+static int64_t py_floordiv(int64_t a, int64_t b)
+{
+	double q = floor((double)a / (double)b);
+	return (int64_t)q;
+}
+
+Test(snippets, floor_division_and_modulo)
+{
+	Module *m = snip("kernel k(a: i32, b: i32, Out: i32[4]) grid(1) threads(32) {\n"
+	                 "  Out[0] = a // b\n"
+	                 "  Out[1] = a % b\n"
+	                 "  Out[2] = ceildiv(a, b)\n"
+	                 "  Out[3] = a * b + a\n"
+	                 "}\n");
+	static const int32_t cases[][2] = {{7, 2}, {-7, 2}, {7, -2}, {-7, -2}, {6, 3}, {-6, 3}, {0, 5},
+	                                   {1, 7}, {-1, 7}, {INT32_MIN, -1}, {65536, 65536}, {INT32_MAX, 1}};
+	for (size_t c = 0; c < TA_ARRAY_LEN(cases); c++) {
+		int32_t x = cases[c][0], y = cases[c][1], Out[4];
+		Args a = {.m = m};
+		h_tensor(&a, "Out", Out, sizeof Out);
+		h_int(&a, "a", x);
+		h_int(&a, "b", y);
+		h_run(&a, NULL);
+		int64_t q = py_floordiv(x, y), r = (int64_t)x - (int64_t)y * q;
+		int64_t cd = -py_floordiv(-(int64_t)x, y);
+		/* Results wrap to i32 (INT32_MIN // -1 = 2^31 wraps to INT32_MIN). */
+		cr_assert_eq(Out[0], (int32_t)(uint32_t)q, "%d // %d = %d", x, y, Out[0]);
+		cr_assert_eq(Out[1], (int32_t)r, "%d %% %d = %d", x, y, Out[1]);
+		cr_assert_eq(Out[2], (int32_t)(uint32_t)cd, "ceildiv(%d, %d) = %d", x, y, Out[2]);
+		cr_assert_eq(Out[3], (int32_t)(uint32_t)((int64_t)x * y + x), "%d * %d + %d = %d", x, y, x, Out[3]);
+		if (y > 0 && x >= -7 && x <= 7)
+			cr_assert(Out[1] >= 0, "modulo takes the divisor's sign");
+	}
+	ir_module_free(m);
+}
+
+Test(snippets, arithmetic_and_casts)
+{
+	Module *m = snip("kernel k(x: f16, y: f32, z: f32, Oh: f16[3], Of: f32[6], Oi: i32[4], Ob: u8[2])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  Oh[0] = x + 1.0\n"           /* f16 arithmetic: 2049 rounds to 2048 */
+	                 "  Oh[1] = x * x\n"             /* overflows f16 to inf */
+	                 "  Oh[2] = f16(y + 1.0)\n"
+	                 "  Of[0] = y + 1.0\n"           /* f32: 2049 */
+	                 "  Of[1] = f32(fp8e4m3(z))\n"   /* satfinite: 448 */
+	                 "  Of[2] = max(nan, y)\n"       /* NaN operand: the other one */
+	                 "  Of[3] = min(y, nan)\n"
+	                 "  Of[4] = f32(f64(y) / 3.0)\n"
+	                 "  Of[5] = f32(bf16(y + 3.0))\n" /* 2051 in bf16: 2048 */
+	                 "  Oi[0] = i32(-z / 270.0)\n"    /* -3.7 truncates to -3 */
+	                 "  Oi[1] = i32(z * z * z * z)\n" /* 1e12 saturates */
+	                 "  Oi[2] = i32(sqrt(-z))\n"      /* NaN -> 0 */
+	                 "  Oi[3] = i32(i8(z))\n"         /* 999 saturates to 127 */
+	                 "  Ob[0] = u8(i32(z))\n"         /* 999 wraps to 231 */
+	                 "  Ob[1] = u8(z > y)\n"
+	                 "}\n");
+	uint16_t Oh[3];
+	float Of[6];
+	int32_t Oi[4];
+	uint8_t Ob[2];
+	Args a = {.m = m};
+	h_tensor(&a, "Oh", Oh, sizeof Oh);
+	h_tensor(&a, "Of", Of, sizeof Of);
+	h_tensor(&a, "Oi", Oi, sizeof Oi);
+	h_tensor(&a, "Ob", Ob, sizeof Ob);
+	h_float(&a, "x", 2048);
+	h_float(&a, "y", 2048);
+	h_float(&a, "z", 999);
+	h_run(&a, NULL);
+	cr_assert_eq(dt_f16_to_double(Oh[0]), 2048.0);
+	cr_assert_eq(Oh[1], 0x7c00);
+	cr_assert_eq(dt_f16_to_double(Oh[2]), 2048.0); /* 2049 -> even */
+	cr_assert_eq(Of[0], 2049.0f);
+	cr_assert_eq(Of[1], 448.0f);
+	cr_assert_eq(Of[2], 2048.0f);
+	cr_assert_eq(Of[3], 2048.0f);
+	cr_assert_eq(Of[4], (float)(2048.0 / 3.0));
+	cr_assert_eq(Of[5], 2048.0f);
+	cr_assert_eq(Oi[0], -3);
+	cr_assert_eq(Oi[1], INT32_MAX);
+	cr_assert_eq(Oi[2], 0);
+	cr_assert_eq(Oi[3], 127);
+	cr_assert_eq(Ob[0], 231);
+	cr_assert_eq(Ob[1], 0);
+	ir_module_free(m);
+}
+
+Test(snippets, gemm_variants)
+{
+	/* transpose_a, clear=false accumulation, and i8 -> i32. */
+	Module *m = snip("kernel k(A: f32[3, 2], B: f32[3, 2], C: f32[2, 2], Ai: i8[2, 3], Bi: i8[3, 2],\n"
+	                 "         Ci: i32[2, 2]) grid(1) threads(32) {\n"
+	                 "  A_s = shared f32[3, 2]\n"
+	                 "  B_s = shared f32[3, 2]\n"
+	                 "  C_f = fragment f32[2, 2]\n"
+	                 "  copy(A, A_s)\n"
+	                 "  copy(B, B_s)\n"
+	                 "  fill(C_f, 100.0)\n"
+	                 "  gemm(A_s, B_s, C_f, transpose_a=true)\n"
+	                 "  copy(C_f, C)\n"
+	                 "  Ai_s = shared i8[2, 3]\n"
+	                 "  Bi_s = shared i8[3, 2]\n"
+	                 "  Ci_f = fragment i32[2, 2]\n"
+	                 "  copy(Ai, Ai_s)\n"
+	                 "  copy(Bi, Bi_s)\n"
+	                 "  gemm(Ai_s, Bi_s, Ci_f, clear=true)\n"
+	                 "  gemm(Ai_s, Bi_s, Ci_f)\n"
+	                 "  copy(Ci_f, Ci)\n"
+	                 "}\n");
+	/* A stored [K=3, M=2]; A^T = [[1, 3, 5], [2, 4, 6]]. */
+	float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4];
+	int8_t Ai[6] = {127, -128, 1, 2, 3, 4}, Bi[6] = {127, 1, -128, 1, 5, -1};
+	int32_t Ci[4];
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "B", B, sizeof B);
+	h_tensor(&a, "C", C, sizeof C);
+	h_tensor(&a, "Ai", Ai, sizeof Ai);
+	h_tensor(&a, "Bi", Bi, sizeof Bi);
+	h_tensor(&a, "Ci", Ci, sizeof Ci);
+	h_run(&a, NULL);
+	f32s_eq(C, (float[]){100 + 1 + 5, 100 + 3 + 5, 100 + 2 + 6, 100 + 4 + 6}, 4, "C");
+	int32_t want[4];
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			int32_t s = 0;
+			for (int k = 0; k < 3; k++)
+				s += Ai[i * 3 + k] * Bi[k * 2 + j];
+			want[i * 2 + j] = 2 * s;
+		}
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(Ci[i], want[i], "Ci[%d] = %d, expected %d", i, Ci[i], want[i]);
+	ir_module_free(m);
+}
+
+Test(snippets, undefined_buffers_are_poisoned)
+{
+	Module *m = snip("kernel k(Of: f32[1], Oi: i32[1], Oh: f16[1]) grid(1) threads(32) {\n"
+	                 "  U = fragment f32[2]\n"
+	                 "  I = fragment i32[1]\n"
+	                 "  H = shared f16[1]\n"
+	                 "  Of[0] = U[1]\n"
+	                 "  Oi[0] = I[0]\n"
+	                 "  copy(H, Oh)\n"
+	                 "}\n");
+	float Of[1] = {0};
+	int32_t Oi[1] = {0};
+	uint16_t Oh[1] = {0};
+	Args a = {.m = m};
+	h_tensor(&a, "Of", Of, sizeof Of);
+	h_tensor(&a, "Oi", Oi, sizeof Oi);
+	h_tensor(&a, "Oh", Oh, sizeof Oh);
+	h_run(&a, NULL);
+	cr_assert(isnan(Of[0]));
+	cr_assert_eq((uint32_t)Oi[0], 0xa5a5a5a5u);
+	cr_assert(isnan(dt_f16_to_double(Oh[0])));
+	ir_module_free(m);
+}
+
+Test(snippets, serial_loops_and_lets)
+{
+	Module *m = snip("kernel k(Out: i32[N]) grid(ceildiv(N, 4)) threads(32) {\n"
+	                 "  let base = bx * 4\n"
+	                 "  serial i in 0 .. 4 {\n"
+	                 "    let j = base + i\n"
+	                 "    if j < N {\n"
+	                 "      Out[j] = j * j\n"
+	                 "    }\n"
+	                 "  }\n"
+	                 "  unroll u in 1 .. 3 {\n"
+	                 "    if base + u < N {\n"
+	                 "      Out[base + u] = Out[base + u] + 1000 * u\n"
+	                 "    }\n"
+	                 "  }\n"
+	                 "}\n");
+	int32_t Out[10];
+	memset(Out, 0xff, sizeof Out);
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, sizeof Out);
+	h_int(&a, "N", 10);
+	h_run(&a, NULL);
+	for (int j = 0; j < 10; j++) {
+		int u = j % 4;
+		cr_assert_eq(Out[j], j * j + (u >= 1 && u < 3 ? 1000 * u : 0), "Out[%d] = %d", j, Out[j]);
+	}
+	ir_module_free(m);
+}
+
+/* ---- runtime errors ------------------------------------------------- */
+
+static void expect_error(const char *src, const char *where, const char *what, const char *param, int64_t v,
+                         size_t nelems)
+{
+	Module *m = snip(src);
+	float *Out = calloc(nelems, sizeof(float));
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, nelems * sizeof(float));
+	if (param)
+		h_int(&a, param, v);
+	char *text = NULL;
+	cr_assert_eq(h_run(&a, &text), -1, "expected a runtime error");
+	cr_assert(strstr(text, where), "diagnostic lacks '%s':\n%s", where, text);
+	cr_assert(strstr(text, what), "diagnostic lacks '%s':\n%s", what, text);
+	free(text);
+	free(Out);
+	ir_module_free(m);
+}
+
+Test(snippets, error_out_of_bounds_store)
+{
+	expect_error("kernel k(Out: f32[N]) grid(1) threads(32) {\n"
+	             "  parallel (i) in (4) {\n"
+	             "    Out[i + 2] = 1.0\n"
+	             "  }\n"
+	             "}\n",
+	             "snip.tile:3:5: error:", "index 4 is out of bounds for dimension 0 of 'Out' (size 4)", "N", 4, 4);
+}
+
+Test(snippets, error_out_of_bounds_load)
+{
+	expect_error("kernel k(Out: f32[N]) grid(2) threads(32) {\n"
+	             "  Out[0] = Out[bx * 3]\n"
+	             "}\n",
+	             "snip.tile:2:12: error:", "index 3 is out of bounds", "N", 3, 3);
+}
+
+Test(snippets, error_division_by_zero)
+{
+	expect_error("kernel k(Out: f32[4], b: i32) grid(1) threads(32) {\n"
+	             "  let q = 7\n"
+	             "  Out[0] = f32(q // b)\n"
+	             "}\n",
+	             "snip.tile:3:", "integer division by zero", "b", 0, 4);
+	expect_error("kernel k(Out: f32[4], b: i32) grid(1) threads(32) {\n"
+	             "  Out[1] = f32(5 % b)\n"
+	             "}\n",
+	             "snip.tile:2:", "integer division by zero", "b", 0, 4);
+}
+
+Test(snippets, error_select_evaluates_both_sides)
+{
+	/* select is not a guard: backends compute both operands. */
+	expect_error("kernel k(Out: f32[N]) grid(1) threads(32) {\n"
+	             "  let i = 5\n"
+	             "  Out[0] = select(i < N, Out[i], 0.0)\n"
+	             "}\n",
+	             "snip.tile:3:", "out of bounds", "N", 4, 4);
+}
+
+Test(snippets, error_short_tensor_argument)
+{
+	Module *m = snip("kernel k(Out: f32[N]) grid(1) threads(32) {\n  Out[0] = 1.0\n}\n");
+	float Out[3];
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, sizeof Out);
+	h_int(&a, "N", 4);
+	char *text = NULL;
+	cr_assert_eq(h_run(&a, &text), -1);
+	cr_assert(strstr(text, "needs 16 bytes but its argument has 12"), "%s", text);
+	free(text);
+	ir_module_free(m);
+}
