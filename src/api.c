@@ -82,6 +82,16 @@ TA_API ta_status ta_ctx_define(ta_ctx *c, const char *name, int64_t value)
 
 Module *ta_module_ir(ta_module *m) { return m ? m->m : NULL; }
 
+Diag *ta_ctx_diag(ta_ctx *c) { return &c->diag; }
+
+ta_module *ta_module_wrap(Module *m)
+{
+	ta_module *tm = malloc(sizeof *tm);
+	if (tm)
+		tm->m = m;
+	return tm;
+}
+
 /* Parse, specialise and verify: the front half of every compile. */
 Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st)
 {
@@ -108,13 +118,10 @@ TA_API ta_status ta_parse(ta_ctx *c, const char *filename, const char *text, siz
 	Module *m = ta_frontend(c, filename, text, len, &st);
 	if (!m)
 		return st;
-	ta_module *tm = malloc(sizeof *tm);
-	if (!tm) {
+	if (!(*out = ta_module_wrap(m))) {
 		ir_module_free(m);
 		return TA_ERR_NOMEM;
 	}
-	tm->m = m;
-	*out = tm;
 	return TA_OK;
 }
 

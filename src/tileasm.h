@@ -69,6 +69,80 @@ TA_API int ta_module_kernel_count(const ta_module *m);
 TA_API const char *ta_module_kernel_name(const ta_module *m, int index);
 TA_API void ta_free(void *p);
 
+/* ---- building IR programmatically ---------------------------------------
+ * A builder creates one module statement by statement, in source order.
+ * Handles (ta_expr, ta_buf, ta_var) are small integers; a negative handle
+ * means an earlier call failed, and passing it on makes later calls fail too,
+ * so a host may check only ta_build_finish.  ta_build_finish verifies the
+ * module; its diagnostics point into the module's canonical text (as printed
+ * by ta_module_print) under the name given to ta_build_begin. */
+typedef int32_t ta_expr;
+typedef int32_t ta_buf;
+typedef int32_t ta_var;
+typedef struct ta_builder ta_builder;
+
+typedef enum ta_dtype {
+	TA_BOOL = 1, TA_I8, TA_U8, TA_I16, TA_I32, TA_U32, TA_I64, TA_F16, TA_BF16, TA_F32, TA_F64,
+	TA_FP8E4M3, TA_FP8E5M2,
+} ta_dtype;
+typedef enum ta_scope { TA_SHARED = 1, TA_FRAGMENT, TA_LOCAL } ta_scope;
+typedef enum ta_op {
+	TA_OP_NEG, TA_OP_NOT,
+	TA_OP_ADD, TA_OP_SUB, TA_OP_MUL, TA_OP_DIV, TA_OP_FLOORDIV, TA_OP_MOD,
+	TA_OP_EQ, TA_OP_NE, TA_OP_LT, TA_OP_LE, TA_OP_GT, TA_OP_GE, TA_OP_AND, TA_OP_OR,
+	TA_OP_MIN, TA_OP_MAX, TA_OP_ABS, TA_OP_EXP, TA_OP_EXP2, TA_OP_LOG, TA_OP_LOG2, TA_OP_SQRT,
+	TA_OP_RSQRT, TA_OP_TANH, TA_OP_SELECT, TA_OP_CEILDIV,
+} ta_op;
+typedef enum ta_loop { TA_SERIAL, TA_UNROLL, TA_PIPELINED } ta_loop;
+typedef enum ta_reduce { TA_REDUCE_SUM, TA_REDUCE_MAX, TA_REDUCE_MIN, TA_REDUCE_ABSSUM, TA_REDUCE_ABSMAX } ta_reduce;
+enum { TA_GEMM_TRANSPOSE_A = 1, TA_GEMM_TRANSPOSE_B = 2, TA_GEMM_CLEAR = 4 };
+
+TA_API ta_builder *ta_build_begin(ta_ctx *ctx, const char *name);
+/* Discards an unfinished builder. */
+TA_API void ta_build_abort(ta_builder *b);
+/* Verifies and hands over the module (also frees the builder, success or not). */
+TA_API ta_status ta_build_finish(ta_builder *b, ta_module **out);
+
+/* Kernel header: parameters first, then grid, then the body. Dims are
+ * decimal constants ("128") or shape symbol names ("M"). */
+TA_API ta_status ta_build_kernel(ta_builder *b, const char *name, int threads);
+TA_API ta_buf ta_build_tensor(ta_builder *b, const char *name, ta_dtype t, int rank, const char *const *dims);
+TA_API ta_var ta_build_scalar(ta_builder *b, const char *name, ta_dtype t);
+TA_API ta_status ta_build_grid(ta_builder *b, int n, const ta_expr *dims);
+
+/* Expressions. ta_build_name finds bx/by/bz/tx, parameters, symbols, lets and loop variables. */
+TA_API ta_expr ta_build_int(ta_builder *b, int64_t v);
+TA_API ta_expr ta_build_float(ta_builder *b, double v);
+TA_API ta_expr ta_build_bool(ta_builder *b, int v);
+TA_API ta_expr ta_build_ref(ta_builder *b, ta_var v);
+TA_API ta_expr ta_build_name(ta_builder *b, const char *name);
+TA_API ta_expr ta_build_load(ta_builder *b, ta_buf buf, int n, const ta_expr *idx);
+TA_API ta_expr ta_build_op(ta_builder *b, ta_op op, int n, const ta_expr *args);
+TA_API ta_expr ta_build_cast(ta_builder *b, ta_dtype t, ta_expr x);
+
+/* Statements (appended to the innermost open block). Offsets: n == 0 means
+ * the whole buffer. */
+TA_API ta_buf ta_build_alloc(ta_builder *b, const char *name, ta_scope s, ta_dtype t, int rank, const int64_t *shape);
+TA_API ta_var ta_build_let(ta_builder *b, const char *name, ta_expr value);
+TA_API ta_status ta_build_store(ta_builder *b, ta_buf buf, int n, const ta_expr *idx, ta_expr value);
+TA_API ta_status ta_build_copy(ta_builder *b, ta_buf src, int nsrc, const ta_expr *src_off, ta_buf dst, int ndst,
+                               const ta_expr *dst_off);
+TA_API ta_status ta_build_gemm(ta_builder *b, ta_buf a, ta_buf bm, ta_buf c, int flags);
+TA_API ta_status ta_build_clear(ta_builder *b, ta_buf buf);
+TA_API ta_status ta_build_fill(ta_builder *b, ta_buf buf, ta_expr value);
+TA_API ta_status ta_build_reduce(ta_builder *b, ta_reduce op, ta_buf src, ta_buf dst, int dim, int clear);
+TA_API ta_status ta_build_cumsum(ta_builder *b, ta_buf src, ta_buf dst, int dim, int reverse);
+/* Tile form when value < 0 (src gives the extent), element form otherwise. */
+TA_API ta_status ta_build_atomic_add(ta_builder *b, ta_buf dst, int n, const ta_expr *idx, ta_buf src, ta_expr value);
+TA_API ta_status ta_build_barrier(ta_builder *b);
+/* Blocks: each *_begin opens a body closed by ta_build_end. */
+TA_API ta_var ta_build_for(ta_builder *b, ta_loop kind, const char *var, ta_expr lo, ta_expr hi, int stages);
+/* Returns the first loop variable; the others follow it (v, v + 1, ...). */
+TA_API ta_var ta_build_parallel(ta_builder *b, int n, const char *const *vars, const ta_expr *extents);
+TA_API ta_status ta_build_if(ta_builder *b, ta_expr cond);
+TA_API ta_status ta_build_else(ta_builder *b);
+TA_API ta_status ta_build_end(ta_builder *b);
+
 #ifdef __cplusplus
 }
 #endif

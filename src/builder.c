@@ -1,0 +1,611 @@
+/* builder.c — the public IR builder (ta_build_* in tileasm.h).
+ *
+ * Calls append nodes to a Module exactly as the parser would.  The finished
+ * module is printed and read back through the normal front end, which both
+ * verifies it and gives its diagnostics real line:column positions in the
+ * canonical text (a host can print that text to see what it built).
+ */
+#include "ir.h"
+#include "tileasm.h"
+
+_Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2, "ta_dtype mirrors DType");
+_Static_assert((int)TA_SHARED == SCOPE_SHARED && (int)TA_LOCAL == SCOPE_LOCAL, "ta_scope mirrors Scope");
+_Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD, "ta_op mirrors Op");
+_Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
+_Static_assert((int)TA_REDUCE_ABSMAX == RED_ABSMAX, "ta_reduce mirrors ReduceOp");
+
+Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st);
+Diag *ta_ctx_diag(ta_ctx *c);
+ta_module *ta_module_wrap(Module *m);
+
+typedef struct {
+	int32_t stmt;  /* owning statement, -1 for the kernel body */
+	bool els;      /* filling the else block of an if */
+	size_t names;  /* name-stack height when the block opened */
+	VEC(int32_t) ids;
+} Frame;
+
+typedef struct {
+	const char *name;
+	int32_t var;
+} BName;
+
+struct ta_builder {
+	ta_ctx *ctx;
+	Module *m;
+	const char *name;
+	bool failed, in_kernel;
+	Kernel k;
+	VEC(KernelArg) args;
+	VEC(Frame) frames;
+	VEC(BName) names;
+};
+
+static void fail(ta_builder *b, const char *fn, const char *msg)
+{
+	if (!b->failed)
+		diag_at(ta_ctx_diag(b->ctx), DIAG_ERROR, &(SrcFile){b->name, NULL, 0}, (SrcPos){0, 0}, "%s: %s", fn, msg);
+	b->failed = true;
+}
+
+/* Guard for entry points: a NULL or failed builder, or a failed
+ * precondition, returns `bad` (-1 for handles, TA_ERR_INVALID for status). */
+#define GUARD(b, fn, cond, msg, bad)             \
+	do {                                         \
+		if (!(b) || (b)->failed)                 \
+			return bad;                          \
+		if (!(cond)) {                           \
+			fail((b), (fn), (msg));              \
+			return bad;                          \
+		}                                        \
+	} while (0)
+#define CHECK(b, fn, cond, msg) GUARD(b, fn, cond, msg, -1)
+#define CHECKS(b, fn, cond, msg) GUARD(b, fn, cond, msg, TA_ERR_INVALID)
+
+static bool expr_ok(ta_builder *b, ta_expr e) { return e >= 0 && (size_t)e < b->m->exprs.len; }
+static bool buf_ok(ta_builder *b, ta_buf x) { return x >= 0 && (size_t)x < b->m->bufs.len; }
+static bool dtype_ok(ta_dtype t) { return t >= TA_BOOL && t <= TA_FP8E5M2; }
+
+static const char *dup(ta_builder *b, const char *s) { return arena_strndup(&b->m->arena, s, strlen(s)); }
+
+TA_API ta_builder *ta_build_begin(ta_ctx *ctx, const char *name)
+{
+	if (!ctx)
+		return NULL;
+	ta_builder *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->ctx = ctx;
+	b->m = ir_module_new(name ? name : "<built>", "", 0);
+	if (!b->m) {
+		free(b);
+		return NULL;
+	}
+	b->name = b->m->src.name;
+	return b;
+}
+
+static void free_frames(ta_builder *b)
+{
+	for (size_t i = 0; i < b->frames.len; i++)
+		vec_free(&b->frames.data[i].ids);
+	vec_free(&b->frames);
+}
+
+TA_API void ta_build_abort(ta_builder *b)
+{
+	if (!b)
+		return;
+	free_frames(b);
+	vec_free(&b->args);
+	vec_free(&b->names);
+	ir_module_free(b->m);
+	free(b);
+}
+
+static int32_t *copy_ids(ta_builder *b, const int32_t *ids, size_t n)
+{
+	if (!n)
+		return NULL;
+	int32_t *p = arena_alloc(&b->m->arena, n * sizeof *p);
+	if (p)
+		memcpy(p, ids, n * sizeof *p);
+	else
+		fail(b, "ta_build", "out of memory");
+	return p;
+}
+
+static int32_t push_stmt(ta_builder *b, const char *fn, Stmt s)
+{
+	if (!b->in_kernel || !b->frames.len) {
+		fail(b, fn, "no kernel is open (call ta_build_kernel first)");
+		return -1;
+	}
+	int32_t id = ir_add_stmt(b->m, s);
+	if (id < 0 || vec_push(&b->frames.data[b->frames.len - 1].ids, id)) {
+		fail(b, fn, "out of memory");
+		return -1;
+	}
+	return id;
+}
+
+static Stmt stmt(StmtKind k)
+{
+	Stmt s = {.kind = (uint8_t)k, .value = -1, .var = -1, .buf = -1, .lo = -1, .hi = -1, .dim = -1};
+	s.dst.buf = s.src.buf = s.src2.buf = -1;
+	return s;
+}
+
+static int32_t add_name(ta_builder *b, const char *name, int32_t var)
+{
+	if (var >= 0 && vec_push(&b->names, ((BName){name, var}))) {
+		fail(b, "ta_build", "out of memory");
+		return -1;
+	}
+	return var;
+}
+
+static int32_t new_var(ta_builder *b, const char *name, VarKind kind, DType t)
+{
+	const char *n = dup(b, name);
+	int32_t v = n ? ir_add_var(b->m, (Var){.name = n, .kind = (uint8_t)kind, .type = (uint8_t)t}) : -1;
+	if (v < 0) {
+		fail(b, "ta_build", "out of memory");
+		return -1;
+	}
+	return add_name(b, n, v);
+}
+
+static void close_kernel(ta_builder *b)
+{
+	if (!b->in_kernel)
+		return;
+	b->in_kernel = false;
+	if (b->frames.len != 1) {
+		fail(b, "ta_build_finish", "a block is still open (missing ta_build_end)");
+		return;
+	}
+	if (!b->k.ngrid) {
+		fail(b, "ta_build_finish", "kernel has no grid (call ta_build_grid)");
+		return;
+	}
+	Frame *f = &b->frames.data[0];
+	b->k.body.n = (int32_t)f->ids.len;
+	b->k.body.ids = copy_ids(b, f->ids.data, f->ids.len);
+	b->k.nargs = (int32_t)b->args.len;
+	b->k.args = arena_alloc(&b->m->arena, (b->args.len + 1) * sizeof(KernelArg));
+	if (!b->k.args) {
+		fail(b, "ta_build", "out of memory");
+		return;
+	}
+	if (b->args.len)
+		memcpy(b->k.args, b->args.data, b->args.len * sizeof(KernelArg));
+	if (vec_push(&b->m->kernels, b->k))
+		fail(b, "ta_build", "out of memory");
+	free_frames(b);
+	b->args.len = 0;
+	b->names.len = 0;
+}
+
+TA_API ta_status ta_build_kernel(ta_builder *b, const char *name, int threads)
+{
+	CHECKS(b, "ta_build_kernel", name && *name, "kernel needs a name");
+	close_kernel(b);
+	if (b->failed)
+		return TA_ERR_INVALID;
+	memset(&b->k, 0, sizeof b->k);
+	b->k.name = dup(b, name);
+	b->k.threads = threads;
+	b->in_kernel = true;
+	static const char *const builtins[] = {"bx", "by", "bz", "tx"};
+	for (int i = 0; i < 4; i++) {
+		int32_t v = new_var(b, builtins[i], i < 3 ? V_BLOCKIDX : V_THREADIDX, DT_I32);
+		if (v < 0)
+			return TA_ERR_NOMEM;
+		b->m->vars.data[v].index = i < 3 ? i : 0;
+		if (i < 3)
+			b->k.blockidx[i] = v;
+		else
+			b->k.threadidx = v;
+	}
+	Frame f = {.stmt = -1};
+	if (vec_push(&b->frames, f)) {
+		fail(b, "ta_build_kernel", "out of memory");
+		return TA_ERR_NOMEM;
+	}
+	return TA_OK;
+}
+
+static int32_t lookup(ta_builder *b, const char *name)
+{
+	for (size_t i = b->names.len; i-- > 0;)
+		if (!strcmp(b->names.data[i].name, name))
+			return b->names.data[i].var;
+	return -1;
+}
+
+static int32_t mkexpr(ta_builder *b, Expr e)
+{
+	e.a = e.kind == E_UNARY || e.kind == E_BINARY || e.kind == E_CAST ? e.a : -1;
+	int32_t id = ir_add_expr(b->m, e);
+	if (id < 0)
+		fail(b, "ta_build", "out of memory");
+	return id;
+}
+
+TA_API ta_buf ta_build_tensor(ta_builder *b, const char *name, ta_dtype t, int rank, const char *const *dims)
+{
+	CHECK(b, "ta_build_tensor", b->in_kernel && b->frames.len == 1 && !b->frames.data[0].ids.len,
+	      "parameters come before the kernel body");
+	CHECK(b, "ta_build_tensor", name && dtype_ok(t) && rank >= 1 && rank <= IR_MAX_RANK && dims,
+	      "bad name, dtype or rank");
+	Buffer buf = {.name = dup(b, name), .scope = SCOPE_GLOBAL, .dtype = (uint8_t)t, .rank = (uint8_t)rank,
+	              .param = (int32_t)b->args.len};
+	for (int d = 0; d < rank; d++) {
+		CHECK(b, "ta_build_tensor", dims[d] && *dims[d], "empty dimension");
+		char *end;
+		long long v = strtoll(dims[d], &end, 10);
+		if (!*end) {
+			buf.shape[d] = ir_int(b->m, v, (SrcPos){0, 0});
+		} else {
+			int32_t var = lookup(b, dims[d]);
+			if (var < 0)
+				var = new_var(b, dims[d], V_SYMBOL, DT_I32);
+			CHECK(b, "ta_build_tensor", var >= 0 && b->m->vars.data[var].kind == V_SYMBOL,
+			      "dimension names something that is not a shape symbol");
+			buf.shape[d] = mkexpr(b, (Expr){.kind = E_VAR, .var = var, .buf = -1, .b = -1});
+		}
+		CHECK(b, "ta_build_tensor", buf.shape[d] >= 0, "out of memory");
+	}
+	int32_t id = ir_add_buf(b->m, buf);
+	CHECK(b, "ta_build_tensor", id >= 0 && !vec_push(&b->args, ((KernelArg){-1, id})), "out of memory");
+	return id;
+}
+
+TA_API ta_var ta_build_scalar(ta_builder *b, const char *name, ta_dtype t)
+{
+	CHECK(b, "ta_build_scalar", b->in_kernel && b->frames.len == 1 && !b->frames.data[0].ids.len,
+	      "parameters come before the kernel body");
+	CHECK(b, "ta_build_scalar", name && dtype_ok(t), "bad name or dtype");
+	int32_t v = new_var(b, name, V_PARAM, (DType)t);
+	CHECK(b, "ta_build_scalar", v >= 0 && !vec_push(&b->args, ((KernelArg){v, -1})), "out of memory");
+	return v;
+}
+
+TA_API ta_status ta_build_grid(ta_builder *b, int n, const ta_expr *dims)
+{
+	CHECKS(b, "ta_build_grid", b->in_kernel && n >= 1 && n <= 3 && dims, "grid has 1 to 3 dimensions");
+	for (int i = 0; i < n; i++) {
+		CHECKS(b, "ta_build_grid", expr_ok(b, dims[i]), "invalid expression handle");
+		b->k.grid[i] = dims[i];
+	}
+	b->k.ngrid = n;
+	return TA_OK;
+}
+
+TA_API ta_expr ta_build_int(ta_builder *b, int64_t v)
+{
+	CHECK(b, "ta_build_int", true, "");
+	return mkexpr(b, (Expr){.kind = E_INT, .ival = v, .var = -1, .buf = -1, .b = -1});
+}
+
+TA_API ta_expr ta_build_float(ta_builder *b, double v)
+{
+	CHECK(b, "ta_build_float", true, "");
+	return mkexpr(b, (Expr){.kind = E_FLOAT, .fval = v, .var = -1, .buf = -1, .b = -1});
+}
+
+TA_API ta_expr ta_build_bool(ta_builder *b, int v)
+{
+	CHECK(b, "ta_build_bool", true, "");
+	return mkexpr(b, (Expr){.kind = E_BOOL, .ival = v != 0, .var = -1, .buf = -1, .b = -1});
+}
+
+TA_API ta_expr ta_build_ref(ta_builder *b, ta_var v)
+{
+	CHECK(b, "ta_build_ref", v >= 0 && (size_t)v < b->m->vars.len, "invalid variable handle");
+	return mkexpr(b, (Expr){.kind = E_VAR, .var = v, .buf = -1, .b = -1});
+}
+
+TA_API ta_expr ta_build_name(ta_builder *b, const char *name)
+{
+	CHECK(b, "ta_build_name", name != NULL, "NULL name");
+	int32_t v = lookup(b, name);
+	CHECK(b, "ta_build_name", v >= 0, "no variable of that name is in scope");
+	return ta_build_ref(b, v);
+}
+
+static int32_t *expr_list(ta_builder *b, const char *fn, int n, const ta_expr *ids)
+{
+	for (int i = 0; i < n; i++)
+		if (!expr_ok(b, ids[i])) {
+			fail(b, fn, "invalid expression handle");
+			return NULL;
+		}
+	return copy_ids(b, ids, (size_t)n);
+}
+
+TA_API ta_expr ta_build_load(ta_builder *b, ta_buf buf, int n, const ta_expr *idx)
+{
+	CHECK(b, "ta_build_load", buf_ok(b, buf) && n >= 1 && idx, "invalid buffer or index list");
+	Expr e = {.kind = E_LOAD, .buf = buf, .var = -1, .b = -1, .nargs = n};
+	e.args = expr_list(b, "ta_build_load", n, idx);
+	CHECK(b, "ta_build_load", e.args, "invalid index");
+	return mkexpr(b, e);
+}
+
+TA_API ta_expr ta_build_op(ta_builder *b, ta_op op, int n, const ta_expr *args)
+{
+	CHECK(b, "ta_build_op", op >= TA_OP_NEG && op <= TA_OP_CEILDIV && args, "unknown operator");
+	int want = op <= TA_OP_NOT ? 1 : op <= TA_OP_OR ? 2 : op == TA_OP_SELECT ? 3
+	           : (op == TA_OP_MIN || op == TA_OP_MAX || op == TA_OP_CEILDIV) ? 2 : 1;
+	CHECK(b, "ta_build_op", n == want, "wrong number of operands");
+	for (int i = 0; i < n; i++)
+		CHECK(b, "ta_build_op", expr_ok(b, args[i]), "invalid expression handle");
+	Expr e = {.op = (uint8_t)op, .var = -1, .buf = -1, .a = args[0], .b = -1};
+	if (op <= TA_OP_NOT) {
+		e.kind = E_UNARY;
+	} else if (op <= TA_OP_OR) {
+		e.kind = E_BINARY;
+		e.b = args[1];
+	} else {
+		e.kind = E_CALL;
+		e.nargs = n;
+		e.args = copy_ids(b, args, (size_t)n);
+	}
+	return mkexpr(b, e);
+}
+
+TA_API ta_expr ta_build_cast(ta_builder *b, ta_dtype t, ta_expr x)
+{
+	CHECK(b, "ta_build_cast", dtype_ok(t) && expr_ok(b, x), "bad dtype or expression");
+	return mkexpr(b, (Expr){.kind = E_CAST, .cast_to = (uint8_t)t, .a = x, .var = -1, .buf = -1, .b = -1});
+}
+
+TA_API ta_buf ta_build_alloc(ta_builder *b, const char *name, ta_scope s, ta_dtype t, int rank, const int64_t *shape)
+{
+	CHECK(b, "ta_build_alloc", name && s >= TA_SHARED && s <= TA_LOCAL && dtype_ok(t) && rank >= 1 &&
+	      rank <= IR_MAX_RANK && shape, "bad name, scope, dtype or shape");
+	Buffer buf = {.name = dup(b, name), .scope = (uint8_t)s, .dtype = (uint8_t)t, .rank = (uint8_t)rank, .param = -1};
+	for (int d = 0; d < rank; d++)
+		buf.shape[d] = ir_int(b->m, shape[d], (SrcPos){0, 0});
+	int32_t id = ir_add_buf(b->m, buf);
+	CHECK(b, "ta_build_alloc", id >= 0, "out of memory");
+	Stmt st = stmt(S_ALLOC);
+	st.buf = id;
+	return push_stmt(b, "ta_build_alloc", st) < 0 ? -1 : id;
+}
+
+TA_API ta_var ta_build_let(ta_builder *b, const char *name, ta_expr value)
+{
+	CHECK(b, "ta_build_let", name && expr_ok(b, value), "bad name or value");
+	Stmt st = stmt(S_LET);
+	st.value = value;
+	if (push_stmt(b, "ta_build_let", st) < 0)
+		return -1;
+	int32_t v = new_var(b, name, V_LET, DT_VOID);
+	b->m->stmts.data[b->m->stmts.len - 1].var = v;
+	return v;
+}
+
+static bool region(ta_builder *b, const char *fn, Region *r, ta_buf buf, int n, const ta_expr *idx)
+{
+	if (!buf_ok(b, buf) || n < 0 || (n && !idx)) {
+		fail(b, fn, "invalid buffer or offsets");
+		return false;
+	}
+	r->buf = buf;
+	r->nidx = n;
+	r->idx = n ? expr_list(b, fn, n, idx) : NULL;
+	return !b->failed;
+}
+
+TA_API ta_status ta_build_store(ta_builder *b, ta_buf buf, int n, const ta_expr *idx, ta_expr value)
+{
+	CHECKS(b, "ta_build_store", expr_ok(b, value) && n >= 1, "bad value or index");
+	Stmt st = stmt(S_STORE);
+	st.value = value;
+	if (!region(b, "ta_build_store", &st.dst, buf, n, idx))
+		return TA_ERR_INVALID;
+	return push_stmt(b, "ta_build_store", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_copy(ta_builder *b, ta_buf src, int nsrc, const ta_expr *src_off, ta_buf dst, int ndst,
+                               const ta_expr *dst_off)
+{
+	CHECKS(b, "ta_build_copy", true, "");
+	Stmt st = stmt(S_COPY);
+	if (!region(b, "ta_build_copy", &st.src, src, nsrc, src_off) ||
+	    !region(b, "ta_build_copy", &st.dst, dst, ndst, dst_off))
+		return TA_ERR_INVALID;
+	return push_stmt(b, "ta_build_copy", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_gemm(ta_builder *b, ta_buf a, ta_buf bm, ta_buf c, int flags)
+{
+	CHECKS(b, "ta_build_gemm", !(flags & ~7), "unknown flags");
+	Stmt st = stmt(S_GEMM);
+	if (!region(b, "ta_build_gemm", &st.src, a, 0, NULL) || !region(b, "ta_build_gemm", &st.src2, bm, 0, NULL) ||
+	    !region(b, "ta_build_gemm", &st.dst, c, 0, NULL))
+		return TA_ERR_INVALID;
+	st.flag_a = flags & TA_GEMM_TRANSPOSE_A;
+	st.flag_b = flags & TA_GEMM_TRANSPOSE_B;
+	st.flag_clear = flags & TA_GEMM_CLEAR;
+	return push_stmt(b, "ta_build_gemm", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+static ta_status fill_like(ta_builder *b, const char *fn, StmtKind k, ta_buf buf, ta_expr value)
+{
+	CHECKS(b, fn, k == S_CLEAR || expr_ok(b, value), "invalid value");
+	Stmt st = stmt(k);
+	st.value = k == S_FILL ? value : -1;
+	if (!region(b, fn, &st.dst, buf, 0, NULL))
+		return TA_ERR_INVALID;
+	return push_stmt(b, fn, st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_clear(ta_builder *b, ta_buf buf) { return fill_like(b, "ta_build_clear", S_CLEAR, buf, -1); }
+TA_API ta_status ta_build_fill(ta_builder *b, ta_buf buf, ta_expr v) { return fill_like(b, "ta_build_fill", S_FILL, buf, v); }
+
+static ta_status scan_like(ta_builder *b, const char *fn, StmtKind k, int sub, ta_buf src, ta_buf dst, int dim,
+                           bool flag)
+{
+	CHECKS(b, fn, dim >= -1, "dim must be -1 (last) or a dimension index");
+	Stmt st = stmt(k);
+	st.sub = (uint8_t)sub;
+	st.dim = dim;
+	if (k == S_REDUCE)
+		st.flag_clear = flag;
+	else
+		st.flag_reverse = flag;
+	if (!region(b, fn, &st.src, src, 0, NULL) || !region(b, fn, &st.dst, dst, 0, NULL))
+		return TA_ERR_INVALID;
+	return push_stmt(b, fn, st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_reduce(ta_builder *b, ta_reduce op, ta_buf src, ta_buf dst, int dim, int clear)
+{
+	CHECKS(b, "ta_build_reduce", op >= TA_REDUCE_SUM && op <= TA_REDUCE_ABSMAX, "unknown reduction");
+	return scan_like(b, "ta_build_reduce", S_REDUCE, op, src, dst, dim, clear != 0);
+}
+
+TA_API ta_status ta_build_cumsum(ta_builder *b, ta_buf src, ta_buf dst, int dim, int reverse)
+{
+	return scan_like(b, "ta_build_cumsum", S_CUMSUM, 0, src, dst, dim, reverse != 0);
+}
+
+TA_API ta_status ta_build_atomic_add(ta_builder *b, ta_buf dst, int n, const ta_expr *idx, ta_buf src, ta_expr value)
+{
+	CHECKS(b, "ta_build_atomic_add", value < 0 || expr_ok(b, value), "invalid value");
+	Stmt st = stmt(S_ATOMIC_ADD);
+	if (!region(b, "ta_build_atomic_add", &st.dst, dst, n, idx))
+		return TA_ERR_INVALID;
+	if (value >= 0)
+		st.value = value;
+	else if (!region(b, "ta_build_atomic_add", &st.src, src, 0, NULL))
+		return TA_ERR_INVALID;
+	return push_stmt(b, "ta_build_atomic_add", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_barrier(ta_builder *b)
+{
+	CHECKS(b, "ta_build_barrier", true, "");
+	return push_stmt(b, "ta_build_barrier", stmt(S_BARRIER)) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+static int open_block(ta_builder *b, const char *fn, int32_t sid, bool els)
+{
+	Frame f = {.stmt = sid, .els = els, .names = b->names.len};
+	if (vec_push(&b->frames, f)) {
+		fail(b, fn, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+TA_API ta_var ta_build_for(ta_builder *b, ta_loop kind, const char *var, ta_expr lo, ta_expr hi, int stages)
+{
+	CHECK(b, "ta_build_for", kind >= TA_SERIAL && kind <= TA_PIPELINED && var && expr_ok(b, lo) && expr_ok(b, hi),
+	      "bad loop kind, variable or bounds");
+	Stmt st = stmt(S_FOR);
+	st.sub = (uint8_t)kind;
+	st.lo = lo;
+	st.hi = hi;
+	st.stages = kind == TA_PIPELINED ? stages : 0;
+	int32_t sid = push_stmt(b, "ta_build_for", st);
+	if (sid < 0 || open_block(b, "ta_build_for", sid, false))
+		return -1;
+	int32_t v = new_var(b, var, V_LOOP, DT_I32);
+	b->m->stmts.data[sid].var = v;
+	return v;
+}
+
+TA_API ta_var ta_build_parallel(ta_builder *b, int n, const char *const *vars, const ta_expr *extents)
+{
+	CHECK(b, "ta_build_parallel", n >= 1 && n <= IR_MAX_RANK && vars && extents, "bad variables or extents");
+	Stmt st = stmt(S_PARALLEL);
+	st.nvars = n;
+	st.extents = expr_list(b, "ta_build_parallel", n, extents);
+	CHECK(b, "ta_build_parallel", st.extents, "invalid extent");
+	int32_t sid = push_stmt(b, "ta_build_parallel", st);
+	if (sid < 0 || open_block(b, "ta_build_parallel", sid, false))
+		return -1;
+	int32_t ids[IR_MAX_RANK];
+	for (int i = 0; i < n; i++) {
+		CHECK(b, "ta_build_parallel", vars[i], "NULL variable name");
+		ids[i] = new_var(b, vars[i], V_LOOP, DT_I32);
+		if (ids[i] < 0)
+			return -1;
+	}
+	b->m->stmts.data[sid].vars = copy_ids(b, ids, (size_t)n);
+	return ids[0];
+}
+
+TA_API ta_status ta_build_if(ta_builder *b, ta_expr cond)
+{
+	CHECKS(b, "ta_build_if", expr_ok(b, cond), "invalid condition");
+	Stmt st = stmt(S_IF);
+	st.value = cond;
+	int32_t sid = push_stmt(b, "ta_build_if", st);
+	return sid < 0 || open_block(b, "ta_build_if", sid, false) ? TA_ERR_INVALID : TA_OK;
+}
+
+/* Moves the innermost frame's statements into its owner's block. */
+static int close_block(ta_builder *b, const char *fn)
+{
+	Frame *f = &b->frames.data[b->frames.len - 1];
+	Stmt *s = &b->m->stmts.data[f->stmt];
+	Block *blk = f->els ? &s->els : &s->body;
+	blk->n = (int32_t)f->ids.len;
+	blk->ids = copy_ids(b, f->ids.data, f->ids.len);
+	b->names.len = f->names;
+	vec_free(&f->ids);
+	b->frames.len--;
+	return b->failed ? -1 : 0;
+}
+
+TA_API ta_status ta_build_else(ta_builder *b)
+{
+	CHECKS(b, "ta_build_else", b->frames.len > 1, "no open block");
+	Frame *f = &b->frames.data[b->frames.len - 1];
+	CHECKS(b, "ta_build_else", b->m->stmts.data[f->stmt].kind == S_IF && !f->els, "else without an open if");
+	int32_t sid = f->stmt;
+	if (close_block(b, "ta_build_else"))
+		return TA_ERR_INVALID;
+	return open_block(b, "ta_build_else", sid, true) ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_end(ta_builder *b)
+{
+	CHECKS(b, "ta_build_end", b->frames.len > 1, "no open block to end");
+	return close_block(b, "ta_build_end") ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_finish(ta_builder *b, ta_module **out)
+{
+	if (!b || !out) {
+		ta_build_abort(b);
+		return TA_ERR_INVALID;
+	}
+	*out = NULL;
+	close_kernel(b);
+	if (!b->failed && !b->m->kernels.len)
+		fail(b, "ta_build_finish", "no kernel was built");
+	ta_status st = TA_ERR_INVALID;
+	if (!b->failed) {
+		StrBuf sb = {0};
+		ir_print(b->m, &sb);
+		if (sb.oom) {
+			st = TA_ERR_NOMEM;
+		} else {
+			Module *m = ta_frontend(b->ctx, b->name, sb.buf ? sb.buf : "", sb.len, &st);
+			if (m && !(*out = ta_module_wrap(m))) {
+				ir_module_free(m);
+				st = TA_ERR_NOMEM;
+			}
+		}
+		sb_free(&sb);
+	}
+	ta_build_abort(b);
+	return st;
+}
