@@ -8,7 +8,9 @@
 #include "codeobj.h"
 
 #include <msgpack.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <strings.h>
 
 const char *const co_value_kind_name[CO_VK_COUNT] = {
 	"by_value", "global_buffer", "dynamic_shared_pointer", "sampler", "image", "pipe", "queue",
@@ -510,6 +512,20 @@ static void indent(StrBuf *sb, int n)
 		sb_putc(sb, ' ');
 }
 
+static int needs_quotes(const char *s)
+{
+	static const char *const words[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"};
+	if (!*s || strchr("- :+^", s[0]) || (s[0] >= '0' && s[0] <= '9') || s[strlen(s) - 1] == ' ')
+		return 1;
+	for (size_t i = 0; i < TA_ARRAY_LEN(words); i++)
+		if (!strcasecmp(s, words[i]))
+			return 1;
+	for (const char *c = s; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr(" -_./:+^", *c)))
+			return 1;
+	return 0;
+}
+
 static void scalar(StrBuf *sb, const CoMd *m)
 {
 	switch (m->kind) {
@@ -517,8 +533,10 @@ static void scalar(StrBuf *sb, const CoMd *m)
 	case CO_MD_BOOL: sb_puts(sb, m->i ? "true" : "false"); break;
 	case CO_MD_INT: sb_printf(sb, "%lld", (long long)m->i); break;
 	case CO_MD_STR:
-		/* Quote what YAML would read as something else. */
-		if (!m->s[0] || strpbrk(m->s, ":#*&!|>'\"%@`{}[],") || strchr("-?0123456789 ", m->s[0])) {
+		/* Quote what YAML would read as something else: characters
+		 * outside a safe set (like LLVM's YAML writer), a leading
+		 * indicator or digit, and the YAML 1.1 booleans/null. */
+		if (needs_quotes(m->s)) {
 			sb_putc(sb, '\'');
 			for (const char *c = m->s; *c; c++) {
 				if (*c == '\'')
