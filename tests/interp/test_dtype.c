@@ -392,3 +392,23 @@ Test(dtype, double_to_f32_rounds_once)
 	cr_assert_eq(dt_round_double(DT_FP8E4M3, 500), 448.0);
 	cr_assert_eq(dt_round_double(DT_I8, 500), 127.0);
 }
+
+Test(dtype, integer_loads)
+{
+	uint8_t b = 0xff;
+	cr_assert_eq(dt_to_int(DT_U8, &b), 255);
+	cr_assert_eq(dt_to_int(DT_I8, &b), -1);
+	cr_assert_eq(dt_to_int(DT_BOOL, &b), 1);
+	cr_assert_eq(dt_to_double(DT_I8, &b), -1.0);
+	uint32_t w = 0xffffffffu;
+	cr_assert_eq(dt_to_int(DT_U32, &w), 4294967295);
+	cr_assert_eq(dt_to_int(DT_I32, &w), -1);
+	uint16_t h = 0x8000;
+	cr_assert_eq(dt_to_int(DT_I16, &h), -32768);
+	int64_t q = INT64_MIN;
+	cr_assert_eq(dt_to_int(DT_I64, &q), INT64_MIN);
+	double d = 2.75;
+	cr_assert_eq(dt_to_int(DT_F64, &d), 2);
+	float f = -2.75f;
+	cr_assert_eq(dt_to_int(DT_F32, &f), -2);
+}

@@ -541,3 +541,41 @@ Test(snippets, error_short_tensor_argument)
 	free(text);
 	ir_module_free(m);
 }
+
+Test(snippets, three_dimensional_grid)
+{
+	Module *m = snip("kernel k(Out: i32[12]) grid(2, 3, 2) threads(32) {\n"
+	                 "  Out[bz * 6 + by * 2 + bx] = bx + 10 * by + 100 * bz\n"
+	                 "}\n");
+	int32_t Out[12];
+	memset(Out, 0xff, sizeof Out);
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, sizeof Out);
+	h_run(&a, NULL);
+	for (int z = 0; z < 2; z++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 2; x++)
+				cr_assert_eq(Out[z * 6 + y * 2 + x], x + 10 * y + 100 * z);
+	ir_module_free(m);
+}
+
+Test(snippets, tensor_dims_from_symbols_and_defines)
+{
+	Define defs[] = {{"K", 5}};
+	Module *m = h_load("snip.tile",
+	                   "kernel k(A: f16[M, K, 3], s: f32, B: i8[M]) grid(1) threads(32) {\n}\n", defs, 1);
+	Args a = {.m = m};
+	h_int(&a, "M", 7);
+	int64_t dims[IR_MAX_RANK];
+	int ai = h_argi(&a, "A"), bi = h_argi(&a, "B");
+	cr_assert_eq(interp_tensor_dims(m, 0, a.args, ai, dims), 3);
+	cr_assert_eq(dims[0], 7);
+	cr_assert_eq(dims[1], 5);
+	cr_assert_eq(dims[2], 3);
+	cr_assert_eq(interp_tensor_elems(m, 0, a.args, ai), 105);
+	cr_assert_eq(interp_tensor_elems(m, 0, a.args, bi), 7);
+	cr_assert_eq(interp_tensor_dims(m, 0, a.args, h_argi(&a, "s"), dims), -1);
+	h_int(&a, "M", -1);
+	cr_assert_eq(interp_tensor_elems(m, 0, a.args, ai), -1);
+	ir_module_free(m);
+}
