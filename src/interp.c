@@ -867,6 +867,11 @@ int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
 		diag_error(d, "interp_run needs a verified module and a valid kernel index");
 		return -1;
 	}
+	if (m->kernels.data[k].nargs > 0 && !args) {
+		diag_error(d, "interp_run: kernel '%s' needs %d arguments", m->kernels.data[k].name,
+		           m->kernels.data[k].nargs);
+		return -1;
+	}
 	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d};
 	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
 	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);

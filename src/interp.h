@@ -13,7 +13,12 @@
  *    only by && or select is an error: guard loads with if;
  *  - newly allocated shared/fragment/local buffers are filled with NaN
  *    (floats) or 0xA5 bytes (integers, bool) so reads of undefined values
- *    show up in results.
+ *    show up in results;
+ *  - fp8 arithmetic results are rounded back like a cast (satfinite);
+ *  - reductions and cumsum fold from the first element (no identity value
+ *    is added); min of +0 and -0 is -0, max is +0;
+ *  - a copy tile that leaves an on-chip buffer is a runtime error
+ *    (only global tensors have the load-0 / skip-store edge rule).
  */
 #ifndef TILEASM_INTERP_H
 #define TILEASM_INTERP_H
