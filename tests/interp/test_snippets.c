@@ -579,3 +579,104 @@ Test(snippets, tensor_dims_from_symbols_and_defines)
 	cr_assert_eq(interp_tensor_elems(m, 0, a.args, ai), -1);
 	ir_module_free(m);
 }
+
+/* f16/bf16 arithmetic: computed in f32 and rounded back after each op.  The
+ * f16 reference is GCC's _Float16 arithmetic (float evaluation, rounded on
+ * assignment); bf16's is the usual round-to-nearest-even bit trick on the
+ * f32 result. */
+static const char *arith_kernel =
+	"kernel k(A: T[N], B: T[N], Add: T[N], Sub: T[N], Mul: T[N], Div: T[N], Mn: T[N], Mx: T[N])\n"
+	"    grid(ceildiv(N, 256)) threads(128) {\n"
+	"  parallel (i) in (256) {\n"
+	"    let j = bx * 256 + i\n"
+	"    if j < N {\n"
+	"      Add[j] = A[j] + B[j]\n"
+	"      Sub[j] = A[j] - B[j]\n"
+	"      Mul[j] = A[j] * B[j]\n"
+	"      Div[j] = A[j] / B[j]\n"
+	"      Mn[j] = min(A[j], B[j])\n"
+	"      Mx[j] = max(A[j], B[j])\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+static uint16_t bf16_rne(float f)
+{
+	uint32_t u = dt_f32_bits(f);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+static uint16_t f16b(_Float16 h)
+{
+	uint16_t u;
+	memcpy(&u, &h, 2);
+	return u;
+}
+
+static void run_arith16(bool bf)
+{
+	char text[2048], *p = text;
+	for (const char *s = arith_kernel; *s; s++) { /* T -> the dtype */
+		if (*s == 'T' && s[1] == '[')
+			p += sprintf(p, "%s", bf ? "bf16" : "f16");
+		else
+			*p++ = *s;
+	}
+	*p = 0;
+	Module *m = snip(text);
+	enum { N = 20000 };
+	uint16_t *buf[8];
+	for (int i = 0; i < 8; i++)
+		buf[i] = calloc(N, 2);
+	uint64_t seed = bf ? 77 : 78;
+	for (int i = 0; i < N; i++) {
+		/* Random bit patterns, plus nearby exponents half of the time so
+		 * additions round rather than just returning the larger operand. */
+		h_rand(&seed);
+		buf[0][i] = (uint16_t)(seed >> 40);
+		h_rand(&seed);
+		buf[1][i] = (uint16_t)(seed >> 40);
+		if (i & 1)
+			buf[1][i] = (uint16_t)((buf[0][i] & 0xfc00) ^ (buf[1][i] & 0x83ff));
+	}
+	static const char *names[] = {"A", "B", "Add", "Sub", "Mul", "Div", "Mn", "Mx"};
+	Args a = {.m = m};
+	for (int i = 0; i < 8; i++)
+		h_tensor(&a, names[i], buf[i], N * 2);
+	h_int(&a, "N", N);
+	h_run(&a, NULL);
+	for (int i = 0; i < N; i++) {
+		double x = bf ? dt_bf16_to_double(buf[0][i]) : dt_f16_to_double(buf[0][i]);
+		double y = bf ? dt_bf16_to_double(buf[1][i]) : dt_f16_to_double(buf[1][i]);
+		uint16_t want[6];
+		if (bf) {
+			float fx = (float)x, fy = (float)y;
+			want[0] = bf16_rne(fx + fy), want[1] = bf16_rne(fx - fy);
+			want[2] = bf16_rne(fx * fy), want[3] = bf16_rne(fx / fy);
+		} else {
+			_Float16 hx = (_Float16)x, hy = (_Float16)y;
+			want[0] = f16b(hx + hy), want[1] = f16b(hx - hy), want[2] = f16b(hx * hy), want[3] = f16b(hx / hy);
+		}
+		double lo = isnan(x) ? y : isnan(y) ? x : x < y ? x : y;
+		double hi = isnan(x) ? y : isnan(y) ? x : x > y ? x : y;
+		for (int o = 0; o < 6; o++) {
+			uint16_t got = buf[2 + o][i];
+			double g = bf ? dt_bf16_to_double(got) : dt_f16_to_double(got);
+			if (o >= 4) {
+				double w = o == 4 ? lo : hi;
+				/* +-0 ties may pick either zero; compare values. */
+				cr_assert(isnan(w) ? isnan(g) : g == w, "%s(%a, %a) = %a", names[2 + o], x, y, g);
+				continue;
+			}
+			double w = bf ? dt_bf16_to_double(want[o]) : dt_f16_to_double(want[o]);
+			cr_assert(isnan(w) ? isnan(g) : got == want[o], "%s %s(%a, %a) = %04x, expected %04x",
+			          bf ? "bf16" : "f16", names[2 + o], x, y, got, want[o]);
+		}
+	}
+	for (int i = 0; i < 8; i++)
+		free(buf[i]);
+	ir_module_free(m);
+}
+
+Test(snippets, f16_arithmetic_matches_float16) { run_arith16(false); }
+Test(snippets, bf16_arithmetic_rounds_from_f32) { run_arith16(true); }
