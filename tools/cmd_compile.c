@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ptx.h"
 #include "target.h"
 #include "tileasm.h"
 #include "util.h"
@@ -49,6 +50,45 @@ ta_module *cli_load_module(ta_ctx *ctx, const char *path)
 	fputs(ta_ctx_diagnostics(ctx), stderr);
 	ta_ctx_clear_diagnostics(ctx);
 	return st == TA_OK ? m : NULL;
+}
+
+/* --target=sm_80|sm_90a: PTX to -o FILE (default: the input with .ptx for
+ * .tile), and to stdout with --dump-isa (then a file only if -o is given). */
+static int compile_ptx(const Module *m, const Target *t, const char *file, const char *out, int dump_isa)
+{
+	Diag d;
+	diag_init(&d);
+	StrBuf sb = {0};
+	int rc = ptx_compile(m, t, &sb, NULL, &d) ? 1 : 0;
+	fputs(diag_text(&d), stderr);
+	diag_free(&d);
+	if (!rc && sb.oom) {
+		fprintf(stderr, "tileasm: error: out of memory\n");
+		rc = 1;
+	}
+	if (!rc && dump_isa)
+		fwrite(sb.buf, 1, sb.len, stdout);
+	if (!rc && (out || !dump_isa)) {
+		char *path = NULL;
+		if (!out) {
+			size_t n = strlen(file);
+			if (n > 5 && !strcmp(file + n - 5, ".tile"))
+				n -= 5;
+			path = malloc(n + 5);
+			if (path) {
+				memcpy(path, file, n);
+				memcpy(path + n, ".ptx", 5);
+			}
+		}
+		const char *dst = out ? out : path;
+		if (!dst || write_file_atomic(dst, sb.buf, sb.len)) {
+			fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", dst ? dst : "?", strerror(errno));
+			rc = 1;
+		}
+		free(path);
+	}
+	sb_free(&sb);
+	return rc;
 }
 
 int cli_compile(int argc, char **argv)
@@ -123,7 +163,10 @@ int cli_compile(int argc, char **argv)
 		ta_free(s);
 	}
 	rc = 0;
-	if (target) {
+	if (target && target_is_nvidia(t.id)) {
+		(void)time_passes;
+		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa);
+	} else if (target) {
 		(void)out, (void)dump_isa, (void)time_passes;
 		fprintf(stderr, "tileasm: error: code generation for %s is not available yet\n", target_name(t.id));
 		rc = 2;

@@ -1,0 +1,1635 @@
+/* lower.c — Tile IR kernel -> per-thread SIMT IR (lower.h, docs/lowering.md).
+ *
+ * Placement (correctness first): every shared AND fragment buffer lives in
+ * shared memory at a static offset; local buffers are per-thread local
+ * arrays.  Block-level statements are executed by all threads:
+ *  - copy/clear/fill/atomic tiles distribute the tile's elements over the
+ *    threads (strided), one element per step, with per-element bounds
+ *    predicates on the global side (loads give 0, stores are skipped);
+ *  - gemm on f16/bf16 with M%16, N%8, K%16 == 0 runs mma.m16n8k16 per warp
+ *    over 16 x 8*NB strips of C; other gemms are a per-element f32 (i32) loop;
+ *  - reductions give each output element a group of G lanes (power of two
+ *    <= 32) that sum strided partials, then combine them with butterfly
+ *    shuffles; cumsum scans each line serially in one thread;
+ *  - when the destination is a local buffer, every thread performs the whole
+ *    statement itself (locals are per-thread copies of one uniform value).
+ * Barriers: a block barrier goes before a block-level statement that reads a
+ * shared/fragment/global buffer written, or writes one read or written,
+ * since the last barrier; loops and ifs flush before and at the end of
+ * each body so back edges are safe.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "lower.h"
+
+typedef struct {
+	int64_t smem;   /* shared/fragment: byte offset in the shared area */
+	int32_t local;  /* local: local array id */
+	int32_t shadow; /* local: private copy in the current parallel body, or -1 */
+	int32_t base;   /* global: i64 register holding the pointer */
+	int32_t dim[IR_MAX_RANK];   /* global: i32 registers of the dimensions */
+	int32_t dim64[IR_MAX_RANK]; /* global: the same as i64 */
+} BufLoc;
+
+typedef struct {
+	const Module *m;
+	const Kernel *k;
+	const Target *t;
+	SimtFunc *f;
+	Diag *d;
+	BufLoc *bl;
+	int32_t *varreg;
+	int32_t tid, shbase;
+	int nthreads;
+	bool par;        /* inside parallel / per-thread code */
+	bool failed;
+	/* barrier tracking */
+	uint32_t *rd_ep, *wr_ep, epoch;
+	bool dirty;
+	uint32_t *srd, *swr, sgen;
+	VEC(int32_t) touched;
+	bool collect_locals; /* collect_*: record written locals instead */
+	VEC(int32_t) wlocals;
+} L;
+
+#define EX(id) (&c->m->exprs.data[(id)])
+#define ST(id) (&c->m->stmts.data[(id)])
+#define BUF(id) (&c->m->bufs.data[(id)])
+#define VAR(id) (&c->m->vars.data[(id)])
+
+VType simt_vt(DType t)
+{
+	switch (t) {
+	case DT_BOOL: return VT_PRED;
+	case DT_I64: return VT_I64;
+	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_F32: return VT_F32;
+	case DT_F64: return VT_F64;
+	default: return VT_I32;
+	}
+}
+
+VType simt_storage_vt(DType t)
+{
+	switch (t) {
+	case DT_F16: case DT_BF16: return VT_B16;
+	case DT_BOOL: case DT_FP8E4M3: case DT_FP8E5M2: return VT_I32;
+	default: return simt_vt(t);
+	}
+}
+
+/* The operation type computing in dtype t uses (small types widen). */
+static DType op_type(DType t)
+{
+	switch (t) {
+	case DT_I8: case DT_I16: case DT_I32: return DT_I32;
+	case DT_U8: case DT_U32: return DT_U32;
+	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: return DT_F32;
+	default: return t;
+	}
+}
+
+static void fail(L *c, SrcPos pos, const char *fmt, const char *arg)
+{
+	if (!c->failed)
+		diag_at(c->d, DIAG_ERROR, &c->m->src, pos, fmt, arg);
+	c->failed = true;
+}
+
+/* ---- emission helpers ------------------------------------------------ */
+
+static int32_t reg(L *c, VType vt)
+{
+	if (vec_push(&c->f->regs, (uint8_t)vt)) {
+		c->failed = true;
+		return 0;
+	}
+	return (int32_t)c->f->regs.len - 1;
+}
+
+static void emit(L *c, SInst in)
+{
+	if (vec_push(&c->f->code, in))
+		c->failed = true;
+}
+
+static SInst I(SOp op, DType t, int32_t dst, int32_t a, int32_t b)
+{
+	return (SInst){.op = (uint8_t)op, .type = (uint8_t)t, .dst = dst, .a = a, .b = b, .c = -1, .guard = -1};
+}
+
+static VType vt_of_op(DType t)
+{
+	return t == DT_U32 ? VT_I32 : simt_vt(t);
+}
+
+static int32_t movi(L *c, DType t, int64_t v)
+{
+	int32_t r = reg(c, t == DT_F16 || t == DT_BF16 ? VT_B16 : vt_of_op(t));
+	SInst in = I(SI_MOVI, t, r, -1, -1);
+	in.imm = v;
+	emit(c, in);
+	return r;
+}
+static int32_t i32c(L *c, int64_t v) { return movi(c, DT_I32, v); }
+
+static int32_t movf(L *c, DType t, double v)
+{
+	int32_t r = reg(c, t == DT_F64 ? VT_F64 : VT_F32);
+	SInst in = I(SI_MOVF, t == DT_F64 ? DT_F64 : DT_F32, r, -1, -1);
+	in.fimm = v;
+	emit(c, in);
+	return r;
+}
+
+static int32_t bin(L *c, SOp op, DType t, int32_t a, int32_t b)
+{
+	int32_t r = reg(c, vt_of_op(t));
+	emit(c, I(op, t, r, a, b));
+	return r;
+}
+
+static int32_t un(L *c, SOp op, DType t, int32_t a)
+{
+	return bin(c, op, t, a, -1);
+}
+
+static int32_t setp(L *c, Cmp cmp, DType t, int32_t a, int32_t b)
+{
+	int32_t r = reg(c, VT_PRED);
+	SInst in = I(SI_SETP, t, r, a, b);
+	in.sub = (uint8_t)cmp;
+	emit(c, in);
+	return r;
+}
+
+static int32_t selp(L *c, DType t, int32_t p, int32_t a, int32_t b)
+{
+	int32_t r = reg(c, vt_of_op(t));
+	SInst in = I(SI_SELP, t, r, a, b);
+	in.c = p;
+	emit(c, in);
+	return r;
+}
+
+static int32_t label(L *c) { return c->f->nlabels++; }
+
+static void place(L *c, int32_t lbl)
+{
+	SInst in = I(SI_LABEL, DT_VOID, -1, -1, -1);
+	in.imm = lbl;
+	emit(c, in);
+}
+
+/* goto lbl [if p (or !p when neg)] */
+static void bra(L *c, int32_t lbl, int32_t p, bool neg)
+{
+	SInst in = I(SI_BRA, DT_VOID, -1, -1, -1);
+	in.imm = lbl;
+	in.guard = p;
+	in.guard_neg = neg;
+	emit(c, in);
+}
+
+static void barrier(L *c)
+{
+	emit(c, I(SI_BAR, DT_VOID, -1, -1, -1));
+	c->epoch++;
+	c->dirty = false;
+}
+
+/* Canonical of `to` from canonical of `from`. */
+static int32_t cvt(L *c, DType to, DType from, int32_t a)
+{
+	if (to == from)
+		return a;
+	int32_t r = reg(c, simt_vt(to));
+	SInst in = I(SI_CVT, to, r, a, -1);
+	in.type2 = (uint8_t)from;
+	emit(c, in);
+	return r;
+}
+
+/* Round an op_type result back to dtype t (small floats, small ints). */
+static int32_t fix(L *c, DType t, int32_t r)
+{
+	DType o = op_type(t);
+	return o == t ? r : cvt(c, t, o, r);
+}
+
+static int32_t ld(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t guard)
+{
+	int32_t r = reg(c, simt_storage_vt(t));
+	SInst in = I(SI_LD, t, r, addr, -1);
+	in.sub = (uint8_t)sp;
+	in.imm = off;
+	in.guard = guard;
+	emit(c, in);
+	return r;
+}
+
+static void st(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t val, int32_t guard)
+{
+	SInst in = I(SI_ST, t, -1, addr, val);
+	in.sub = (uint8_t)sp;
+	in.imm = off;
+	in.guard = guard;
+	emit(c, in);
+}
+
+static int32_t unpack(L *c, DType t, int32_t s)
+{
+	if (simt_vt(t) == simt_storage_vt(t) && t != DT_FP8E4M3 && t != DT_FP8E5M2)
+		return s;
+	int32_t r = reg(c, simt_vt(t));
+	emit(c, I(SI_UNPACK, t, r, s, -1));
+	return r;
+}
+
+static int32_t pack(L *c, DType t, int32_t v)
+{
+	if (simt_vt(t) == simt_storage_vt(t) && t != DT_FP8E4M3 && t != DT_FP8E5M2)
+		return v;
+	int32_t r = reg(c, simt_storage_vt(t));
+	emit(c, I(SI_PACK, t, r, v, -1));
+	return r;
+}
+
+static int32_t zero_storage(L *c, DType t)
+{
+	switch (simt_storage_vt(t)) {
+	case VT_B16: return movi(c, DT_F16, 0);
+	case VT_I64: return movi(c, DT_I64, 0);
+	case VT_F32: return movf(c, DT_F32, 0);
+	case VT_F64: return movf(c, DT_F64, 0);
+	default: return i32c(c, 0);
+	}
+}
+
+static int32_t zero_canon(L *c, DType t)
+{
+	switch (simt_vt(t)) {
+	case VT_PRED: return movi(c, DT_BOOL, 0);
+	case VT_I64: return movi(c, DT_I64, 0);
+	case VT_F32: return movf(c, DT_F32, 0);
+	case VT_F64: return movf(c, DT_F64, 0);
+	default: return i32c(c, 0);
+	}
+}
+
+/* ---- addresses --------------------------------------------------------- */
+
+typedef struct {
+	Space sp;
+	int32_t addr;
+	int64_t off;
+} Addr;
+
+static int64_t bdim(L *c, const Buffer *b, int d) { return ir_buf_dim(c->m, b, d); }
+
+/* Address of element idx (i32 registers, a full index) of buffer b. */
+static Addr elem_addr(L *c, int32_t bufid, const int32_t *idx)
+{
+	const Buffer *b = BUF(bufid);
+	const BufLoc *bl = &c->bl[bufid];
+	int es = dtype_bytes((DType)b->dtype);
+	if (b->scope == SCOPE_GLOBAL) {
+		int32_t lin = cvt(c, DT_I64, DT_I32, idx[0]);
+		for (int d = 1; d < b->rank; d++) {
+			lin = bin(c, SI_MUL, DT_I64, lin, bl->dim64[d]);
+			lin = bin(c, SI_ADD, DT_I64, lin, cvt(c, DT_I64, DT_I32, idx[d]));
+		}
+		lin = bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es));
+		return (Addr){SP_GLOBAL, bin(c, SI_ADD, DT_I64, bl->base, lin), 0};
+	}
+	int32_t lin = idx[0];
+	for (int d = 1; d < b->rank; d++)
+		lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, lin, i32c(c, bdim(c, b, d))), idx[d]);
+	lin = bin(c, SI_MUL, DT_I32, lin, i32c(c, es));
+	if (b->scope == SCOPE_LOCAL) {
+		int32_t la = reg(c, VT_I64);
+		SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
+		in.imm = bl->shadow >= 0 ? bl->shadow : bl->local;
+		emit(c, in);
+		return (Addr){SP_LOCAL, bin(c, SI_ADD, DT_I64, la, cvt(c, DT_I64, DT_I32, lin)), 0};
+	}
+	return (Addr){SP_SHARED, bin(c, SI_ADD, DT_I32, c->shbase, lin), bl->smem};
+}
+
+static int32_t load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard)
+{
+	DType t = (DType)BUF(bufid)->dtype;
+	Addr a = elem_addr(c, bufid, idx);
+	return unpack(c, t, ld(c, a.sp, t, a.addr, a.off, guard));
+}
+
+static void store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int32_t guard)
+{
+	DType t = (DType)BUF(bufid)->dtype;
+	Addr a = elem_addr(c, bufid, idx);
+	st(c, a.sp, t, a.addr, a.off, pack(c, t, val), guard);
+}
+
+/* ---- expressions ------------------------------------------------------- */
+
+static int32_t expr(L *c, int32_t e);
+
+static int32_t expr_as(L *c, int32_t e, DType t)
+{
+	return cvt(c, t, (DType)EX(e)->type, expr(c, e));
+}
+
+/* Python floor division / modulo on signed ints (op type t). */
+static int32_t floordivmod(L *c, DType t, int32_t a, int32_t b, bool mod)
+{
+	if (t == DT_U32)
+		return bin(c, mod ? SI_REM : SI_DIV, t, a, b);
+	int32_t q = bin(c, SI_DIV, t, a, b), r = bin(c, SI_REM, t, a, b);
+	int32_t z = t == DT_I64 ? movi(c, DT_I64, 0) : i32c(c, 0);
+	/* adjust when r != 0 and sign(r) != sign(b) */
+	int32_t rnz = setp(c, CMP_NE, t, r, z);
+	int32_t sx = bin(c, SI_XOR, t, r, b);
+	int32_t neg = setp(c, CMP_LT, t, sx, z);
+	int32_t adj = bin(c, SI_AND, DT_BOOL, rnz, neg);
+	if (mod)
+		return selp(c, t, adj, bin(c, SI_ADD, t, r, b), r);
+	int32_t one = t == DT_I64 ? movi(c, DT_I64, 1) : i32c(c, 1);
+	return selp(c, t, adj, bin(c, SI_SUB, t, q, one), q);
+}
+
+static int32_t math(L *c, MathOp mo, int32_t a)
+{
+	int32_t r = reg(c, VT_F32);
+	SInst in = I(SI_MATH, DT_F32, r, a, -1);
+	in.sub = (uint8_t)mo;
+	emit(c, in);
+	return r;
+}
+
+/* Transcendentals in f32 (f64 goes through f32 except sqrt). */
+static int32_t transcend(L *c, Op op, DType t, int32_t x)
+{
+	if (t == DT_F64 && (op == OP_SQRT || op == OP_RSQRT)) {
+		int32_t r = reg(c, VT_F64);
+		SInst in = I(SI_MATH, DT_F64, r, x, -1);
+		in.sub = MATH_SQRT;
+		emit(c, in);
+		return op == OP_SQRT ? r : bin(c, SI_DIV, DT_F64, movf(c, DT_F64, 1.0), r);
+	}
+	if (t == DT_F64)
+		x = cvt(c, DT_F32, DT_F64, x);
+	int32_t r;
+	switch (op) {
+	case OP_EXP: r = math(c, MATH_EX2, bin(c, SI_MUL, DT_F32, x, movf(c, DT_F32, 1.4426950408889634))); break;
+	case OP_EXP2: r = math(c, MATH_EX2, x); break;
+	case OP_LOG: r = bin(c, SI_MUL, DT_F32, math(c, MATH_LG2, x), movf(c, DT_F32, 0.6931471805599453)); break;
+	case OP_LOG2: r = math(c, MATH_LG2, x); break;
+	case OP_SQRT: r = math(c, MATH_SQRT, x); break;
+	case OP_RSQRT: r = bin(c, SI_DIV, DT_F32, movf(c, DT_F32, 1.0), math(c, MATH_SQRT, x)); break;
+	default: { /* tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|) */
+		int32_t ax = un(c, SI_ABS, DT_F32, x);
+		int32_t e = math(c, MATH_EX2, bin(c, SI_MUL, DT_F32, ax, movf(c, DT_F32, -2.8853900817779268)));
+		int32_t one = movf(c, DT_F32, 1.0);
+		int32_t v = bin(c, SI_DIV, DT_F32, bin(c, SI_SUB, DT_F32, one, e), bin(c, SI_ADD, DT_F32, one, e));
+		/* small |x|: tanh(x) ~ x - x^3/3 keeps relative accuracy */
+		int32_t x3 = bin(c, SI_MUL, DT_F32, bin(c, SI_MUL, DT_F32, ax, ax), ax);
+		int32_t s = bin(c, SI_SUB, DT_F32, ax, bin(c, SI_MUL, DT_F32, x3, movf(c, DT_F32, 1.0 / 3.0)));
+		v = selp(c, DT_F32, setp(c, CMP_LT, DT_F32, ax, movf(c, DT_F32, 0.004)), s, v);
+		int32_t neg = setp(c, CMP_LT, DT_F32, x, movf(c, DT_F32, 0));
+		v = selp(c, DT_F32, neg, un(c, SI_NEG, DT_F32, v), v);
+		/* NaN in, NaN out */
+		r = selp(c, DT_F32, setp(c, CMP_NE, DT_F32, x, x), x, v);
+		break;
+	}
+	}
+	if (t == DT_F64)
+		return cvt(c, DT_F64, DT_F32, r);
+	return fix(c, t, r);
+}
+
+static int32_t var_value(L *c, int32_t v, SrcPos pos)
+{
+	const Var *var = VAR(v);
+	if (var->kind == V_SYMBOL && var->has_value)
+		return i32c(c, var->value);
+	if (c->varreg[v] < 0) {
+		fail(c, pos, "internal: variable '%s' has no value in the lowering", var->name);
+		return reg(c, simt_vt((DType)var->type));
+	}
+	return c->varreg[v];
+}
+
+static int32_t expr(L *c, int32_t id)
+{
+	const Expr *e = EX(id);
+	DType t = (DType)e->type;
+	switch ((ExprKind)e->kind) {
+	case E_INT:
+		if (dtype_is_float(t))
+			return fix(c, t, movf(c, t == DT_F64 ? DT_F64 : DT_F32, (double)e->ival));
+		return t == DT_BOOL ? movi(c, DT_BOOL, e->ival != 0) : movi(c, op_type(t), e->ival);
+	case E_FLOAT:
+		if (!dtype_is_float(t))
+			return movi(c, op_type(t == DT_VOID ? DT_I32 : t), (int64_t)e->fval);
+		return fix(c, t, movf(c, t == DT_F64 ? DT_F64 : DT_F32, e->fval));
+	case E_BOOL: return movi(c, DT_BOOL, e->ival != 0);
+	case E_VAR: return var_value(c, e->var, e->pos);
+	case E_LOAD: {
+		int32_t idx[IR_MAX_RANK];
+		for (int i = 0; i < e->nargs; i++)
+			idx[i] = expr_as(c, e->args[i], DT_I32);
+		return load_elem(c, e->buf, idx, -1);
+	}
+	case E_CAST: return expr_as(c, e->a, (DType)e->cast_to);
+	case E_UNARY: {
+		if (e->op == OP_NOT)
+			return un(c, SI_NOT, DT_BOOL, expr_as(c, e->a, DT_BOOL));
+		int32_t a = expr_as(c, e->a, t);
+		DType o = op_type(t);
+		if (o == DT_U32)
+			return fix(c, t, bin(c, SI_SUB, o, i32c(c, 0), a));
+		return fix(c, t, un(c, SI_NEG, o, a));
+	}
+	case E_BINARY: {
+		Op op = (Op)e->op;
+		if (op == OP_AND || op == OP_OR)
+			return bin(c, op == OP_AND ? SI_AND : SI_OR, DT_BOOL, expr_as(c, e->a, DT_BOOL),
+			           expr_as(c, e->b, DT_BOOL));
+		if (op >= OP_EQ && op <= OP_GE) {
+			DType ta = (DType)EX(e->a)->type;
+			if (ta == DT_VOID)
+				ta = (DType)EX(e->b)->type;
+			int32_t a = expr_as(c, e->a, ta), b = expr_as(c, e->b, ta);
+			if (ta == DT_BOOL) { /* compare preds as 0/1 */
+				a = cvt(c, DT_I32, DT_BOOL, a);
+				b = cvt(c, DT_I32, DT_BOOL, b);
+				ta = DT_I32;
+			}
+			static const Cmp cm[] = {CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE};
+			return setp(c, cm[op - OP_EQ], op_type(ta), a, b);
+		}
+		DType o = op_type(t);
+		int32_t a = expr_as(c, e->a, t), b = expr_as(c, e->b, t);
+		switch (op) {
+		case OP_ADD: return fix(c, t, bin(c, SI_ADD, o, a, b));
+		case OP_SUB: return fix(c, t, bin(c, SI_SUB, o, a, b));
+		case OP_MUL: return fix(c, t, bin(c, SI_MUL, o, a, b));
+		case OP_DIV: return fix(c, t, bin(c, SI_DIV, o, a, b));
+		case OP_FLOORDIV:
+		case OP_MOD:
+			if (dtype_is_float(t)) {
+				fail(c, e->pos, "floor division of floats is not supported by the %s backend", "PTX");
+				return a;
+			}
+			return fix(c, t, floordivmod(c, o, a, b, op == OP_MOD));
+		default: fail(c, e->pos, "internal: unexpected operator%s", ""); return a;
+		}
+	}
+	case E_CALL: {
+		Op op = (Op)e->op;
+		DType o = op_type(t);
+		if (op == OP_SELECT) {
+			int32_t p = expr_as(c, e->args[0], DT_BOOL);
+			int32_t a = expr_as(c, e->args[1], t), b = expr_as(c, e->args[2], t);
+			if (t == DT_BOOL)
+				return bin(c, SI_OR, DT_BOOL, bin(c, SI_AND, DT_BOOL, p, a),
+				           bin(c, SI_AND, DT_BOOL, un(c, SI_NOT, DT_BOOL, p), b));
+			return selp(c, t, p, a, b);
+		}
+		if (op == OP_MIN || op == OP_MAX)
+			return bin(c, op == OP_MIN ? SI_MIN : SI_MAX, o, expr_as(c, e->args[0], t),
+			           expr_as(c, e->args[1], t));
+		if (op == OP_ABS)
+			return o == DT_U32 ? expr_as(c, e->args[0], t) : fix(c, t, un(c, SI_ABS, o, expr_as(c, e->args[0], t)));
+		if (op == OP_CEILDIV) {
+			/* ceildiv(a, b) = -((-a) // b) */
+			int32_t a = expr_as(c, e->args[0], t), b = expr_as(c, e->args[1], t);
+			if (o == DT_U32) {
+				int32_t s = bin(c, SI_SUB, o, bin(c, SI_ADD, o, a, b), i32c(c, 1));
+				return fix(c, t, bin(c, SI_DIV, o, s, b));
+			}
+			int32_t q = floordivmod(c, o, un(c, SI_NEG, o, a), b, false);
+			return fix(c, t, un(c, SI_NEG, o, q));
+		}
+		return transcend(c, op, t, expr_as(c, e->args[0], t));
+	}
+	}
+	return 0;
+}
+
+/* ---- access sets for barrier placement ---------------------------------- */
+
+static bool tracked(L *c, int32_t b)
+{
+	return BUF(b)->scope != SCOPE_LOCAL;
+}
+
+static void touch(L *c, int32_t b, bool write)
+{
+	if (c->collect_locals) {
+		if (write && BUF(b)->scope == SCOPE_LOCAL)
+			if (vec_push(&c->wlocals, b))
+				c->failed = true;
+		return;
+	}
+	if (!tracked(c, b))
+		return;
+	uint32_t *s = write ? c->swr : c->srd;
+	if (c->srd[b] != c->sgen && c->swr[b] != c->sgen)
+		if (vec_push(&c->touched, b))
+			c->failed = true;
+	s[b] = c->sgen;
+}
+
+static void collect_expr(L *c, int32_t id)
+{
+	if (id < 0)
+		return;
+	const Expr *e = EX(id);
+	if (e->kind == E_LOAD)
+		touch(c, e->buf, false);
+	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
+		collect_expr(c, e->a);
+		if (e->kind == E_BINARY)
+			collect_expr(c, e->b);
+	}
+	if (e->kind == E_LOAD || e->kind == E_CALL)
+		for (int i = 0; i < e->nargs; i++)
+			collect_expr(c, e->args[i]);
+}
+
+static void collect_region(L *c, const Region *r, bool write)
+{
+	if (r->buf < 0)
+		return;
+	touch(c, r->buf, write);
+	for (int i = 0; i < r->nidx; i++)
+		collect_expr(c, r->idx[i]);
+}
+
+static void collect_stmt(L *c, int32_t id);
+
+static void collect_block(L *c, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		collect_stmt(c, b->ids[i]);
+}
+
+static void collect_stmt(L *c, int32_t id)
+{
+	const Stmt *s = ST(id);
+	collect_expr(c, s->value);
+	switch ((StmtKind)s->kind) {
+	case S_STORE: collect_region(c, &s->dst, true); break;
+	case S_COPY:
+	case S_CUMSUM:
+	case S_ATOMIC_ADD:
+		collect_region(c, &s->src, false);
+		collect_region(c, &s->dst, true);
+		break;
+	case S_GEMM:
+		collect_region(c, &s->src, false);
+		collect_region(c, &s->src2, false);
+		collect_region(c, &s->dst, false);
+		collect_region(c, &s->dst, true);
+		break;
+	case S_CLEAR:
+	case S_FILL: collect_region(c, &s->dst, true); break;
+	case S_REDUCE:
+		collect_region(c, &s->src, false);
+		collect_region(c, &s->dst, false);
+		collect_region(c, &s->dst, true);
+		break;
+	case S_FOR:
+		collect_expr(c, s->lo);
+		collect_expr(c, s->hi);
+		collect_block(c, &s->body);
+		break;
+	case S_IF:
+		collect_block(c, &s->body);
+		collect_block(c, &s->els);
+		break;
+	case S_PARALLEL: collect_block(c, &s->body); break;
+	default: break;
+	}
+}
+
+/* Barrier before statement id if it conflicts with accesses since the last
+ * barrier; then records its accesses. */
+static void sync_for(L *c, int32_t id)
+{
+	c->sgen++;
+	c->touched.len = 0;
+	collect_stmt(c, id);
+	bool need = false;
+	for (size_t i = 0; i < c->touched.len; i++) {
+		int32_t b = c->touched.data[i];
+		if (c->srd[b] == c->sgen && c->wr_ep[b] == c->epoch)
+			need = true;
+		if (c->swr[b] == c->sgen && (c->rd_ep[b] == c->epoch || c->wr_ep[b] == c->epoch))
+			need = true;
+	}
+	if (need)
+		barrier(c);
+	for (size_t i = 0; i < c->touched.len; i++) {
+		int32_t b = c->touched.data[i];
+		if (c->srd[b] == c->sgen)
+			c->rd_ep[b] = c->epoch;
+		if (c->swr[b] == c->sgen)
+			c->wr_ep[b] = c->epoch;
+		c->dirty = true;
+	}
+}
+
+static void flush(L *c)
+{
+	if (c->dirty)
+		barrier(c);
+}
+
+/* ---- loops over elements ------------------------------------------------ */
+
+typedef struct {
+	int32_t p, top, end, step;
+} DLoop;
+
+/* for (p = dist ? tid : 0; p < total; p += dist ? threads : 1) */
+static DLoop dloop_begin(L *c, int64_t total, bool dist)
+{
+	DLoop l;
+	l.p = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, l.p, dist ? c->tid : i32c(c, 0), -1));
+	l.step = i32c(c, dist ? c->nthreads : 1);
+	l.top = label(c);
+	l.end = label(c);
+	int32_t tot = i32c(c, total);
+	place(c, l.top);
+	bra(c, l.end, setp(c, CMP_GE, DT_I32, l.p, tot), false);
+	return l;
+}
+
+static void dloop_end(L *c, DLoop *l)
+{
+	emit(c, I(SI_ADD, DT_I32, l->p, l->p, l->step));
+	bra(c, l->top, -1, false);
+	place(c, l->end);
+}
+
+/* idx[0..r) = multi-index of linear p in shape ext (row-major). */
+static void decompose(L *c, int32_t p, const int64_t *ext, int r, int32_t *idx)
+{
+	for (int d = r - 1; d >= 0; d--) {
+		if (d == 0) {
+			idx[0] = p;
+			break;
+		}
+		int32_t e = i32c(c, ext[d]);
+		idx[d] = ext[d] == 1 ? i32c(c, 0) : bin(c, SI_REM, DT_U32, p, e);
+		p = ext[d] == 1 ? p : bin(c, SI_DIV, DT_U32, p, e);
+	}
+}
+
+static void shape_of(L *c, const Buffer *b, int64_t *ext, int64_t *total)
+{
+	*total = 1;
+	for (int d = 0; d < b->rank; d++) {
+		ext[d] = bdim(c, b, d);
+		*total *= ext[d];
+	}
+}
+
+/* pred: idx (per dim, i32) lies inside global buffer b. */
+static int32_t inbounds(L *c, int32_t bufid, const int32_t *idx)
+{
+	const Buffer *b = BUF(bufid);
+	int32_t ok = -1;
+	for (int d = 0; d < b->rank; d++) {
+		/* unsigned compare catches negative indices too */
+		int32_t in = setp(c, CMP_LT, DT_U32, idx[d], c->bl[bufid].dim[d]);
+		ok = ok < 0 ? in : bin(c, SI_AND, DT_BOOL, ok, in);
+	}
+	return ok;
+}
+
+/* Region index: offsets + tile index (or the tile index for whole buffers). */
+static void region_idx(L *c, const Region *r, const int32_t *ti, int rank, int32_t *out)
+{
+	for (int d = 0; d < rank; d++)
+		out[d] = r->nidx ? bin(c, SI_ADD, DT_I32, expr_as(c, r->idx[d], DT_I32), ti[d]) : ti[d];
+}
+
+/* ---- statements ----------------------------------------------------------- */
+
+static void stmt(L *c, int32_t id);
+
+static void block(L *c, const Block *b)
+{
+	for (int i = 0; i < b->n && !c->failed; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		/* loops and uniform ifs flush around their bodies themselves */
+		bool compound = s->kind == S_FOR || (s->kind == S_IF && !s->per_thread);
+		if (!c->par && !compound)
+			sync_for(c, b->ids[i]);
+		stmt(c, b->ids[i]);
+	}
+}
+
+/* Private copies of the locals a parallel/per-thread body writes: set up
+ * at the start of each iteration, dropped at its end. */
+typedef struct {
+	size_t n;
+	int32_t bufs[16];
+} Shadows;
+
+static void shadows_begin(L *c, const Block *body, Shadows *sh, int32_t *shadow_ids)
+{
+	c->collect_locals = true;
+	c->wlocals.len = 0;
+	collect_block(c, body);
+	c->collect_locals = false;
+	sh->n = 0;
+	for (size_t i = 0; i < c->wlocals.len && sh->n < 16; i++) {
+		int32_t b = c->wlocals.data[i];
+		if (c->bl[b].shadow >= 0)
+			continue;
+		int64_t bytes = (ir_buf_elems(c->m, BUF(b)) * dtype_bytes((DType)BUF(b)->dtype) + 7) & ~7LL;
+		if (vec_push(&c->f->locals, bytes)) {
+			c->failed = true;
+			return;
+		}
+		c->bl[b].shadow = (int32_t)c->f->locals.len - 1;
+		sh->bufs[sh->n] = b;
+		shadow_ids[sh->n++] = c->bl[b].shadow;
+	}
+}
+
+static void shadows_copy(L *c, Shadows *sh)
+{
+	for (size_t i = 0; i < sh->n; i++) {
+		int32_t b = sh->bufs[i];
+		int64_t words = ((ir_buf_elems(c->m, BUF(b)) * dtype_bytes((DType)BUF(b)->dtype)) + 7) / 8 * 2;
+		int32_t src = reg(c, VT_I64), dst = reg(c, VT_I64);
+		SInst in = I(SI_LOCALADDR, DT_I64, src, -1, -1);
+		in.imm = c->bl[b].local;
+		emit(c, in);
+		in.dst = dst;
+		in.imm = c->bl[b].shadow;
+		emit(c, in);
+		for (int64_t w = 0; w < words; w++)
+			st(c, SP_LOCAL, DT_I32, dst, w * 4, ld(c, SP_LOCAL, DT_I32, src, w * 4, -1), -1);
+	}
+}
+
+static void shadows_end(L *c, Shadows *sh)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		c->bl[sh->bufs[i]].shadow = -1;
+}
+
+static void lower_parallel(L *c, const Stmt *s)
+{
+	int64_t ext[IR_MAX_RANK], total = 1;
+	for (int i = 0; i < s->nvars; i++) {
+		if (!ir_const_int(c->m, s->extents[i], &ext[i])) {
+			fail(c, s->pos, "parallel extents must be constants%s", "");
+			return;
+		}
+		total *= ext[i];
+	}
+	Shadows sh;
+	int32_t ids[16];
+	shadows_begin(c, &s->body, &sh, ids);
+	bool was = c->par;
+	c->par = true;
+	DLoop l = dloop_begin(c, total, true);
+	int32_t idx[IR_MAX_RANK];
+	decompose(c, l.p, ext, s->nvars, idx);
+	for (int i = 0; i < s->nvars; i++)
+		c->varreg[s->vars[i]] = cvt(c, (DType)VAR(s->vars[i])->type, DT_I32, idx[i]);
+	shadows_copy(c, &sh);
+	block(c, &s->body);
+	dloop_end(c, &l);
+	c->par = was;
+	shadows_end(c, &sh);
+}
+
+static void lower_for(L *c, const Stmt *s)
+{
+	DType t = (DType)VAR(s->var)->type;
+	if (t == DT_VOID)
+		t = DT_I32;
+	DType o = op_type(t);
+	if (!c->par) { /* the bounds may read memory written before */
+		flush(c);
+		c->sgen++;
+		c->touched.len = 0;
+		collect_expr(c, s->lo);
+		collect_expr(c, s->hi);
+		c->dirty = c->touched.len > 0;
+	}
+	int32_t i = reg(c, simt_vt(t));
+	emit(c, I(SI_MOV, o, i, expr_as(c, s->lo, t), -1));
+	int32_t hi = reg(c, simt_vt(t));
+	emit(c, I(SI_MOV, o, hi, expr_as(c, s->hi, t), -1));
+	c->varreg[s->var] = i;
+	if (!c->par)
+		flush(c);
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, o, i, hi), false);
+	block(c, &s->body);
+	if (!c->par)
+		flush(c);
+	emit(c, I(SI_ADD, o, i, i, o == DT_I64 ? movi(c, DT_I64, 1) : i32c(c, 1)));
+	bra(c, top, -1, false);
+	place(c, end);
+}
+
+static void lower_if(L *c, const Stmt *s)
+{
+	bool was = c->par;
+	Shadows sh = {0};
+	int32_t ids[16];
+	if (!c->par && !s->per_thread)
+		flush(c);
+	if (s->per_thread && !c->par) {
+		c->par = true;
+		Block both = s->body; /* shadows for both branches */
+		shadows_begin(c, &both, &sh, ids);
+		Shadows sh2;
+		shadows_begin(c, &s->els, &sh2, ids + sh.n);
+		for (size_t i = 0; i < sh2.n && sh.n < 16; i++)
+			sh.bufs[sh.n++] = sh2.bufs[i];
+		shadows_copy(c, &sh);
+	}
+	int32_t p = expr_as(c, s->value, DT_BOOL);
+	if (!c->par) { /* the condition may read memory the bodies write */
+		c->sgen++;
+		c->touched.len = 0;
+		collect_expr(c, s->value);
+		if (c->touched.len)
+			barrier(c);
+	}
+	int32_t lelse = label(c), lend = label(c);
+	bra(c, lelse, p, true);
+	block(c, &s->body);
+	if (!c->par)
+		flush(c);
+	bra(c, lend, -1, false);
+	place(c, lelse);
+	block(c, &s->els);
+	if (!c->par)
+		flush(c);
+	place(c, lend);
+	shadows_end(c, &sh);
+	c->par = was;
+}
+
+/* Block-level element stores to shared/global memory are done by thread 0
+ * (all threads would race on read-modify-write code). */
+static int32_t single_thread_guard(L *c, int32_t bufid)
+{
+	if (c->par || BUF(bufid)->scope == SCOPE_LOCAL)
+		return -1;
+	return setp(c, CMP_EQ, DT_I32, c->tid, i32c(c, 0));
+}
+
+static void lower_store(L *c, const Stmt *s)
+{
+	const Buffer *b = BUF(s->dst.buf);
+	int32_t idx[IR_MAX_RANK];
+	for (int i = 0; i < s->dst.nidx; i++)
+		idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
+	int32_t v = expr_as(c, s->value, (DType)b->dtype);
+	store_elem(c, s->dst.buf, idx, v, single_thread_guard(c, s->dst.buf));
+}
+
+static void lower_copy(L *c, const Stmt *s)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	bool a_whole = a->scope != SCOPE_GLOBAL && !s->src.nidx;
+	const Buffer *ext_b = a_whole ? a : b;
+	int64_t ext[IR_MAX_RANK], total;
+	shape_of(c, ext_b, ext, &total);
+	DType ta = (DType)a->dtype, tb = (DType)b->dtype;
+	DLoop l = dloop_begin(c, total, b->scope != SCOPE_LOCAL);
+	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
+	decompose(c, l.p, ext, a->rank, ti);
+	region_idx(c, &s->src, ti, a->rank, si);
+	region_idx(c, &s->dst, ti, b->rank, di);
+	int32_t sok = a->scope == SCOPE_GLOBAL ? inbounds(c, s->src.buf, si) : -1;
+	int32_t dok = b->scope == SCOPE_GLOBAL ? inbounds(c, s->dst.buf, di) : -1;
+	Addr sa = elem_addr(c, s->src.buf, si);
+	int32_t v;
+	if (sok >= 0) {
+		v = zero_storage(c, ta);
+		SInst in = I(SI_LD, ta, v, sa.addr, -1);
+		in.sub = (uint8_t)sa.sp;
+		in.imm = sa.off;
+		in.guard = sok;
+		emit(c, in);
+	} else {
+		v = ld(c, sa.sp, ta, sa.addr, sa.off, -1);
+	}
+	if (ta != tb)
+		v = pack(c, tb, cvt(c, tb, ta, unpack(c, ta, v)));
+	Addr da = elem_addr(c, s->dst.buf, di);
+	st(c, da.sp, tb, da.addr, da.off, v, dok);
+	dloop_end(c, &l);
+}
+
+static void lower_fill(L *c, const Stmt *s)
+{
+	const Buffer *b = BUF(s->dst.buf);
+	DType t = (DType)b->dtype;
+	int32_t v = s->kind == S_CLEAR ? zero_canon(c, t) : expr_as(c, s->value, t);
+	v = pack(c, t, v);
+	int64_t ext[IR_MAX_RANK], total;
+	shape_of(c, b, ext, &total);
+	DLoop l = dloop_begin(c, total, b->scope != SCOPE_LOCAL);
+	int32_t idx[IR_MAX_RANK];
+	decompose(c, l.p, ext, b->rank, idx);
+	Addr da = elem_addr(c, s->dst.buf, idx);
+	st(c, da.sp, t, da.addr, da.off, v, -1);
+	dloop_end(c, &l);
+}
+
+static void lower_atomic(L *c, const Stmt *s)
+{
+	const Buffer *g = BUF(s->dst.buf);
+	DType t = (DType)g->dtype;
+	if (t != DT_F32 && t != DT_I32 && t != DT_U32 && t != DT_I64 && t != DT_F64 && t != DT_F16) {
+		fail(c, s->pos, "atomic_add on %s tensors is not supported by the PTX backend", dtype_name(t));
+		return;
+	}
+	if (s->value >= 0) {
+		int32_t idx[IR_MAX_RANK];
+		for (int i = 0; i < s->dst.nidx; i++)
+			idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
+		int32_t v = pack(c, t, expr_as(c, s->value, t));
+		Addr a = elem_addr(c, s->dst.buf, idx);
+		SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
+		in.guard = single_thread_guard(c, s->dst.buf);
+		emit(c, in);
+		return;
+	}
+	const Buffer *x = BUF(s->src.buf);
+	int64_t ext[IR_MAX_RANK], total;
+	shape_of(c, x, ext, &total);
+	DLoop l = dloop_begin(c, total, true);
+	int32_t ti[IR_MAX_RANK], gi[IR_MAX_RANK];
+	decompose(c, l.p, ext, x->rank, ti);
+	region_idx(c, &s->dst, ti, g->rank, gi);
+	int32_t ok = inbounds(c, s->dst.buf, gi);
+	int32_t v = pack(c, t, cvt(c, t, (DType)x->dtype, load_elem(c, s->src.buf, ti, -1)));
+	Addr a = elem_addr(c, s->dst.buf, gi);
+	SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
+	in.guard = ok;
+	emit(c, in);
+	dloop_end(c, &l);
+}
+
+/* Combine acc with x in dtype t arithmetic (x already converted to t). */
+static int32_t combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x)
+{
+	DType o = op_type(t);
+	if (op == RED_SUM || op == RED_ABSSUM)
+		return fix(c, t, bin(c, SI_ADD, o, acc, x));
+	return bin(c, op == RED_MIN ? SI_MIN : SI_MAX, o, acc, x);
+}
+
+static int32_t red_identity(L *c, ReduceOp op, DType t)
+{
+	if (op == RED_SUM || op == RED_ABSSUM)
+		return zero_canon(c, t);
+	bool mx = op != RED_MIN;
+	if (dtype_is_float(t))
+		return movf(c, t == DT_F64 ? DT_F64 : DT_F32, mx ? -INFINITY : INFINITY);
+	int64_t lo, hi;
+	switch (t) {
+	case DT_I8: lo = -128, hi = 127; break;
+	case DT_U8: lo = 0, hi = 255; break;
+	case DT_I16: lo = -32768, hi = 32767; break;
+	case DT_U32: lo = 0, hi = 0xffffffffLL; break;
+	case DT_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+	default: lo = INT32_MIN, hi = INT32_MAX; break;
+	}
+	return movi(c, op_type(t), mx ? lo : hi);
+}
+
+static int pow2_floor(int64_t v)
+{
+	int p = 1;
+	while ((int64_t)p * 2 <= v && p < 32)
+		p *= 2;
+	return p;
+}
+
+static void lower_reduce(L *c, const Stmt *s)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	DType ta = (DType)a->dtype, t = (DType)b->dtype;
+	ReduceOp op = (ReduceOp)s->sub;
+	int D = s->dim;
+	int64_t len = bdim(c, a, D), inner = 1, outs = 1;
+	for (int d = 0; d < a->rank; d++)
+		if (d != D)
+			outs *= bdim(c, a, d);
+	for (int d = D + 1; d < a->rank; d++)
+		inner *= bdim(c, a, d);
+	bool local = b->scope == SCOPE_LOCAL;
+	VType vt = simt_vt(t);
+	int G = (local || (vt != VT_F32 && vt != VT_I32) || c->nthreads % 32) ? 1
+	        : pow2_floor(TA_MIN(c->nthreads / TA_MAX(outs, 1), len));
+	int64_t ngroups = local ? 1 : c->nthreads / G;
+	int64_t rounds = (outs + ngroups - 1) / ngroups;
+	int32_t lane = local ? i32c(c, 0) : bin(c, SI_REM, DT_U32, c->tid, i32c(c, G));
+	int32_t grp = local ? i32c(c, 0) : bin(c, SI_DIV, DT_U32, c->tid, i32c(c, G));
+	/* for round: o = round * ngroups + grp (uniform trip count: shuffles need the whole warp) */
+	int32_t rd = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, rd, i32c(c, 0), -1));
+	int32_t rtop = label(c), rend = label(c);
+	place(c, rtop);
+	bra(c, rend, setp(c, CMP_GE, DT_I32, rd, i32c(c, rounds)), false);
+	int32_t o = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, rd, i32c(c, ngroups)), grp);
+	int32_t valid = setp(c, CMP_LT, DT_I32, o, i32c(c, outs));
+	/* src linear index of (o, k) = (o / inner) * len * inner + k * inner + o % inner */
+	int32_t oo = bin(c, SI_DIV, DT_U32, o, i32c(c, inner)), oi = bin(c, SI_REM, DT_U32, o, i32c(c, inner));
+	int32_t sbase = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, oo, i32c(c, len * inner)), oi);
+	int32_t acc = reg(c, vt);
+	emit(c, I(SI_MOV, op_type(t), acc, red_identity(c, op, t), -1));
+	int32_t k = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, k, lane, -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	int32_t kdone = setp(c, CMP_GE, DT_I32, k, i32c(c, len));
+	kdone = bin(c, SI_OR, DT_BOOL, kdone, un(c, SI_NOT, DT_BOOL, valid));
+	bra(c, kend, kdone, false);
+	{
+		int32_t lin = bin(c, SI_ADD, DT_I32, sbase, bin(c, SI_MUL, DT_I32, k, i32c(c, inner)));
+		Addr sa = {SP_SHARED, 0, 0};
+		if (a->scope == SCOPE_LOCAL) {
+			int32_t one[1] = {lin};
+			/* flat index into a local: address it as rank 1 */
+			int32_t la = reg(c, VT_I64);
+			SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
+			in.imm = c->bl[s->src.buf].shadow >= 0 ? c->bl[s->src.buf].shadow : c->bl[s->src.buf].local;
+			emit(c, in);
+			int32_t off = bin(c, SI_MUL, DT_I32, one[0], i32c(c, dtype_bytes(ta)));
+			sa = (Addr){SP_LOCAL, bin(c, SI_ADD, DT_I64, la, cvt(c, DT_I64, DT_I32, off)), 0};
+		} else {
+			int32_t off = bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta)));
+			sa = (Addr){SP_SHARED, bin(c, SI_ADD, DT_I32, c->shbase, off), c->bl[s->src.buf].smem};
+		}
+		int32_t x = cvt(c, t, ta, unpack(c, ta, ld(c, sa.sp, ta, sa.addr, sa.off, -1)));
+		if ((op == RED_ABSSUM || op == RED_ABSMAX) && op_type(t) != DT_U32)
+			x = un(c, SI_ABS, op_type(t), x);
+		emit(c, I(SI_MOV, op_type(t), acc, combine(c, op, t, acc, x), -1));
+		emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, G)));
+		bra(c, ktop, -1, false);
+	}
+	place(c, kend);
+	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
+	for (int off = G / 2; off >= 1; off /= 2) {
+		int32_t other = reg(c, vt);
+		SInst in = I(SI_SHFL_BFLY, op_type(t), other, acc, -1);
+		in.imm = off;
+		emit(c, in);
+		emit(c, I(SI_MOV, op_type(t), acc, combine(c, cop, t, acc, other), -1));
+	}
+	/* lane 0 of the group writes dst[o] */
+	int32_t w = bin(c, SI_AND, DT_BOOL, valid, setp(c, CMP_EQ, DT_I32, lane, i32c(c, 0)));
+	int32_t skip = label(c);
+	bra(c, skip, w, true);
+	{
+		int32_t didx[IR_MAX_RANK];
+		int64_t dext[IR_MAX_RANK];
+		for (int d = 0; d < b->rank; d++)
+			dext[d] = bdim(c, b, d);
+		decompose(c, o, dext, b->rank, didx);
+		int32_t v = acc;
+		if (!s->flag_clear)
+			v = combine(c, cop, t, load_elem(c, s->dst.buf, didx, -1), acc);
+		store_elem(c, s->dst.buf, didx, v, -1);
+	}
+	place(c, skip);
+	emit(c, I(SI_ADD, DT_I32, rd, rd, i32c(c, 1)));
+	bra(c, rtop, -1, false);
+	place(c, rend);
+}
+
+static void lower_cumsum(L *c, const Stmt *s)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	DType ta = (DType)a->dtype, t = (DType)b->dtype;
+	int D = s->dim;
+	int64_t len = bdim(c, a, D), inner = 1, lines = 1;
+	for (int d = 0; d < a->rank; d++)
+		if (d != D)
+			lines *= bdim(c, a, d);
+	for (int d = D + 1; d < a->rank; d++)
+		inner *= bdim(c, a, d);
+	DLoop l = dloop_begin(c, lines, b->scope != SCOPE_LOCAL);
+	int32_t oo = bin(c, SI_DIV, DT_U32, l.p, i32c(c, inner)), oi = bin(c, SI_REM, DT_U32, l.p, i32c(c, inner));
+	int32_t base = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, oo, i32c(c, len * inner)), oi);
+	int32_t acc = reg(c, simt_vt(t));
+	emit(c, I(SI_MOV, op_type(t), acc, zero_canon(c, t), -1));
+	int32_t k = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, k, i32c(c, 0), -1));
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, DT_I32, k, i32c(c, len)), false);
+	int32_t kk = s->flag_reverse ? bin(c, SI_SUB, DT_I32, i32c(c, len - 1), k) : k;
+	int32_t lin = bin(c, SI_ADD, DT_I32, base, bin(c, SI_MUL, DT_I32, kk, i32c(c, inner)));
+	/* flat addressing: both buffers have the same shape */
+	int32_t fi[1] = {lin};
+	int64_t tot = ir_buf_elems(c->m, a);
+	(void)tot;
+	int32_t idx_a[IR_MAX_RANK], idx_b[IR_MAX_RANK];
+	int64_t ext[IR_MAX_RANK], n;
+	shape_of(c, a, ext, &n);
+	decompose(c, fi[0], ext, a->rank, idx_a);
+	for (int d = 0; d < b->rank; d++)
+		idx_b[d] = idx_a[d];
+	int32_t x = cvt(c, t, ta, load_elem(c, s->src.buf, idx_a, -1));
+	emit(c, I(SI_MOV, op_type(t), acc, fix(c, t, bin(c, SI_ADD, op_type(t), acc, x)), -1));
+	store_elem(c, s->dst.buf, idx_b, acc, -1);
+	emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, 1)));
+	bra(c, top, -1, false);
+	place(c, end);
+	dloop_end(c, &l);
+}
+
+/* Shared-memory address of element (i, j) of a 2-D buffer (no offset). */
+static int32_t sh_addr2(L *c, int32_t bufid, int32_t i, int32_t j)
+{
+	const Buffer *b = BUF(bufid);
+	int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, i, i32c(c, bdim(c, b, 1))), j);
+	return bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes((DType)b->dtype))));
+}
+
+/* A 32-bit register holding operand elements (r, k) and (r, k+1) where
+ * rows/cols follow `trans`: element (r, k) is at buf[k][r] when trans. */
+static void frag_pair(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int32_t dst)
+{
+	const BufLoc *bl = &c->bl[bufid];
+	DType t = (DType)BUF(bufid)->dtype;
+	if (!trans) {
+		SInst in = I(SI_LD, DT_I32, dst, sh_addr2(c, bufid, r, k), -1);
+		in.sub = SP_SHARED;
+		in.imm = bl->smem;
+		emit(c, in);
+		return;
+	}
+	int32_t lo = ld(c, SP_SHARED, t, sh_addr2(c, bufid, k, r), bl->smem, -1);
+	int32_t hi = ld(c, SP_SHARED, t, sh_addr2(c, bufid, bin(c, SI_ADD, DT_I32, k, i32c(c, 1)), r), bl->smem, -1);
+	emit(c, I(SI_PACK2, DT_I32, dst, lo, hi));
+}
+
+static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
+{
+	const Buffer *C = BUF(s->dst.buf);
+	int W = c->nthreads / 32;
+	int NB = (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
+	int64_t ntn = N / (8 * NB), ntiles = (M / 16) * ntn;
+	DType in = (DType)BUF(s->src.buf)->dtype;
+	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
+	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, 32));
+	int32_t g = bin(c, SI_DIV, DT_U32, lane, i32c(c, 4));
+	int32_t t2 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, 2));
+	int32_t tile = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, tile, warp, -1));
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, DT_I32, tile, i32c(c, ntiles)), false);
+	int32_t r0 = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, bin(c, SI_DIV, DT_U32, tile, i32c(c, ntn)),
+	                                          i32c(c, 16)), g);
+	int32_t r8 = bin(c, SI_ADD, DT_I32, r0, i32c(c, 8));
+	int32_t n0 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, tile, i32c(c, ntn)), i32c(c, 8 * NB));
+	/* accumulators: NB groups of 4 consecutive f32 registers */
+	int32_t acc = (int32_t)c->f->regs.len;
+	for (int i = 0; i < 4 * NB; i++)
+		reg(c, VT_F32);
+	int64_t coff = c->bl[s->dst.buf].smem;
+	for (int nb = 0; nb < NB; nb++) {
+		int32_t col = bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb));
+		col = bin(c, SI_ADD, DT_I32, col, t2);
+		int32_t p0 = sh_addr2(c, s->dst.buf, r0, col), p8 = sh_addr2(c, s->dst.buf, r8, col);
+		for (int q = 0; q < 4; q++) {
+			int32_t dst = acc + 4 * nb + q;
+			if (s->flag_clear) {
+				SInst z = I(SI_MOVF, DT_F32, dst, -1, -1);
+				emit(c, z);
+			} else {
+				SInst l = I(SI_LD, DT_F32, dst, q < 2 ? p0 : p8, -1);
+				l.sub = SP_SHARED;
+				l.imm = coff + (q & 1) * 4;
+				emit(c, l);
+			}
+		}
+	}
+	(void)C;
+	int32_t kk = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
+	{
+		int32_t k0 = bin(c, SI_ADD, DT_I32, kk, t2), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, 8));
+		int32_t af = (int32_t)c->f->regs.len;
+		for (int i = 0; i < 4; i++)
+			reg(c, VT_I32);
+		frag_pair(c, s->src.buf, s->flag_a, r0, k0, af + 0);
+		frag_pair(c, s->src.buf, s->flag_a, r8, k0, af + 1);
+		frag_pair(c, s->src.buf, s->flag_a, r0, k8, af + 2);
+		frag_pair(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+		for (int nb = 0; nb < NB; nb++) {
+			int32_t n = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), g);
+			int32_t bf = (int32_t)c->f->regs.len;
+			reg(c, VT_I32);
+			reg(c, VT_I32);
+			/* B element (k, n): B[k][n], or B[n][k] with transpose_b: the
+			 * (n, k) pair is contiguous exactly when transposed */
+			frag_pair(c, s->src2.buf, !s->flag_b, n, k0, bf);
+			frag_pair(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+			SInst m = I(SI_MMA, in, acc + 4 * nb, af, bf);
+			m.c = acc + 4 * nb;
+			emit(c, m);
+		}
+		emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+		bra(c, ktop, -1, false);
+	}
+	place(c, kend);
+	for (int nb = 0; nb < NB; nb++) {
+		int32_t col = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), t2);
+		int32_t p0 = sh_addr2(c, s->dst.buf, r0, col), p8 = sh_addr2(c, s->dst.buf, r8, col);
+		for (int q = 0; q < 4; q++)
+			st(c, SP_SHARED, DT_F32, q < 2 ? p0 : p8, coff + (q & 1) * 4, acc + 4 * nb + q, -1);
+	}
+	emit(c, I(SI_ADD, DT_I32, tile, tile, i32c(c, W)));
+	bra(c, top, -1, false);
+	place(c, end);
+	c->f->nmma++;
+}
+
+static void lower_gemm(L *c, const Stmt *s)
+{
+	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
+	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
+	DType in = (DType)A->dtype, acct = (DType)C->dtype;
+	if ((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
+	    A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL) {
+		lower_gemm_mma(c, s, M, N, K);
+		return;
+	}
+	/* General path: one thread per C element, products and sums in k order. */
+	DType ot = op_type(acct);
+	int64_t ext[2] = {M, N};
+	DLoop l = dloop_begin(c, M * N, C->scope != SCOPE_LOCAL);
+	int32_t mn[2];
+	decompose(c, l.p, ext, 2, mn);
+	int32_t acc = reg(c, simt_vt(acct));
+	emit(c, I(SI_MOV, ot, acc, s->flag_clear ? zero_canon(c, acct) : load_elem(c, s->dst.buf, mn, -1), -1));
+	int32_t k = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, k, i32c(c, 0), -1));
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, DT_I32, k, i32c(c, K)), false);
+	int32_t ai[2] = {s->flag_a ? k : mn[0], s->flag_a ? mn[0] : k};
+	int32_t bi[2] = {s->flag_b ? mn[1] : k, s->flag_b ? k : mn[1]};
+	int32_t av = cvt(c, acct, in, load_elem(c, s->src.buf, ai, -1));
+	int32_t bv = cvt(c, acct, in, load_elem(c, s->src2.buf, bi, -1));
+	emit(c, I(SI_MOV, ot, acc, bin(c, SI_ADD, ot, acc, bin(c, SI_MUL, ot, av, bv)), -1));
+	emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, 1)));
+	bra(c, top, -1, false);
+	place(c, end);
+	store_elem(c, s->dst.buf, mn, acc, -1);
+	dloop_end(c, &l);
+}
+
+static void stmt(L *c, int32_t id)
+{
+	const Stmt *s = ST(id);
+	switch ((StmtKind)s->kind) {
+	case S_ALLOC: break; /* placed up front */
+	case S_LET: {
+		DType t = (DType)VAR(s->var)->type;
+		c->varreg[s->var] = expr_as(c, s->value, t == DT_VOID ? (DType)EX(s->value)->type : t);
+		break;
+	}
+	case S_STORE: lower_store(c, s); break;
+	case S_COPY: lower_copy(c, s); break;
+	case S_GEMM: lower_gemm(c, s); break;
+	case S_CLEAR:
+	case S_FILL: lower_fill(c, s); break;
+	case S_REDUCE: lower_reduce(c, s); break;
+	case S_CUMSUM: lower_cumsum(c, s); break;
+	case S_ATOMIC_ADD: lower_atomic(c, s); break;
+	case S_BARRIER: barrier(c); break;
+	case S_PARALLEL: lower_parallel(c, s); break;
+	case S_FOR: lower_for(c, s); break;
+	case S_IF: lower_if(c, s); break;
+	}
+}
+
+/* ---- kernel ------------------------------------------------------------------ */
+
+static bool uses_fp8(const Module *m)
+{
+	for (size_t i = 0; i < m->bufs.len; i++)
+		if (m->bufs.data[i].dtype == DT_FP8E4M3 || m->bufs.data[i].dtype == DT_FP8E5M2)
+			return true;
+	for (size_t i = 0; i < m->exprs.len; i++)
+		if (m->exprs.data[i].type == DT_FP8E4M3 || m->exprs.data[i].type == DT_FP8E5M2 ||
+		    (m->exprs.data[i].kind == E_CAST &&
+		     (m->exprs.data[i].cast_to == DT_FP8E4M3 || m->exprs.data[i].cast_to == DT_FP8E5M2)))
+			return true;
+	return false;
+}
+
+/* Gives every buffer allocated in block b (recursively) its place. */
+static void place_bufs(L *c, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		if (s->kind == S_ALLOC) {
+			const Buffer *buf = BUF(s->buf);
+			int64_t bytes = ir_buf_elems(c->m, buf) * dtype_bytes((DType)buf->dtype);
+			if (buf->scope == SCOPE_LOCAL) {
+				if (vec_push(&c->f->locals, (bytes + 7) & ~7LL))
+					c->failed = true;
+				c->bl[s->buf].local = (int32_t)c->f->locals.len - 1;
+			} else {
+				c->bl[s->buf].smem = c->f->smem_bytes;
+				c->f->smem_bytes += (bytes + 15) & ~15LL;
+			}
+		}
+		if (s->kind == S_FOR || s->kind == S_IF || s->kind == S_PARALLEL) {
+			place_bufs(c, &s->body);
+			place_bufs(c, &s->els);
+		}
+	}
+}
+
+int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
+{
+	memset(f, 0, sizeof *f);
+	const Kernel *kn = &m->kernels.data[k];
+	f->m = m;
+	f->kernel = k;
+	f->name = kn->name;
+	f->threads = kn->threads;
+	L c0 = {0}, *c = &c0;
+	c->m = m;
+	c->k = kn;
+	c->t = t;
+	c->f = f;
+	c->d = d;
+	c->nthreads = kn->threads;
+	if (!m->verified) {
+		diag_error(d, "internal: lowering an unverified module");
+		return -1;
+	}
+	if (t->id == TA_TARGET_SM80 && uses_fp8(m)) {
+		diag_at(d, DIAG_ERROR, &m->src, kn->pos, "kernel '%s' uses fp8, which needs --target=sm_90a", kn->name);
+		return -1;
+	}
+	size_t nb = m->bufs.len, nv = m->vars.len;
+	c->bl = calloc(nb + 1, sizeof *c->bl);
+	c->varreg = malloc((nv + 1) * sizeof *c->varreg);
+	c->rd_ep = calloc(nb + 1, sizeof(uint32_t));
+	c->wr_ep = calloc(nb + 1, sizeof(uint32_t));
+	c->srd = calloc(nb + 1, sizeof(uint32_t));
+	c->swr = calloc(nb + 1, sizeof(uint32_t));
+	if (!c->bl || !c->varreg || !c->rd_ep || !c->wr_ep || !c->srd || !c->swr) {
+		c->failed = true;
+		diag_error(d, "out of memory");
+		goto out;
+	}
+	c->epoch = 1;
+	for (size_t i = 0; i < nv; i++)
+		c->varreg[i] = -1;
+	for (size_t i = 0; i < nb; i++)
+		c->bl[i].shadow = -1;
+	/* parameters */
+	for (int i = 0; i < kn->nargs; i++) {
+		SimtParam p = {.arg = i};
+		if (kn->args[i].buf >= 0) {
+			const Buffer *b = &m->bufs.data[kn->args[i].buf];
+			p.name = b->name;
+			p.kind = PK_TENSOR;
+			p.dtype = b->dtype;
+			p.vt = VT_I64;
+		} else {
+			const Var *v = &m->vars.data[kn->args[i].var];
+			p.name = v->name;
+			p.kind = v->kind == V_SYMBOL ? PK_SYMBOL : PK_SCALAR;
+			p.dtype = v->kind == V_SYMBOL ? DT_I32 : v->type;
+			VType vt = simt_vt((DType)p.dtype);
+			p.vt = vt == VT_PRED ? VT_I32 : vt;
+		}
+		if (vec_push(&f->params, p))
+			c->failed = true;
+	}
+	if (c->failed)
+		goto out;
+	c->tid = reg(c, VT_I32);
+	emit(c, I(SI_TID, DT_I32, c->tid, -1, -1));
+	c->shbase = reg(c, VT_I32);
+	emit(c, I(SI_SHBASE, DT_I32, c->shbase, -1, -1));
+	if (kn->threadidx >= 0)
+		c->varreg[kn->threadidx] = c->tid;
+	for (int dim = 0; dim < 3; dim++)
+		if (kn->blockidx[dim] >= 0) {
+			int32_t r = reg(c, VT_I32);
+			SInst in = I(SI_CTAID, DT_I32, r, -1, -1);
+			in.imm = dim;
+			emit(c, in);
+			c->varreg[kn->blockidx[dim]] = r;
+		}
+	for (size_t i = 0; i < f->params.len; i++) {
+		const SimtParam *p = &f->params.data[i];
+		DType lt = p->kind == PK_TENSOR ? DT_I64 : p->vt == VT_F32 ? DT_F32 : op_type((DType)p->dtype);
+		if (p->dtype == DT_BOOL)
+			lt = DT_I32;
+		int32_t r = reg(c, (VType)p->vt);
+		SInst in = I(SI_PARAM, lt, r, -1, -1);
+		in.imm = (int64_t)i;
+		emit(c, in);
+		if (p->kind == PK_TENSOR) {
+			c->bl[kn->args[i].buf].base = r;
+		} else {
+			int32_t v = kn->args[i].var;
+			c->varreg[v] = p->dtype == DT_BOOL ? setp(c, CMP_NE, DT_I32, r, i32c(c, 0)) : r;
+		}
+	}
+	/* global tensor dimensions (after params: symbols may be params) */
+	for (int i = 0; i < kn->nargs; i++) {
+		int32_t bid = kn->args[i].buf;
+		if (bid < 0)
+			continue;
+		const Buffer *b = &m->bufs.data[bid];
+		for (int dd = 0; dd < b->rank; dd++) {
+			int32_t r = expr_as(c, b->shape[dd], DT_I32);
+			c->bl[bid].dim[dd] = r;
+			c->bl[bid].dim64[dd] = cvt(c, DT_I64, DT_I32, r);
+		}
+	}
+	place_bufs(c, &kn->body);
+	block(c, &kn->body);
+	emit(c, I(SI_RET, DT_VOID, -1, -1, -1));
+out:
+	free(c->bl);
+	free(c->varreg);
+	free(c->rd_ep);
+	free(c->wr_ep);
+	free(c->srd);
+	free(c->swr);
+	vec_free(&c->touched);
+	vec_free(&c->wlocals);
+	if (c->failed && !d->nerrors)
+		diag_error(d, "out of memory while lowering kernel '%s'", kn->name);
+	return c->failed ? -1 : 0;
+}
+
+void simt_free(SimtFunc *f)
+{
+	vec_free(&f->regs);
+	vec_free(&f->code);
+	vec_free(&f->locals);
+	vec_free(&f->params);
+}
+
+/* ---- dump ---------------------------------------------------------------- */
+
+static const char *const sop_names[SI_COUNT] = {
+	"movi", "movf", "mov", "add", "sub", "mul", "div", "rem", "min", "max", "neg", "abs", "and", "or", "xor",
+	"not", "shl", "shr", "setp", "selp", "cvt", "pack", "unpack", "pack2", "math", "tid", "ctaid", "param",
+	"shbase", "localaddr", "ld", "st", "atom.add", "bar", "shfl.bfly", "mma.m16n8k16", "label", "bra", "ret",
+};
+
+void simt_print(const SimtFunc *f, StrBuf *sb)
+{
+	static const char *const sp[] = {"global", "shared", "local"};
+	sb_printf(sb, "func %s threads(%d) smem(%lld)\n", f->name, f->threads, (long long)f->smem_bytes);
+	for (size_t i = 0; i < f->code.len; i++) {
+		const SInst *in = &f->code.data[i];
+		if (in->op == SI_LABEL) {
+			sb_printf(sb, "L%lld:\n", (long long)in->imm);
+			continue;
+		}
+		sb_puts(sb, "  ");
+		if (in->guard >= 0)
+			sb_printf(sb, "@%s%%%d ", in->guard_neg ? "!" : "", in->guard);
+		sb_printf(sb, "%s", sop_names[in->op]);
+		if (in->op == SI_LD || in->op == SI_ST)
+			sb_printf(sb, ".%s", sp[in->sub]);
+		if (in->type != DT_VOID)
+			sb_printf(sb, ".%s", dtype_name((DType)in->type));
+		if (in->op == SI_CVT)
+			sb_printf(sb, ".%s", dtype_name((DType)in->type2));
+		if (in->dst >= 0)
+			sb_printf(sb, " %%%d", in->dst);
+		if (in->a >= 0)
+			sb_printf(sb, " %%%d", in->a);
+		if (in->b >= 0)
+			sb_printf(sb, " %%%d", in->b);
+		if (in->c >= 0)
+			sb_printf(sb, " %%%d", in->c);
+		if (in->op == SI_MOVF)
+			sb_printf(sb, " %g", in->fimm);
+		else if (in->op == SI_BRA)
+			sb_printf(sb, " L%lld", (long long)in->imm);
+		else if (in->imm)
+			sb_printf(sb, " #%lld", (long long)in->imm);
+		sb_putc(sb, '\n');
+	}
+}
+
+/* ---- host-side integer evaluation (grid sizes) ---------------------------- */
+
+static int eval(const Module *m, const Kernel *kn, int32_t e, const int64_t *vals, int depth, int64_t *out)
+{
+	if (e < 0 || depth > 64)
+		return -1;
+	const Expr *x = &m->exprs.data[e];
+	int64_t a = 0, b = 0;
+	switch ((ExprKind)x->kind) {
+	case E_INT: *out = x->ival; return 0;
+	case E_BOOL: *out = x->ival != 0; return 0;
+	case E_VAR: {
+		const Var *v = &m->vars.data[x->var];
+		if (v->kind == V_SYMBOL && v->has_value) {
+			*out = v->value;
+			return 0;
+		}
+		for (int i = 0; i < kn->nargs; i++)
+			if (kn->args[i].var == x->var) {
+				*out = vals[i];
+				return 0;
+			}
+		return -1;
+	}
+	case E_CAST: return eval(m, kn, x->a, vals, depth + 1, out);
+	case E_UNARY:
+		if (eval(m, kn, x->a, vals, depth + 1, &a))
+			return -1;
+		*out = x->op == OP_NOT ? !a : -a;
+		return 0;
+	case E_BINARY:
+		if (eval(m, kn, x->a, vals, depth + 1, &a) || eval(m, kn, x->b, vals, depth + 1, &b))
+			return -1;
+		switch (x->op) {
+		case OP_ADD: *out = a + b; return 0;
+		case OP_SUB: *out = a - b; return 0;
+		case OP_MUL: *out = a * b; return 0;
+		case OP_FLOORDIV:
+		case OP_MOD: {
+			if (!b)
+				return -1;
+			int64_t q = a / b, r = a % b;
+			if (r && ((r < 0) != (b < 0)))
+				q--, r += b;
+			*out = x->op == OP_MOD ? r : q;
+			return 0;
+		}
+		case OP_EQ: *out = a == b; return 0;
+		case OP_NE: *out = a != b; return 0;
+		case OP_LT: *out = a < b; return 0;
+		case OP_LE: *out = a <= b; return 0;
+		case OP_GT: *out = a > b; return 0;
+		case OP_GE: *out = a >= b; return 0;
+		case OP_AND: *out = a && b; return 0;
+		case OP_OR: *out = a || b; return 0;
+		default: return -1;
+		}
+	case E_CALL: {
+		int64_t v[3] = {0};
+		for (int i = 0; i < x->nargs && i < 3; i++)
+			if (eval(m, kn, x->args[i], vals, depth + 1, &v[i]))
+				return -1;
+		switch (x->op) {
+		case OP_MIN: *out = v[0] < v[1] ? v[0] : v[1]; return 0;
+		case OP_MAX: *out = v[0] > v[1] ? v[0] : v[1]; return 0;
+		case OP_ABS: *out = v[0] < 0 ? -v[0] : v[0]; return 0;
+		case OP_SELECT: *out = v[0] ? v[1] : v[2]; return 0;
+		case OP_CEILDIV: {
+			if (!v[1])
+				return -1;
+			int64_t q = v[0] / v[1], r = v[0] % v[1];
+			if (r && ((r < 0) != (v[1] < 0)))
+				q--, r += v[1];
+			*out = r ? q + 1 : q;
+			return 0;
+		}
+		default: return -1;
+		}
+	}
+	default: return -1;
+	}
+}
+
+int lower_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out)
+{
+	return eval(m, &m->kernels.data[k], e, vals, 0, out);
+}

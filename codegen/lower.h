@@ -1,0 +1,133 @@
+/* lower.h — Tile IR -> per-thread SIMT IR, and the backends that consume it.
+ *
+ * lower_kernel turns one verified Tile IR kernel into a SimtFunc: the code
+ * ONE thread of the block executes, target-independent.  Backends (ptx.c
+ * today, an AMD one later) translate it instruction by instruction; the
+ * SIMT IR is documented in docs/lowering.md.
+ *
+ * Values live in typed virtual registers.  A value of IR dtype T is held in
+ * its "canonical" register class (simt_vt):
+ *   bool -> pred;  i8 u8 i16 i32 u32 -> i32 (sign/zero-extended);  i64 -> i64;
+ *   f16 bf16 fp8 f32 -> f32 (the exact value);  f64 -> f64.
+ * Memory holds the "storage" form; SI_PACK/SI_UNPACK convert between the two
+ * (f16/bf16 storage is a b16 register, fp8/bool/small ints an i32 register).
+ *
+ * Control flow is a flat list with labels and branches.  Every branch that
+ * encloses a barrier or a warp-collective op (shuffle, mma) is uniform over
+ * the block or warp respectively — the lowering guarantees it.
+ */
+#ifndef TILEASM_LOWER_H
+#define TILEASM_LOWER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+#include "target.h"
+
+/* Register classes. */
+typedef enum { VT_PRED, VT_B16, VT_I32, VT_I64, VT_F32, VT_F64, VT_COUNT } VType;
+
+/* Memory spaces. */
+typedef enum { SP_GLOBAL, SP_SHARED, SP_LOCAL } Space;
+
+/* Comparisons (SI_SETP.sub). */
+typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } Cmp;
+
+/* Float math (SI_MATH.sub): all on f32 (or f64 for MATH_SQRT/MATH_RCP). */
+typedef enum { MATH_EX2, MATH_LG2, MATH_SQRT, MATH_RCP } MathOp;
+
+/* Instructions.  `type` is an IR DType giving the operation's semantics
+ * (DT_I32 signed, DT_U32 unsigned, DT_I64, DT_F32, DT_F64, DT_BOOL for
+ * predicates).  Operands a, b, c are register ids; -1 when unused. */
+typedef enum {
+	SI_MOVI,   /* dst = imm, type I32/U32/I64/BOOL */
+	SI_MOVF,   /* dst = fimm, type F32/F64 */
+	SI_MOV,    /* dst = a */
+	SI_ADD, SI_SUB, SI_MUL, SI_DIV, SI_REM, /* int: wrap, truncating div/rem; float: IEEE, no fusion */
+	SI_MIN, SI_MAX,        /* float: NaN-ignoring like fminf */
+	SI_NEG, SI_ABS,
+	SI_AND, SI_OR, SI_XOR, SI_NOT, /* ints or preds */
+	SI_SHL, SI_SHR,        /* SHR arithmetic for I32/I64, logical for U32 */
+	SI_SETP,   /* dst(pred) = a <sub:Cmp> b, compared as `type` (floats: NE is unordered, others ordered) */
+	SI_SELP,   /* dst = c ? a : b (c a pred), type not BOOL */
+	SI_CVT,    /* dst (canonical of type) = a (canonical of type2), with the IR cast rules */
+	SI_PACK,   /* dst (storage of type) = a (canonical of type); floats RNE, fp8 satfinite */
+	SI_UNPACK, /* dst (canonical of type) = a (storage of type) */
+	SI_PACK2,  /* dst i32 = {lo b16 a, hi b16 b} */
+	SI_MATH,   /* dst = sub(a), type F32 (or F64 for SQRT/RCP) */
+	SI_TID,    /* dst i32 = thread index in the block (x) */
+	SI_CTAID,  /* dst i32 = block index, dimension imm */
+	SI_PARAM,  /* dst = kernel parameter imm (loaded as `type`: I64 for tensor pointers) */
+	SI_SHBASE, /* dst i32 = shared-memory address of the kernel's shared area */
+	SI_LOCALADDR, /* dst i64 = address of local array imm */
+	SI_LD,     /* dst (storage of type) = [a + imm] in space sub; guard: only if pred */
+	SI_ST,     /* [a + imm] = b (storage of type) */
+	SI_ATOM_ADD, /* global [a + imm] += b (storage of type) */
+	SI_BAR,    /* block barrier (also orders shared and global memory within the block) */
+	SI_SHFL_BFLY, /* dst = a from lane (lane ^ imm) of the warp, 32-bit; whole warp executes it */
+	SI_MMA,    /* warp MMA m16n8k16, type F16/BF16 inputs, f32 accumulate: dst..dst+3 =
+	            * a..a+3 (i32 pairs) x b..b+1 + c..c+3 (register ids consecutive); the
+	            * per-lane fragment layout is PTX's mma.m16n8k16 (docs/lowering.md) */
+	SI_LABEL,  /* imm = label id */
+	SI_BRA,    /* goto imm, if guard (negated if guard_neg) */
+	SI_RET,
+	SI_COUNT
+} SOp;
+
+typedef struct {
+	uint8_t op;   /* SOp */
+	uint8_t type; /* DType */
+	uint8_t type2;/* DType: SI_CVT source */
+	uint8_t sub;  /* Cmp / MathOp / Space */
+	bool guard_neg;
+	int32_t dst, a, b, c;
+	int32_t guard; /* predicate register or -1 */
+	int64_t imm;
+	double fimm;
+} SInst;
+
+/* A kernel parameter as the launcher passes it. */
+typedef enum {
+	PK_TENSOR, /* u64 device pointer */
+	PK_SCALAR, /* Kernel arg scalar: ints <= 32 bits and bool as 32-bit, i64 64-bit, f16/bf16/fp8/f32 as f32, f64 */
+	PK_SYMBOL, /* unspecialised shape symbol: i32 */
+} ParamKind;
+
+typedef struct {
+	const char *name;
+	uint8_t kind;  /* ParamKind */
+	uint8_t dtype; /* DType of the tensor element / scalar */
+	uint8_t vt;    /* VType of the param as passed (I64 for tensors) */
+	int32_t arg;   /* index into Kernel.args */
+} SimtParam;
+
+typedef struct {
+	const Module *m;
+	int kernel;          /* index into m->kernels */
+	const char *name;
+	int threads;
+	int64_t smem_bytes;  /* shared memory the kernel needs (all dynamic) */
+	VEC(uint8_t) regs;   /* VType per register id */
+	VEC(SInst) code;
+	int32_t nlabels;
+	VEC(int64_t) locals; /* byte size of each local array (8-byte aligned) */
+	VEC(SimtParam) params;
+	int32_t nmma;        /* statistics: gemm statements lowered to SI_MMA */
+} SimtFunc;
+
+/* lower.c */
+/* Lowers kernel k of a verified module.  Returns 0, or -1 with a diagnostic
+ * (e.g. a dtype the target cannot handle).  Free with simt_free even on error. */
+int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);
+void simt_free(SimtFunc *f);
+VType simt_vt(DType t);         /* canonical register class */
+VType simt_storage_vt(DType t); /* storage register class */
+void simt_print(const SimtFunc *f, StrBuf *sb); /* readable dump for tests and --dump-simt */
+
+/* Evaluates the integer expression e (grid sizes) with the kernel argument
+ * values vals[i] for Kernel.args[i] (symbols and integer scalars).  Returns
+ * 0, or -1 if it is not an integer expression over those or divides by 0. */
+int lower_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out);
+
+#endif

@@ -1,0 +1,41 @@
+/* ptx.h — PTX text for NVIDIA targets (sm_80 with mma.sync; sm_90a adds fp8
+ * conversions) from the SIMT IR of lower.h.
+ *
+ * The PTX uses typed virtual registers; ptxas (or the driver JIT) allocates
+ * them.  All shared memory is dynamic (`.extern .shared smem[]`), so the
+ * launcher passes PtxKernelInfo.smem_bytes at launch and raises the
+ * function's limit when it exceeds 48 KB. */
+#ifndef TILEASM_PTX_H
+#define TILEASM_PTX_H
+
+#include "ir.h"
+#include "lower.h"
+#include "target.h"
+
+/* What a launcher needs per kernel. */
+typedef struct {
+	char *name;         /* entry name (the kernel's name) */
+	int kernel;         /* index into Module.kernels */
+	int threads;        /* block size (x) */
+	int64_t smem_bytes; /* dynamic shared memory per block */
+	int nparams;
+	SimtParam *params;  /* in PTX parameter order; .arg indexes Kernel.args */
+	int32_t nmma;       /* gemm statements that use mma.sync */
+} PtxKernelInfo;
+
+/* Compiles every kernel of the verified module m for t (sm_80 or sm_90a).
+ * Appends the module's PTX text to out and, if info is not NULL, sets *info
+ * to a malloc'd array of m->kernels.len entries (free with ptx_info_free).
+ * Returns 0, or -1 with diagnostics in d. */
+int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d);
+void ptx_info_free(PtxKernelInfo *info, int n);
+
+/* Grid size of kernel k for the argument values vals[i] (per Kernel.args;
+ * tensors ignored).  Returns 0, or -1 if a size is not computable or < 1
+ * is fine (0 blocks) but negative is an error. */
+int ptx_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3]);
+
+/* One SIMT function as PTX (used by ptx_compile; exposed for tests). */
+int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d);
+
+#endif
