@@ -11,6 +11,7 @@
  *         metadata.c  CoMd tree, metadata from CoKernel, msgpack in and out
  *         write.c     ELF layout and bytes
  *         read.c      ELF parsing (bounds-checked; malformed input -> Diag)
+ *         yaml.c      the YAML subset of .amdgpu_metadata blocks
  *         asm_co.c    .amdhsa_kernel / .amdgpu_metadata directives for isa/asm
  *
  * Layout, field formulas and the checks behind them: docs/code-object.md and
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "isa.h"
 #include "target.h"
 #include "util.h"
 
@@ -266,5 +268,25 @@ typedef struct {
  * crashes on malformed input).  Free with co_object_free. */
 int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d);
 void co_object_free(CoObject *o);
+
+/* ---- yaml.c ------------------------------------------------------------- */
+
+/* Parses an .amdgpu_metadata YAML body (text of the lines between the
+ * directives; pos = position of its first line, for diagnostics). */
+int co_yaml_parse(Arena *a, const char *text, size_t len, CoMd **out, const SrcFile *src, SrcPos pos,
+		  Diag *d);
+
+/* ---- asm_co.c ----------------------------------------------------------- */
+
+/* Code-object directives for isa_assemble: create a CoAsm, pass
+ * co_asm_directive as IsaAsmOptions.directive with the CoAsm as user, run
+ * the assembler, then co_asm_finish builds the code object from .text, the
+ * .amdhsa_kernel blocks and the .amdgpu_metadata document (or metadata built
+ * from the descriptors when the source has none). */
+typedef struct CoAsm CoAsm;
+CoAsm *co_asm_new(const Target *t, const SrcFile *src, Diag *d);
+int co_asm_directive(void *user, const char *line, SrcPos pos, int *raw_mode); /* IsaDirectiveHook */
+int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len);
+void co_asm_free(CoAsm *a);
 
 #endif

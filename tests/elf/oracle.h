@@ -40,5 +40,7 @@ char *view_kd(const char *co, const char *mcpu); /* objdump -D .amdhsa_* lines *
 void check_clean(const char *co, const char *mcpu);
 /* Asserts two code objects agree in every view above. */
 void check_same(const char *ours, const char *ref, const char *mcpu);
+/* Same, leaving out lines that mention one of ignore[] (NULL-terminated). */
+void check_same_except(const char *ours, const char *ref, const char *mcpu, const char *const *ignore);
 
 #endif
