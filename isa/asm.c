@@ -1,0 +1,2 @@
+/* asm.c */
+#include "isa.h"

@@ -1,0 +1,646 @@
+/* enc.c — operand checking and machine-code encoding, one function per format.
+ *
+ * Operands are matched against the op's signature (isa_sig) by role; each
+ * format then places them into its fields with plain shifts.  Encodings were
+ * derived from the ISA manuals and checked against llvm-mc-19 by
+ * tests/isa/test_conformance.c. */
+#include <string.h>
+
+#include "isa.h"
+#include "isa_impl.h"
+
+int isa_special_code(ta_target t, IsaSpecial s)
+{
+	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100;
+	switch (s) {
+	case ISA_SP_VCC_LO: return 106;
+	case ISA_SP_VCC_HI: return 107;
+	case ISA_SP_EXEC_LO: return 126;
+	case ISA_SP_EXEC_HI: return 127;
+	case ISA_SP_M0: return g11 ? 125 : 124;
+	case ISA_SP_NULL: return g11 ? 124 : -1;
+	case ISA_SP_SCC: return 253;
+	case ISA_SP_VCCZ: return 251;
+	case ISA_SP_EXECZ: return 252;
+	case ISA_SP_FLAT_SCRATCH_LO: return g11 ? -1 : 102;
+	case ISA_SP_FLAT_SCRATCH_HI: return g11 ? -1 : 103;
+	default: return -1;
+	}
+}
+
+int isa_code_special(ta_target t, int code)
+{
+	for (int s = 0; s < ISA_SP_NUM; s++)
+		if (isa_special_code(t, (IsaSpecial)s) == code)
+			return s;
+	return -1;
+}
+
+/* Inline float constants 240..248 as f32, f16 and f64-high-word bit patterns. */
+static const uint32_t inl_f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+				    0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+static const uint32_t inl_f16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
+static const uint32_t inl_f64[9] = {0x3fe00000, 0xbfe00000, 0x3ff00000, 0xbff00000, 0x40000000,
+				    0xc0000000, 0x40100000, 0xc0100000, 0x3fc45f30};
+
+int isa_inline_code(IsaType ty, uint32_t bits)
+{
+	int32_t v = (int32_t)bits;
+	if (ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 || ty == ISA_TY_PKI16) {
+		int16_t h = (int16_t)(bits & 0xffff);
+		if ((bits >> 16) && (bits >> 16) != 0xffff)
+			return -1;
+		if ((bits >> 16) == 0xffff && h >= 0)
+			return -1;
+		v = h;
+		if (v >= 0 && v <= 64)
+			return 128 + v;
+		if (v >= -16 && v < 0)
+			return 192 - v;
+		if (ty == ISA_TY_F16 || ty == ISA_TY_PK16)
+			for (int i = 0; i < 9; i++)
+				if ((bits & 0xffff) == inl_f16[i] && !(bits >> 16))
+					return 240 + i;
+		return -1;
+	}
+	if (v >= 0 && v <= 64)
+		return 128 + v;
+	if (v >= -16 && v < 0)
+		return 192 - v;
+	const uint32_t *tab = ty == ISA_TY_F64 ? inl_f64 : inl_f32;
+	for (int i = 0; i < 9; i++)
+		if (bits == tab[i])
+			return 240 + i;
+	return -1;
+}
+
+IsaOperand isa_const_u32(IsaType ty, uint32_t bits)
+{
+	int c = isa_inline_code(ty, bits);
+	if (c >= 0)
+		return (IsaOperand){ISA_K_CONST, 1, (uint16_t)c, 0, 0, 0};
+	return (IsaOperand){ISA_K_LIT, 1, 0, (int32_t)bits, 0, 0};
+}
+
+int isa_e64_opcode(ta_target t, IsaFmt fmt, int opc)
+{
+	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100;
+	if (fmt == ISA_FMT_VOPC)
+		return opc;
+	if (fmt == ISA_FMT_VOP2)
+		return 0x100 + opc;
+	if (fmt == ISA_FMT_VOP1)
+		return (g11 ? 0x180 : 0x140) + opc;
+	return opc;
+}
+
+/* ---- operand checks -------------------------------------------------- */
+
+static int reg_ok_align(ta_target t, const IsaOperand *o)
+{
+	if (o->count < 2)
+		return 1;
+	if (o->kind == ISA_K_SGPR)
+		return o->reg % (o->count >= 4 ? 4 : 2) == 0;
+	if ((o->kind == ISA_K_VGPR || o->kind == ISA_K_AGPR) && ISA_TARGET(t) != TA_TARGET_GFX1100)
+		return o->reg % 2 == 0;
+	return 1;
+}
+
+static int special_pair_ok(const IsaOperand *o, unsigned cnt)
+{
+	if (o->count != cnt)
+		return 0;
+	if (cnt == 2)
+		return o->reg == ISA_SP_VCC_LO || o->reg == ISA_SP_EXEC_LO || o->reg == ISA_SP_FLAT_SCRATCH_LO;
+	return cnt == 1;
+}
+
+/* Is operand o acceptable for signature entry s?  e64 relaxes VGPR-only sources. */
+static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e64)
+{
+	unsigned role = SIG_ROLE(s), cnt = SIG_CNT(s);
+	int k = o->kind;
+	int reg = k == ISA_K_SGPR || k == ISA_K_VGPR || k == ISA_K_AGPR;
+	if (reg && o->count != cnt && role != ISA_R_FA && role != ISA_R_MVA && role != ISA_R_RSRC)
+		return "invalid register count for operand";
+	if (reg && o->reg + o->count > (k == ISA_K_SGPR ? 106u : 256u))
+		return "register index is out of range";
+	if (reg && !reg_ok_align(t, o))
+		return "invalid register alignment";
+	if (k == ISA_K_SPECIAL && isa_special_code(t, (IsaSpecial)o->reg) < 0)
+		return "register not available on this GPU";
+	if (role == ISA_R_VV && e64)
+		role = ISA_R_VS;
+	switch (role) {
+	case ISA_R_SD:
+		if (k == ISA_K_SGPR || (k == ISA_K_SPECIAL && special_pair_ok(o, cnt) && o->reg != ISA_SP_SCC &&
+					 o->reg != ISA_SP_VCCZ && o->reg != ISA_SP_EXECZ))
+			return NULL;
+		return "invalid operand for instruction: expected a scalar register";
+	case ISA_R_SS: case ISA_R_MSO:
+		if (k == ISA_K_SGPR || k == ISA_K_CONST || k == ISA_K_LIT ||
+		    (k == ISA_K_SPECIAL && (special_pair_ok(o, cnt) || cnt == 1)))
+			return NULL;
+		return "invalid operand for instruction: expected a scalar source";
+	case ISA_R_LM:
+		if ((k == ISA_K_SGPR && cnt == o->count) ||
+		    (k == ISA_K_SPECIAL && o->reg == ISA_SP_VCC_LO && o->count == cnt))
+			return NULL;
+		return cnt == 2 ? "invalid operand for instruction: expected vcc or an SGPR pair"
+				: "invalid operand for instruction: expected vcc_lo or an SGPR";
+	case ISA_R_VD: case ISA_R_WD: case ISA_R_VV: case ISA_R_WV: case ISA_R_DA: case ISA_R_DD:
+	case ISA_R_FA:
+		if (k == ISA_K_VGPR)
+			return NULL;
+		return "invalid operand for instruction: expected a VGPR";
+	case ISA_R_VS:
+		if (k == ISA_K_VGPR || k == ISA_K_SGPR || k == ISA_K_CONST || k == ISA_K_LIT ||
+		    (k == ISA_K_SPECIAL && (o->count == cnt || (cnt == 2 && o->count == 1 && 0))))
+			return NULL;
+		return "invalid operand for instruction";
+	case ISA_R_AVD:
+		return k == ISA_K_VGPR || k == ISA_K_AGPR ? NULL : "invalid operand for instruction: expected a VGPR or AGPR";
+	case ISA_R_AVS:
+		return k == ISA_K_VGPR || k == ISA_K_AGPR || k == ISA_K_CONST ? NULL
+			: "invalid operand for instruction: expected a VGPR or AGPR";
+	case ISA_R_AD: case ISA_R_AS:
+		return k == ISA_K_AGPR ? NULL : "invalid operand for instruction: expected an AGPR";
+	case ISA_R_K16:
+		if (k == ISA_K_IMM && o->imm >= -32768 && o->imm <= 65535)
+			return NULL;
+		return k == ISA_K_IMM ? "invalid immediate: only 16-bit values are legal" : "expected an immediate";
+	case ISA_R_I16: case ISA_R_WAIT: case ISA_R_DELAY: case ISA_R_MSG:
+		if (k == ISA_K_IMM && o->imm >= 0 && o->imm <= 65535)
+			return NULL;
+		return k == ISA_K_IMM ? "invalid immediate: only 16-bit values are legal" : "expected an immediate";
+	case ISA_R_LBL:
+		if (k == ISA_K_LABEL || (k == ISA_K_IMM && o->imm >= -32768 && o->imm <= 65535))
+			return NULL;
+		return "branch target is out of range";
+	case ISA_R_K32:
+		return k == ISA_K_LIT || k == ISA_K_IMM ? NULL : "expected a literal constant";
+	case ISA_R_SB:
+		return k == ISA_K_SGPR ? NULL : "invalid operand for instruction: expected an SGPR base";
+	case ISA_R_SOFF:
+		if (k == ISA_K_SGPR && o->count == 1)
+			return NULL;
+		if (k == ISA_K_SPECIAL && o->count == 1 && (o->reg == ISA_SP_M0 || o->reg == ISA_SP_NULL))
+			return NULL;
+		if (k == ISA_K_IMM) {
+			int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100;
+			if (g11 ? (o->imm < -(1 << 20) || o->imm >= (1 << 20)) : (o->imm < 0 || o->imm >= (1 << 20)))
+				return "expected a 21-bit signed offset";
+			return NULL;
+		}
+		return "invalid operand for instruction";
+	case ISA_R_FS:
+		return k == ISA_K_OFF || (k == ISA_K_SGPR && o->count == 2) ? NULL
+			: "invalid operand for instruction: expected off or an SGPR pair";
+	case ISA_R_MVA:
+		return k == ISA_K_OFF || k == ISA_K_VGPR ? NULL : "invalid operand for instruction";
+	case ISA_R_RSRC:
+		return k == ISA_K_SGPR && o->count == 4 ? NULL : "invalid operand for instruction: expected s[n:n+3]";
+	}
+	return "invalid operand for instruction";
+}
+
+/* Checks in against the op's signature; returns NULL or a message, and the
+ * offending operand index in *bad (-1: the whole instruction). */
+const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
+{
+	*bad = -1;
+	if (in->op >= ISA_NUM_OPS || !isa_op_exists(t, in->op))
+		return "instruction not supported on this GPU";
+	IsaFmt fmt = isa_op_fmt(t, in->op);
+	uint16_t sig[ISA_MAX_SIG * 2];
+	int n = isa_sig(t, in->op, sig);
+	if (fmt == ISA_FMT_VOPD) {
+		if (!isa_op_exists(t, in->op_y) || isa_op_fmt(t, in->op_y) != ISA_FMT_VOPD)
+			return "invalid VOPD second component";
+		if (isa_ops[in->op].flags & ISA_F_VOPDY)
+			return "this operation is only valid as the second VOPD component";
+		n += isa_sig(t, in->op_y, sig + n);
+	}
+	if (in->nops != n)
+		return "invalid number of operands";
+	int e64 = in->enc == ISA_ENC_E64 || fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P;
+	int is_fa = 0;
+	for (int i = 0; i < n; i++) {
+		const char *m = check_one(t, sig[i], &in->ops[i], e64);
+		if (m) {
+			*bad = i;
+			return m;
+		}
+		if (SIG_ROLE(sig[i]) == ISA_R_FA)
+			is_fa = i + 1;
+	}
+	if (fmt == ISA_FMT_VOPD && ISA_IS_W64(t))
+		return "instruction requires wavesize=32";
+	const IsaOpInfo *oi = &isa_ops[in->op];
+	const IsaMods *m = &in->mod;
+	if ((oi->flags & ISA_F_NOMODS) && (m->neg || m->abs || m->clamp || m->omod))
+		return "not a valid operand: this instruction takes no input/output modifiers";
+	if (in->enc == ISA_ENC_DPP && (oi->flags & ISA_F_NODPP))
+		return "dpp variant of this instruction is not supported";
+	if (fmt >= ISA_FMT_VOP1 && fmt <= ISA_FMT_VOP3P) {
+		/* Constant bus: distinct SGPRs and literals read by a VALU op. */
+		int nb = 0, lit = 0;
+		uint16_t seen[ISA_MAX_OPS];
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			const IsaOperand *o = &in->ops[i];
+			int src = r == ISA_R_VS || r == ISA_R_SS || r == ISA_R_VV || (r == ISA_R_LM && i > 1) ||
+				  (r == ISA_R_LM && i == 0 && fmt == ISA_FMT_VOPC && 0);
+			if (!src)
+				continue;
+			if (o->kind == ISA_K_LIT)
+				lit = 1;
+			if (o->kind != ISA_K_SGPR && o->kind != ISA_K_SPECIAL)
+				continue;
+			uint16_t key = (uint16_t)(o->kind << 12 | o->reg);
+			int dup = 0;
+			for (int j = 0; j < nb; j++)
+				dup |= seen[j] == key;
+			if (!dup)
+				seen[nb++] = key;
+		}
+		if (nb + lit > (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 2 : 1))
+			return "invalid operand (violates constant bus restrictions)";
+	}
+	if (is_fa) { /* global address: 64-bit with `off`, 32-bit offset with saddr */
+		int saddr = in->ops[n - 1].kind == ISA_K_SGPR;
+		if (in->ops[is_fa - 1].count != (saddr ? 1 : 2)) {
+			*bad = is_fa - 1;
+			return saddr ? "invalid operand for instruction: expected a 32-bit VGPR offset"
+				     : "invalid operand for instruction: expected a 64-bit VGPR address";
+		}
+	}
+	return NULL;
+}
+
+/* ---- encoding -------------------------------------------------------- */
+
+typedef struct {
+	ta_target t;
+	int g11;
+	int nlit;
+	uint32_t lit;
+	const char *err;
+} Enc;
+
+static unsigned scode(Enc *e, const IsaOperand *o)
+{
+	switch (o->kind) {
+	case ISA_K_SGPR: return o->reg;
+	case ISA_K_SPECIAL: return (unsigned)isa_special_code(e->t, (IsaSpecial)o->reg);
+	case ISA_K_CONST: return o->reg;
+	case ISA_K_LIT: case ISA_K_IMM:
+		if (e->nlit && e->lit != (uint32_t)o->imm)
+			e->err = "only one unique literal operand is allowed";
+		e->nlit = 1;
+		e->lit = (uint32_t)o->imm;
+		return 255;
+	case ISA_K_VGPR: case ISA_K_AGPR: return 256u + o->reg;
+	case ISA_K_OFF: return 0;
+	}
+	return 0;
+}
+
+static void put32(uint8_t *p, uint32_t w)
+{
+	p[0] = (uint8_t)w, p[1] = (uint8_t)(w >> 8), p[2] = (uint8_t)(w >> 16), p[3] = (uint8_t)(w >> 24);
+}
+
+static int finish(Enc *e, uint8_t *out, uint32_t w0, int two, uint32_t w1, int lit_ok, Diag *d)
+{
+	int n = 4;
+	put32(out, w0);
+	if (two) {
+		put32(out + 4, w1);
+		n = 8;
+	}
+	if (e->nlit) {
+		if (!lit_ok) {
+			diag_error(d, "literal operands are not supported");
+			return -1;
+		}
+		put32(out + n, e->lit);
+		n += 4;
+	}
+	if (e->err) {
+		diag_error(d, "%s", e->err);
+		return -1;
+	}
+	return n;
+}
+
+/* VOP3 / VOP3P source list: the operands that are sources, in order. */
+static int vop3_fields(Enc *e, const IsaInsn *in, const uint16_t *sig, int n, unsigned *dst,
+		       unsigned *sdst, unsigned src[3])
+{
+	int ns = 0;
+	*dst = 0, *sdst = 0;
+	src[0] = src[1] = src[2] = 0;
+	for (int i = 0; i < n; i++) {
+		unsigned r = SIG_ROLE(sig[i]);
+		const IsaOperand *o = &in->ops[i];
+		if (i == 0 && (r == ISA_R_VD || r == ISA_R_WD || r == ISA_R_AVD || r == ISA_R_AD))
+			*dst = o->reg;
+		else if (i == 0 && (r == ISA_R_SD || r == ISA_R_LM))
+			*dst = scode(e, o);
+		else if (i == 1 && r == ISA_R_LM)
+			*sdst = scode(e, o);
+		else if (ns < 3)
+			src[ns++] = scode(e, o);
+	}
+	return ns;
+}
+
+int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
+{
+	int bad;
+	const char *msg = isa_check(t, in, &bad);
+	if (msg) {
+		diag_error(d, "%s", msg);
+		return -1;
+	}
+	Enc e = {t, ISA_TARGET(t) == TA_TARGET_GFX1100, 0, 0, NULL};
+	int ti = isa_tidx(t);
+	const IsaOpInfo *oi = &isa_ops[in->op];
+	IsaFmt fmt = oi->fmt[ti];
+	uint32_t op = (uint32_t)oi->opc[ti];
+	const IsaMods *m = &in->mod;
+	const IsaOperand *o = in->ops;
+	uint16_t sig[ISA_MAX_SIG * 2];
+	int n = isa_sig(t, in->op, sig);
+	int g11 = e.g11;
+
+	if ((fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) && in->enc == ISA_ENC_E64) {
+		if (oi->flags & ISA_F_NOE64) {
+			diag_error(d, "e64 variant is not supported for this instruction");
+			return -1;
+		}
+		op = (uint32_t)isa_e64_opcode(t, fmt, (int)op);
+		fmt = ISA_FMT_VOP3;
+	} else if (in->enc == ISA_ENC_E64 && fmt != ISA_FMT_VOP3) {
+		diag_error(d, "e64 variant is not supported for this instruction");
+		return -1;
+	}
+	if (in->enc == ISA_ENC_DPP && fmt != ISA_FMT_VOP1 && fmt != ISA_FMT_VOP2) {
+		diag_error(d, "dpp variant is not supported for this instruction");
+		return -1;
+	}
+
+	switch (fmt) {
+	case ISA_FMT_SOP2:
+		return finish(&e, out, 0x80000000u | op << 23 | scode(&e, &o[0]) << 16 | scode(&e, &o[2]) << 8 |
+				  scode(&e, &o[1]), 0, 0, 1, d);
+	case ISA_FMT_SOP1: {
+		unsigned sd = 0, s0 = 0;
+		for (int i = 0; i < n; i++)
+			if (SIG_ROLE(sig[i]) == ISA_R_SD)
+				sd = scode(&e, &o[i]);
+			else
+				s0 = scode(&e, &o[i]);
+		return finish(&e, out, 0xBE800000u | sd << 16 | op << 8 | s0, 0, 0, 1, d);
+	}
+	case ISA_FMT_SOPK:
+		return finish(&e, out, 0xB0000000u | op << 23 | scode(&e, &o[0]) << 16 | ((uint32_t)o[1].imm & 0xffff),
+			      0, 0, 1, d);
+	case ISA_FMT_SOPC:
+		return finish(&e, out, 0xBF000000u | op << 16 | scode(&e, &o[1]) << 8 | scode(&e, &o[0]), 0, 0, 1, d);
+	case ISA_FMT_SOPP: {
+		uint32_t imm = n ? (uint32_t)o[0].imm & 0xffff : 0;
+		if (n && o[0].kind == ISA_K_LABEL) {
+			diag_error(d, "unresolved branch target '%.*s'", (int)o[0].sym_len, o[0].sym);
+			return -1;
+		}
+		return finish(&e, out, 0xBF800000u | op << 16 | imm, 0, 0, 1, d);
+	}
+	case ISA_FMT_SMEM: {
+		unsigned sdata = o[0].kind == ISA_K_SGPR ? o[0].reg : scode(&e, &o[0]);
+		unsigned sbase = o[1].reg >> 1;
+		int imm = o[2].kind == ISA_K_IMM;
+		uint32_t w0, w1;
+		if (g11) {
+			w0 = 0xF4000000u | op << 18 | (m->cpol & ISA_CPOL_GLC ? 1u << 14 : 0) |
+			     (m->cpol & ISA_CPOL_DLC ? 1u << 13 : 0) | sdata << 6 | sbase;
+			w1 = imm ? (0x7Cu << 25 | ((uint32_t)o[2].imm & 0x1fffff)) : scode(&e, &o[2]) << 25;
+		} else {
+			w0 = 0xC0000000u | op << 18 | (imm ? 1u << 17 : 0) | (m->cpol & ISA_CPOL_GLC ? 1u << 16 : 0) |
+			     sdata << 6 | sbase;
+			w1 = imm ? ((uint32_t)o[2].imm & 0xfffff) : scode(&e, &o[2]);
+		}
+		return finish(&e, out, w0, 1, w1, 0, d);
+	}
+	case ISA_FMT_VOP1: case ISA_FMT_VOP2: case ISA_FMT_VOPC: {
+		unsigned dst = 0, s0 = 0, s1 = 0;
+		int ns = 0, k32 = -1;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_LM) {
+				if (o[i].kind != ISA_K_SPECIAL) {
+					diag_error(d, "invalid operand for instruction: e32 form requires vcc");
+					return -1;
+				}
+				continue;
+			}
+			if (i == 0 && r == ISA_R_SD)
+				dst = scode(&e, &o[i]);
+			else if (i == 0 && (r == ISA_R_VD || r == ISA_R_AD))
+				dst = o[i].reg;
+			else if (r == ISA_R_K32)
+				k32 = i;
+			else if (ns++ == 0)
+				s0 = r == ISA_R_VV || r == ISA_R_AS ? 256u + o[i].reg : scode(&e, &o[i]);
+			else {
+				if (o[i].kind != ISA_K_VGPR) {
+					diag_error(d, "invalid operand for instruction: src1 of e32 form must be a VGPR");
+					return -1;
+				}
+				s1 = o[i].reg;
+			}
+		}
+		if (oi->flags & ISA_F_NOSUF && fmt == ISA_FMT_VOP1 && op == 0)
+			dst = 0;
+		if (k32 >= 0) {
+			if (e.nlit && e.lit != (uint32_t)o[k32].imm) {
+				diag_error(d, "only one unique literal operand is allowed");
+				return -1;
+			}
+			e.nlit = 1, e.lit = (uint32_t)o[k32].imm;
+		}
+		if (in->enc == ISA_ENC_DPP) {
+			if (s0 < 256) {
+				diag_error(d, "invalid operand for instruction: DPP src0 must be a VGPR");
+				return -1;
+			}
+			uint32_t dpp = (s0 - 256) | (uint32_t)(m->dpp_ctrl & 0x1ff) << 8 | (uint32_t)(m->fi & 1) << 18 |
+				       (uint32_t)(m->bound_ctrl & 1) << 19 | (uint32_t)(m->neg & 1) << 20 |
+				       (uint32_t)(m->abs & 1) << 21 | (uint32_t)(m->neg >> 1 & 1) << 22 |
+				       (uint32_t)(m->abs >> 1 & 1) << 23 | (uint32_t)(m->bank_mask & 15) << 24 |
+				       (uint32_t)(m->row_mask & 15) << 28;
+			s0 = 250;
+			if (e.nlit) {
+				diag_error(d, "literal operands are not supported with DPP");
+				return -1;
+			}
+			e.nlit = 1, e.lit = dpp;
+		} else if (m->neg || m->abs || m->clamp || m->omod) {
+			diag_error(d, "invalid operand for instruction: modifiers require the e64 form");
+			return -1;
+		}
+		uint32_t w;
+		if (fmt == ISA_FMT_VOP1)
+			w = 0x7E000000u | dst << 17 | op << 9 | s0;
+		else if (fmt == ISA_FMT_VOP2)
+			w = op << 25 | dst << 17 | s1 << 9 | s0;
+		else
+			w = 0x7C000000u | op << 17 | s1 << 9 | s0;
+		return finish(&e, out, w, 0, 0, 1, d);
+	}
+	case ISA_FMT_VOP3: {
+		unsigned dst, sdst, src[3];
+		vop3_fields(&e, in, sig, n, &dst, &sdst, src);
+		if ((oi->flags & ISA_F_CMPX) && g11)
+			dst = 126; /* exec_lo */
+		uint32_t w0 = (g11 ? 0xD4000000u : 0xD0000000u) | op << 16 | (uint32_t)(m->clamp & 1) << 15 |
+			      (uint32_t)(m->op_sel & 15) << 11 | (uint32_t)(m->abs & 7) << 8 | (dst & 0xff);
+		if (sdst)
+			w0 = (w0 & ~0x7f00u) | sdst << 8;
+		uint32_t w1 = (uint32_t)(m->neg & 7) << 29 | (uint32_t)(m->omod & 3) << 27 | src[2] << 18 |
+			      src[1] << 9 | src[0];
+		return finish(&e, out, w0, 1, w1, g11, d);
+	}
+	case ISA_FMT_VOP3P: {
+		unsigned dst, sdst, src[3];
+		vop3_fields(&e, in, sig, n, &dst, &sdst, src);
+		uint32_t w0 = (g11 ? 0xCC000000u : 0xD3800000u) | op << 16 | (uint32_t)(m->clamp & 1) << 15 |
+			      (uint32_t)(m->op_sel_hi >> 2 & 1) << 14 | (uint32_t)(m->op_sel & 7) << 11 |
+			      (uint32_t)(m->neg_hi & 7) << 8 | (dst & 0xff);
+		uint32_t w1 = (uint32_t)(m->neg & 7) << 29 | (uint32_t)(m->op_sel_hi & 3) << 27 | src[2] << 18 |
+			      src[1] << 9 | src[0];
+		return finish(&e, out, w0, 1, w1, g11, d);
+	}
+	case ISA_FMT_MAI: {
+		unsigned dst, sdst, src[3];
+		vop3_fields(&e, in, sig, n, &dst, &sdst, src);
+		uint32_t w0 = 0xD3800000u | op << 16 | (dst & 0xff), w1;
+		if (oi->flags & ISA_F_MFMA) {
+			w0 |= (o[0].kind == ISA_K_AGPR ? 1u << 15 : 0) | (uint32_t)(m->abid & 15) << 11 |
+			      (uint32_t)(m->cbsz & 7) << 8;
+			w1 = (uint32_t)(m->blgp & 7) << 29 | (o[1].kind == ISA_K_AGPR ? 1u << 27 : 0) |
+			     (o[2].kind == ISA_K_AGPR ? 1u << 28 : 0) | src[2] << 18 | src[1] << 9 | src[0];
+		} else { /* v_accvgpr_read/write: VOP3P with the default op_sel_hi */
+			w0 |= 1u << 14;
+			w1 = 3u << 27 | src[0];
+		}
+		return finish(&e, out, w0, 1, w1, 0, d);
+	}
+	case ISA_FMT_VOPD: {
+		uint16_t sy[ISA_MAX_SIG];
+		int nx = n, ny = isa_sig(t, in->op_y, sy);
+		const IsaOperand *y = o + nx;
+		unsigned opy = (unsigned)isa_ops[in->op_y].opc[ti];
+		unsigned sx0 = scode(&e, &o[1]), vx1 = nx > 2 ? o[2].reg : 0;
+		unsigned sy0 = scode(&e, &y[1]), vy1 = ny > 2 ? y[2].reg : 0;
+		if ((y[0].reg & 1) == (o[0].reg & 1)) {
+			diag_error(d, "invalid VOPD: one dst register must be even and the other odd");
+			return -1;
+		}
+		uint32_t w0 = 0xC8000000u | op << 22 | opy << 17 | vx1 << 9 | sx0;
+		uint32_t w1 = (uint32_t)o[0].reg << 24 | (uint32_t)(y[0].reg >> 1) << 17 | vy1 << 9 | sy0;
+		return finish(&e, out, w0, 1, w1, 1, d);
+	}
+	case ISA_FMT_DS: {
+		unsigned vdst = 0, addr = 0, dat[2] = {0, 0};
+		int nd = 0, acc = 0;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_VD)
+				vdst = o[i].reg;
+			else if (r == ISA_R_DA)
+				addr = o[i].reg;
+			else if (r == ISA_R_DD && nd < 2)
+				dat[nd++] = o[i].reg;
+			acc |= o[i].kind == ISA_K_AGPR;
+		}
+		unsigned off0, off1;
+		if (oi->flags & ISA_F_DS2)
+			off0 = m->offset0, off1 = m->offset1;
+		else {
+			if (m->offset < 0 || m->offset > 0xffff) {
+				diag_error(d, "invalid offset: expected a 16-bit unsigned offset");
+				return -1;
+			}
+			off0 = (unsigned)m->offset & 0xff, off1 = (unsigned)m->offset >> 8;
+		}
+		uint32_t w0 = g11 ? 0xD8000000u | op << 18 | (uint32_t)(m->gds & 1) << 17
+				  : 0xD8000000u | (uint32_t)acc << 25 | op << 17 | (uint32_t)(m->gds & 1) << 16;
+		w0 |= off1 << 8 | off0;
+		return finish(&e, out, w0, 1, vdst << 24 | dat[1] << 16 | dat[0] << 8 | addr, 0, d);
+	}
+	case ISA_FMT_GLOBAL: {
+		unsigned vdst = 0, addr = 0, data = 0, saddr = g11 ? 0x7C : 0x7F;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_VD)
+				vdst = o[i].reg;
+			else if (r == ISA_R_FA)
+				addr = o[i].reg;
+			else if (r == ISA_R_DD)
+				data = o[i].reg;
+			else if (r == ISA_R_FS && o[i].kind == ISA_K_SGPR)
+				saddr = o[i].reg;
+		}
+		if (m->offset < -4096 || m->offset > 4095) {
+			diag_error(d, "invalid offset: expected a 13-bit signed offset");
+			return -1;
+		}
+		uint32_t off = (uint32_t)m->offset & 0x1fff, w0;
+		if (g11)
+			w0 = 0xDC000000u | op << 18 | 2u << 16 | (m->cpol & ISA_CPOL_SLC ? 1u << 15 : 0) |
+			     (m->cpol & ISA_CPOL_GLC ? 1u << 14 : 0) | (m->cpol & ISA_CPOL_DLC ? 1u << 13 : 0) | off;
+		else
+			w0 = 0xDC000000u | (m->cpol & ISA_CPOL_SC1 ? 1u << 25 : 0) | op << 18 |
+			     (m->cpol & ISA_CPOL_SLC ? 1u << 17 : 0) | (m->cpol & ISA_CPOL_GLC ? 1u << 16 : 0) |
+			     2u << 14 | off;
+		return finish(&e, out, w0, 1, vdst << 24 | saddr << 16 | data << 8 | addr, 0, d);
+	}
+	case ISA_FMT_MUBUF: {
+		unsigned vdata = 0, vaddr = 0, rsrc = 0, soff = 0;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_VD || r == ISA_R_DD)
+				vdata = o[i].reg;
+			else if (r == ISA_R_MVA)
+				vaddr = o[i].kind == ISA_K_VGPR ? o[i].reg : 0;
+			else if (r == ISA_R_RSRC)
+				rsrc = o[i].reg >> 2;
+			else if (r == ISA_R_MSO)
+				soff = scode(&e, &o[i]);
+		}
+		if (m->offset < 0 || m->offset > 4095) {
+			diag_error(d, "invalid offset: expected a 12-bit unsigned offset");
+			return -1;
+		}
+		uint32_t w0, w1 = soff << 24 | rsrc << 16 | vdata << 8 | vaddr;
+		if (g11) {
+			w0 = 0xE0000000u | op << 18 | (m->cpol & ISA_CPOL_GLC ? 1u << 14 : 0) |
+			     (m->cpol & ISA_CPOL_DLC ? 1u << 13 : 0) | (m->cpol & ISA_CPOL_SLC ? 1u << 12 : 0) |
+			     (uint32_t)m->offset;
+			w1 |= (uint32_t)(m->idxen & 1) << 23 | (uint32_t)(m->offen & 1) << 22;
+		} else {
+			w0 = 0xE0000000u | op << 18 | (m->cpol & ISA_CPOL_SLC ? 1u << 17 : 0) |
+			     (m->cpol & ISA_CPOL_SC1 ? 1u << 15 : 0) | (m->cpol & ISA_CPOL_GLC ? 1u << 14 : 0) |
+			     (uint32_t)(m->idxen & 1) << 13 | (uint32_t)(m->offen & 1) << 12 | (uint32_t)m->offset;
+		}
+		return finish(&e, out, w0, 1, w1, 0, d);
+	}
+	default:
+		break;
+	}
+	diag_error(d, "instruction not supported on this GPU");
+	return -1;
+}

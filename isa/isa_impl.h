@@ -1,0 +1,29 @@
+/* isa_impl.h — helpers shared by the isa/ files (not part of the layer API). */
+#ifndef TILEASM_ISA_IMPL_H
+#define TILEASM_ISA_IMPL_H
+
+#include "isa.h"
+
+/* table.c */
+int isa_lookup(ta_target t, const char *s, size_t len, uint16_t *ops, int max);
+int isa_sig(ta_target t, unsigned op, uint16_t *sig);
+#define SIG_ROLE(s) ((s) >> 8)
+#define SIG_CNT(s) ((s)&0xff)
+
+/* enc.c: scalar/VALU operand codes. */
+int isa_special_code(ta_target t, IsaSpecial s); /* hardware code or -1 */
+int isa_code_special(ta_target t, int code);     /* IsaSpecial or -1 */
+/* Inline-constant code for a 32-bit pattern of type ty, or -1 if it needs a literal. */
+int isa_inline_code(IsaType ty, uint32_t bits);
+
+/* VOP3 opcode of a VOP1/VOP2/VOPC instruction promoted to _e64. */
+int isa_e64_opcode(ta_target t, IsaFmt fmt, int opc);
+
+/* Whether the VOP1/VOP2/VOPC mnemonic carries _e32/_e64 suffixes. */
+static inline int isa_has_suffix(ta_target t, unsigned op)
+{
+	int i = isa_tidx(t);
+	return i >= 0 && (isa_ops[op].e32 >> i & 1);
+}
+
+#endif

@@ -1,0 +1,843 @@
+/* parse.c — one line of LLVM AMDGPU assembly into an IsaInsn.
+ *
+ * The mnemonic selects candidate ops (a returning and a non-returning atomic
+ * share a spelling); operands are read in the order of the op's signature and
+ * converted according to their role, then modifiers follow separated by
+ * spaces.  VOP1/VOP2/VOPC without a suffix are promoted to _e64 when their
+ * operands need it, as llvm-mc does. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa.h"
+#include "isa_impl.h"
+
+typedef struct {
+	ta_target t;
+	const char *s;   /* line text */
+	const char *p;   /* cursor */
+	const SrcFile *src;
+	SrcPos pos;
+	const char *err; /* first error message */
+	const char *err_at;
+	char errbuf[96];
+} P;
+
+static void skip_ws(P *p)
+{
+	while (*p->p == ' ' || *p->p == '\t')
+		p->p++;
+}
+
+static int fail(P *p, const char *at, const char *msg)
+{
+	if (!p->err) {
+		p->err = msg;
+		p->err_at = at;
+	}
+	return -1;
+}
+
+static int is_id(int c)
+{
+	return isalnum(c) || c == '_' || c == '.' || c == '$';
+}
+
+static int word_is(const char *s, size_t n, const char *w)
+{
+	return strlen(w) == n && !memcmp(s, w, n);
+}
+
+/* Integer: decimal, 0x hex, optional leading '-'. */
+static int parse_int(P *p, int64_t *v)
+{
+	const char *s = p->p;
+	int neg = 0;
+	if (*s == '-')
+		neg = 1, s++;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (is_id(*end) && *end != '.')
+		return -1;
+	if (*end == '.')
+		return -1;
+	p->p = end;
+	*v = neg ? -(int64_t)x : (int64_t)x;
+	return 0;
+}
+
+static uint16_t f32_to_f16(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = x >> 16 & 0x8000;
+	int exp = (int)(x >> 23 & 0xff) - 127 + 15;
+	uint32_t man = x & 0x7fffff;
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)(sign | 0x7e00);
+	if (exp >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	if (exp <= 0) {
+		if (exp < -10)
+			return (uint16_t)sign;
+		man |= 0x800000;
+		uint32_t shift = (uint32_t)(14 - exp);
+		uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (h & 1)))
+			h++;
+		return (uint16_t)(sign | h);
+	}
+	uint32_t h = (uint32_t)exp << 10 | man >> 13, rem = man & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+/* Float literal text to the bits of the operand type. */
+static uint32_t float_bits(IsaType ty, double d)
+{
+	if (ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 || ty == ISA_TY_PKI16)
+		return f32_to_f16((float)d);
+	if (ty == ISA_TY_F64) {
+		uint64_t b;
+		memcpy(&b, &d, 8);
+		return (uint32_t)(b >> 32);
+	}
+	float f = (float)d;
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	return b;
+}
+
+static const struct {
+	const char *name;
+	IsaSpecial sp;
+	int count;
+} specials[] = {
+	{"vcc", ISA_SP_VCC_LO, 2}, {"vcc_lo", ISA_SP_VCC_LO, 1}, {"vcc_hi", ISA_SP_VCC_HI, 1},
+	{"exec", ISA_SP_EXEC_LO, 2}, {"exec_lo", ISA_SP_EXEC_LO, 1}, {"exec_hi", ISA_SP_EXEC_HI, 1},
+	{"m0", ISA_SP_M0, 1}, {"null", ISA_SP_NULL, 1}, {"scc", ISA_SP_SCC, 1}, {"vccz", ISA_SP_VCCZ, 1},
+	{"execz", ISA_SP_EXECZ, 1}, {"src_scc", ISA_SP_SCC, 1}, {"src_vccz", ISA_SP_VCCZ, 1},
+	{"src_execz", ISA_SP_EXECZ, 1}, {"flat_scratch", ISA_SP_FLAT_SCRATCH_LO, 2},
+	{"flat_scratch_lo", ISA_SP_FLAT_SCRATCH_LO, 1}, {"flat_scratch_hi", ISA_SP_FLAT_SCRATCH_HI, 1},
+};
+
+/* A register operand, or 0 if the text is not a register. -1 on a malformed one. */
+static int parse_reg(P *p, IsaOperand *o)
+{
+	const char *s = p->p;
+	size_t n = 0;
+	while (is_id(s[n]) && s[n] != '.')
+		n++;
+	for (size_t i = 0; i < TA_ARRAY_LEN(specials); i++)
+		if (word_is(s, n, specials[i].name)) {
+			*o = isa_special(specials[i].sp, specials[i].count);
+			p->p = s + n;
+			return 1;
+		}
+	if (word_is(s, n, "off")) {
+		*o = isa_off();
+		p->p = s + n;
+		return 1;
+	}
+	char c = s[0];
+	if (c != 's' && c != 'v' && c != 'a')
+		return 0;
+	IsaKind k = c == 's' ? ISA_K_SGPR : c == 'v' ? ISA_K_VGPR : ISA_K_AGPR;
+	if (isdigit((unsigned char)s[1])) {
+		char *end;
+		long r = strtol(s + 1, &end, 10);
+		if (is_id(*end))
+			return 0;
+		if (r > 511)
+			return fail(p, s, "register index is out of range");
+		*o = (IsaOperand){(uint8_t)k, 1, (uint16_t)r, 0, 0, 0};
+		p->p = end;
+		return 1;
+	}
+	if (s[1] == '[') {
+		char *end;
+		long a = strtol(s + 2, &end, 10), b = a;
+		if (end == s + 2)
+			return fail(p, s, "invalid register");
+		if (*end == ':') {
+			const char *q = end + 1;
+			b = strtol(q, &end, 10);
+			if (end == q)
+				return fail(p, s, "invalid register");
+		}
+		if (*end != ']' || b < a || b - a >= 32 || b > 511)
+			return fail(p, s, "invalid register range");
+		*o = (IsaOperand){(uint8_t)k, (uint8_t)(b - a + 1), (uint16_t)a, 0, 0, 0};
+		p->p = end + 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int lookup_name(const char *const *tab, int n, const char *s, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (word_is(s, len, tab[i]))
+			return i;
+	return -1;
+}
+
+extern const char *const isa_delay_id_names[12];
+extern const char *const isa_delay_skip_names[6];
+
+/* name(value) items for s_waitcnt / s_delay_alu / sendmsg. */
+static int parse_waitcnt(P *p, int64_t *v)
+{
+	int vm = 63, exp = 7, lgkm = ISA_TARGET(p->t) == TA_TARGET_GFX1100 ? 63 : 15;
+	if (isdigit((unsigned char)*p->p))
+		return parse_int(p, v);
+	for (;;) {
+		const char *s = p->p;
+		size_t n = 0;
+		while (is_id(s[n]))
+			n++;
+		int64_t x;
+		if (s[n] != '(')
+			return fail(p, s, "expected a counter name");
+		p->p = s + n + 1;
+		if (parse_int(p, &x) || *p->p != ')')
+			return fail(p, p->p, "expected a counter value");
+		p->p++;
+		int *dst = word_is(s, n, "vmcnt") ? &vm : word_is(s, n, "expcnt") ? &exp
+			 : word_is(s, n, "lgkmcnt") ? &lgkm : NULL;
+		if (!dst)
+			return fail(p, s, "invalid counter name");
+		int max = dst == &exp ? 7 : dst == &vm ? 63 : ISA_TARGET(p->t) == TA_TARGET_GFX1100 ? 63 : 15;
+		if (x < 0 || x > max)
+			return fail(p, s, "too large value for counter");
+		*dst = (int)x;
+		skip_ws(p);
+		if (*p->p == '&' || *p->p == ',') {
+			if (*p->p == ',' && !isalpha((unsigned char)p->p[1]) && p->p[1] != ' ')
+				break;
+			const char *save = p->p;
+			p->p++;
+			skip_ws(p);
+			if (!isalpha((unsigned char)*p->p)) {
+				p->p = save;
+				break;
+			}
+			continue;
+		}
+		if (!isalpha((unsigned char)*p->p))
+			break;
+	}
+	*v = isa_waitcnt_encode(p->t, vm, exp, lgkm);
+	return 0;
+}
+
+static int parse_delay(P *p, int64_t *v)
+{
+	if (isdigit((unsigned char)*p->p))
+		return parse_int(p, v);
+	unsigned val = 0;
+	for (;;) {
+		const char *s = p->p;
+		size_t n = 0;
+		while (is_id(s[n]))
+			n++;
+		if (s[n] != '(')
+			return fail(p, s, "expected instid0, instskip or instid1");
+		const char *a = s + n + 1;
+		size_t an = 0;
+		while (is_id(a[an]))
+			an++;
+		if (a[an] != ')')
+			return fail(p, a, "expected ')'");
+		int x;
+		if (word_is(s, n, "instid0") && (x = lookup_name(isa_delay_id_names, 12, a, an)) >= 0)
+			val |= (unsigned)x;
+		else if (word_is(s, n, "instskip") && (x = lookup_name(isa_delay_skip_names, 6, a, an)) >= 0)
+			val |= (unsigned)x << 4;
+		else if (word_is(s, n, "instid1") && (x = lookup_name(isa_delay_id_names, 12, a, an)) >= 0)
+			val |= (unsigned)x << 7;
+		else
+			return fail(p, s, "invalid s_delay_alu field");
+		p->p = a + an + 1;
+		skip_ws(p);
+		if (*p->p != '|')
+			break;
+		p->p++;
+		skip_ws(p);
+	}
+	*v = val;
+	return 0;
+}
+
+static int parse_sendmsg(P *p, int64_t *v)
+{
+	if (isdigit((unsigned char)*p->p))
+		return parse_int(p, v);
+	if (strncmp(p->p, "sendmsg(", 8))
+		return fail(p, p->p, "expected sendmsg(...)");
+	p->p += 8;
+	int g11 = ISA_TARGET(p->t) == TA_TARGET_GFX1100;
+	static const char *const n11[4] = {"", "MSG_INTERRUPT", "MSG_HS_TESSFACTOR", "MSG_DEALLOC_VGPRS"};
+	static const char *const n9[2] = {"", "MSG_INTERRUPT"};
+	int64_t f[3] = {0, 0, 0};
+	for (int i = 0; i < 3; i++) {
+		skip_ws(p);
+		const char *s = p->p;
+		size_t n = 0;
+		while (is_id(s[n]))
+			n++;
+		int x = i == 0 ? lookup_name(g11 ? n11 : n9, g11 ? 4 : 2, s, n) : -1;
+		if (x > 0)
+			f[i] = x, p->p = s + n;
+		else if (parse_int(p, &f[i]))
+			return fail(p, s, "invalid message id");
+		skip_ws(p);
+		if (*p->p == ')')
+			break;
+		if (*p->p != ',')
+			return fail(p, p->p, "expected ')'");
+		p->p++;
+	}
+	if (*p->p != ')')
+		return fail(p, p->p, "expected ')'");
+	p->p++;
+	*v = g11 ? (f[0] & 0xff) | (f[1] & 7) << 8 | (f[2] & 3) << 11 : (f[0] & 15) | (f[1] & 7) << 4 | (f[2] & 3) << 8;
+	return 0;
+}
+
+/* One operand for signature entry s. */
+static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg, int *abs)
+{
+	unsigned role = SIG_ROLE(sg);
+	const char *at = p->p;
+	int64_t v;
+	*neg = *abs = 0;
+	switch (role) {
+	case ISA_R_WAIT:
+		if (parse_waitcnt(p, &v))
+			return fail(p, at, "invalid s_waitcnt operand");
+		*o = isa_imm((int32_t)v);
+		return 0;
+	case ISA_R_DELAY:
+		if (parse_delay(p, &v))
+			return -1;
+		*o = isa_imm((int32_t)v);
+		return 0;
+	case ISA_R_MSG:
+		if (parse_sendmsg(p, &v))
+			return -1;
+		*o = isa_imm((int32_t)v);
+		return 0;
+	case ISA_R_K16: case ISA_R_I16: case ISA_R_SOFF: case ISA_R_LBL:
+		if (!parse_int(p, &v)) {
+			if (v < INT32_MIN || v > UINT32_MAX)
+				return fail(p, at, "invalid immediate: out of range");
+			*o = isa_imm((int32_t)v);
+			return 0;
+		}
+		if (role == ISA_R_LBL && (isalpha((unsigned char)*p->p) || *p->p == '_' || *p->p == '.')) {
+			size_t n = 0;
+			while (is_id(p->p[n]))
+				n++;
+			*o = (IsaOperand){ISA_K_LABEL, 1, 0, 0, p->p, (uint16_t)n};
+			p->p += n;
+			return 0;
+		}
+		if (role != ISA_R_SOFF)
+			return fail(p, at, "expected an immediate");
+		break;
+	default:
+		break;
+	}
+	/* Modifiers on sources: -x, |x|, -|x|, neg(x), abs(x). */
+	if (*p->p == '-' && !isdigit((unsigned char)p->p[1]) && p->p[1] != '.')
+		*neg = 1, p->p++;
+	int absbar = 0;
+	if (*p->p == '|')
+		*abs = 1, absbar = 1, p->p++;
+	int r = parse_reg(p, o);
+	if (r < 0)
+		return -1;
+	if (!r) {
+		const char *s = p->p;
+		if (!(isdigit((unsigned char)*s) || *s == '-' || *s == '.'))
+			return fail(p, at, "invalid operand for instruction");
+		char *end;
+		int isfloat = 0;
+		for (const char *q = s + (*s == '-'); isdigit((unsigned char)*q) || *q == '.' || *q == 'e'; q++)
+			if (*q == '.')
+				isfloat = 1;
+		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+			isfloat = 0;
+		if (s[0] == '-' && s[1] == '0' && (s[2] == 'x' || s[2] == 'X'))
+			isfloat = 0;
+		uint32_t bits;
+		if (isfloat) {
+			double d = strtod(s, &end);
+			bits = float_bits(ty, d);
+		} else {
+			int64_t x;
+			if (parse_int(p, &x))
+				return fail(p, at, "invalid operand for instruction");
+			end = (char *)p->p;
+			if (x < INT32_MIN || x > (int64_t)UINT32_MAX)
+				return fail(p, at, "invalid immediate: only 32-bit values are legal");
+			bits = (uint32_t)x;
+			if ((ty == ISA_TY_F16 || ty == ISA_TY_B16) && (x < -32768 || x > 65535) && role != ISA_R_K32)
+				return fail(p, at, "invalid immediate: only 16-bit values are legal");
+		}
+		p->p = end;
+		if (role == ISA_R_K32 || role == ISA_R_SOFF)
+			*o = (IsaOperand){role == ISA_R_K32 ? ISA_K_LIT : ISA_K_IMM, 1, 0, (int32_t)bits, 0, 0};
+		else
+			*o = isa_const_u32(ty, bits);
+		if (o->kind == ISA_K_LIT && (ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 ||
+					      ty == ISA_TY_PKI16))
+			o->imm &= 0xffff;
+	}
+	if (absbar) {
+		if (*p->p != '|')
+			return fail(p, p->p, "expected '|'");
+		p->p++;
+	}
+	return 0;
+}
+
+/* [a,b,c]: bit i = element i; bits past the list are `fill` (op_sel_hi defaults to 1). */
+static int parse_bits(P *p, uint8_t *out, unsigned fill)
+{
+	if (*p->p != '[')
+		return fail(p, p->p, "expected '['");
+	p->p++;
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		if (*p->p != '0' && *p->p != '1')
+			return fail(p, p->p, "expected 0 or 1");
+		v |= (unsigned)(*p->p - '0') << i;
+		p->p++;
+		if (*p->p == ']')
+			break;
+		if (*p->p != ',')
+			return fail(p, p->p, "expected ','");
+		p->p++;
+	}
+	if (*p->p != ']')
+		return fail(p, p->p, "expected ']'");
+	p->p++;
+	int cnt = 0;
+	for (const char *q = p->p - 2; *q != '['; q--)
+		cnt += *q == '0' || *q == '1';
+	if (fill)
+		v |= 7u & ~((1u << cnt) - 1);
+	*out = (uint8_t)v;
+	return 0;
+}
+
+static int mod_int(P *p, const char *at, int64_t lo, int64_t hi, int64_t *v)
+{
+	if (parse_int(p, v))
+		return fail(p, at, "expected a number after ':'");
+	if (*v < lo || *v > hi)
+		return fail(p, at, "invalid modifier value: out of range");
+	return 0;
+}
+
+/* Swizzle macro of ds_swizzle_b32: offset:swizzle(MODE,...). */
+static int parse_swizzle(P *p, int32_t *off)
+{
+	const char *at = p->p;
+	p->p += 8; /* swizzle( */
+	const char *s = p->p;
+	size_t n = 0;
+	while (is_id(s[n]))
+		n++;
+	p->p = s + n;
+	int64_t a[4] = {0, 0, 0, 0};
+	int na = 0;
+	char mask[6] = {0};
+	while (*p->p == ',') {
+		p->p++;
+		if (*p->p == '"') {
+			const char *q = p->p + 1;
+			if (strlen(q) < 6 || q[5] != '"')
+				return fail(p, at, "invalid swizzle mask");
+			memcpy(mask, q, 5);
+			p->p = q + 6;
+		} else if (na < 4 && !parse_int(p, &a[na]))
+			na++;
+		else
+			return fail(p, at, "invalid swizzle macro");
+	}
+	if (*p->p != ')')
+		return fail(p, at, "expected ')'");
+	p->p++;
+	if (word_is(s, n, "QUAD_PERM") && na == 4)
+		*off = (int32_t)(0x8000 | (a[0] & 3) | (a[1] & 3) << 2 | (a[2] & 3) << 4 | (a[3] & 3) << 6);
+	else if (word_is(s, n, "SWAP") && na == 1)
+		*off = (int32_t)(31 | (a[0] & 31) << 10);
+	else if (word_is(s, n, "REVERSE") && na == 1)
+		*off = (int32_t)(31 | ((a[0] - 1) & 31) << 10);
+	else if (word_is(s, n, "BROADCAST") && na == 2)
+		*off = (int32_t)((~(a[0] - 1) & 31) | (a[1] & 31) << 5);
+	else if (word_is(s, n, "BITMASK_PERM") && mask[0]) {
+		unsigned and_m = 0, or_m = 0, xor_m = 0;
+		for (int i = 0; i < 5; i++) {
+			unsigned b = 1u << (4 - i);
+			switch (mask[i]) {
+			case '0': break;
+			case '1': or_m |= b; break;
+			case 'p': and_m |= b; break;
+			case 'i': and_m |= b, xor_m |= b; break;
+			default: return fail(p, at, "invalid swizzle mask");
+			}
+		}
+		*off = (int32_t)(and_m | or_m << 5 | xor_m << 10);
+	} else
+		return fail(p, at, "invalid swizzle macro");
+	return 0;
+}
+
+static int parse_modifier(P *p, IsaInsn *in)
+{
+	IsaMods *m = &in->mod;
+	const char *s = p->p;
+	size_t n = 0;
+	while (is_id(s[n]) && s[n] != '.')
+		n++;
+	if (!n)
+		return fail(p, s, "invalid operand for instruction");
+	p->p = s + n;
+	int64_t v;
+	int g11 = ISA_TARGET(p->t) == TA_TARGET_GFX1100, g942 = ISA_TARGET(p->t) == TA_TARGET_GFX942;
+	if (*p->p == ':') {
+		p->p++;
+		if (word_is(s, n, "offset")) {
+			if (!strncmp(p->p, "swizzle(", 8))
+				return parse_swizzle(p, &m->offset);
+			return mod_int(p, s, -(1 << 20), (1 << 20) - 1, &v) ? -1 : (m->offset = (int32_t)v, 0);
+		}
+		if (word_is(s, n, "offset0"))
+			return mod_int(p, s, 0, 255, &v) ? -1 : (m->offset0 = (uint8_t)v, 0);
+		if (word_is(s, n, "offset1"))
+			return mod_int(p, s, 0, 255, &v) ? -1 : (m->offset1 = (uint8_t)v, 0);
+		if (word_is(s, n, "mul")) {
+			if (mod_int(p, s, 2, 4, &v) || v == 3)
+				return fail(p, s, "invalid output modifier");
+			m->omod = v == 2 ? 1 : 2;
+			return 0;
+		}
+		if (word_is(s, n, "div")) {
+			if (mod_int(p, s, 2, 2, &v))
+				return -1;
+			m->omod = 3;
+			return 0;
+		}
+		if (word_is(s, n, "op_sel"))
+			return parse_bits(p, &m->op_sel, 0);
+		if (word_is(s, n, "op_sel_hi"))
+			return parse_bits(p, &m->op_sel_hi, !(isa_ops[in->op].flags & ISA_F_MIX));
+		if (word_is(s, n, "neg_lo"))
+			return parse_bits(p, &m->neg, 0);
+		if (word_is(s, n, "neg_hi"))
+			return parse_bits(p, &m->neg_hi, 0);
+		if (word_is(s, n, "cbsz"))
+			return mod_int(p, s, 0, 7, &v) ? -1 : (m->cbsz = (uint8_t)v, 0);
+		if (word_is(s, n, "abid"))
+			return mod_int(p, s, 0, 15, &v) ? -1 : (m->abid = (uint8_t)v, 0);
+		if (word_is(s, n, "blgp"))
+			return mod_int(p, s, 0, 7, &v) ? -1 : (m->blgp = (uint8_t)v, 0);
+		if (word_is(s, n, "row_mask"))
+			return mod_int(p, s, 0, 15, &v) ? -1 : (m->row_mask = (uint8_t)v, 0);
+		if (word_is(s, n, "bank_mask"))
+			return mod_int(p, s, 0, 15, &v) ? -1 : (m->bank_mask = (uint8_t)v, 0);
+		if (word_is(s, n, "bound_ctrl"))
+			return mod_int(p, s, 0, 1, &v) ? -1 : (m->bound_ctrl = 1, 0);
+		if (word_is(s, n, "fi"))
+			return mod_int(p, s, 0, 1, &v) ? -1 : (m->fi = (uint8_t)v, 0);
+		if (word_is(s, n, "quad_perm")) {
+			if (*p->p != '[')
+				return fail(p, p->p, "expected '['");
+			unsigned c = 0;
+			for (int i = 0; i < 4; i++) {
+				p->p++;
+				if (parse_int(p, &v) || v < 0 || v > 3)
+					return fail(p, s, "invalid quad_perm lane");
+				c |= (unsigned)v << (2 * i);
+				if (*p->p != (i == 3 ? ']' : ','))
+					return fail(p, p->p, "invalid quad_perm");
+			}
+			p->p++;
+			m->dpp_ctrl = (uint16_t)c;
+			return 0;
+		}
+		static const struct {
+			const char *name;
+			unsigned base, lo, hi;
+		} dpp[] = {
+			{"row_shl", 0x100, 1, 15}, {"row_shr", 0x110, 1, 15}, {"row_ror", 0x120, 1, 15},
+			{"row_share", 0x150, 0, 15}, {"row_xmask", 0x160, 0, 15},
+		};
+		for (size_t i = 0; i < TA_ARRAY_LEN(dpp); i++)
+			if (word_is(s, n, dpp[i].name)) {
+				if (mod_int(p, s, dpp[i].lo, dpp[i].hi, &v))
+					return -1;
+				if (i >= 3 && !g11)
+					return fail(p, s, "not a valid operand on this GPU");
+				m->dpp_ctrl = (uint16_t)(dpp[i].base + v);
+				return 0;
+			}
+		if (word_is(s, n, "row_bcast")) {
+			if (parse_int(p, &v) || (v != 15 && v != 31) || g11)
+				return fail(p, s, "invalid row_bcast");
+			m->dpp_ctrl = v == 15 ? 0x142 : 0x143;
+			return 0;
+		}
+		static const char *const wave[4] = {"wave_shl", "wave_rol", "wave_shr", "wave_ror"};
+		for (int i = 0; i < 4; i++)
+			if (word_is(s, n, wave[i])) {
+				if (mod_int(p, s, 1, 1, &v) || g11)
+					return fail(p, s, "invalid DPP control");
+				m->dpp_ctrl = (uint16_t)(0x130 + 4 * i);
+				return 0;
+			}
+		return fail(p, s, "invalid modifier");
+	}
+	if (word_is(s, n, "row_mirror"))
+		return m->dpp_ctrl = 0x140, 0;
+	if (word_is(s, n, "row_half_mirror"))
+		return m->dpp_ctrl = 0x141, 0;
+	if (word_is(s, n, "clamp"))
+		return m->clamp = 1, 0;
+	if (word_is(s, n, "offen"))
+		return m->offen = 1, 0;
+	if (word_is(s, n, "idxen"))
+		return m->idxen = 1, 0;
+	if (word_is(s, n, "gds"))
+		return m->gds = 1, 0;
+	if (!g942 && word_is(s, n, "glc"))
+		return m->cpol |= ISA_CPOL_GLC, 0;
+	if (!g942 && word_is(s, n, "slc"))
+		return m->cpol |= ISA_CPOL_SLC, 0;
+	if (g11 && word_is(s, n, "dlc"))
+		return m->cpol |= ISA_CPOL_DLC, 0;
+	if (g942 && word_is(s, n, "sc0"))
+		return m->cpol |= ISA_CPOL_SC0, 0;
+	if (g942 && word_is(s, n, "sc1"))
+		return m->cpol |= ISA_CPOL_SC1, 0;
+	if (g942 && word_is(s, n, "nt"))
+		return m->cpol |= ISA_CPOL_NT, 0;
+	if (g942 && word_is(s, n, "glc") && isa_op_fmt(p->t, in->op) == ISA_FMT_SMEM)
+		return m->cpol |= ISA_CPOL_GLC, 0;
+	return fail(p, s, "invalid modifier for this instruction or GPU");
+}
+
+/* Operands and modifiers of one op (or one VOPD component: no modifiers). */
+static int parse_body(P *p, IsaInsn *in, unsigned op, int first, int vopd)
+{
+	uint16_t sig[ISA_MAX_SIG];
+	int n = isa_sig(p->t, op, sig), src = 0;
+	IsaType ty = (IsaType)isa_ops[op].type;
+	IsaFmt fmt = isa_op_fmt(p->t, op);
+	for (int i = 0; i < n; i++) {
+		skip_ws(p);
+		if (i > 0) {
+			if (*p->p != ',')
+				return fail(p, p->p, *p->p && *p->p != ':' ? "invalid operand for instruction"
+								       : "too few operands for instruction");
+			p->p++;
+			skip_ws(p);
+		}
+		if (!*p->p || (vopd && *p->p == ':'))
+			return fail(p, p->p, "too few operands for instruction");
+		int neg, abs;
+		const char *at = p->p;
+		IsaOperand *o = &in->ops[first + i];
+		if (parse_operand(p, sig[i], ty, o, &neg, &abs))
+			return -1;
+		unsigned r = SIG_ROLE(sig[i]);
+		int is_src = !(i == 0 && (r == ISA_R_VD || r == ISA_R_SD || r == ISA_R_LM || r == ISA_R_AVD ||
+					   r == ISA_R_AD || r == ISA_R_WD)) &&
+			     !(i == 1 && r == ISA_R_LM && fmt != ISA_FMT_VOPC) && r != ISA_R_K32;
+		if ((neg || abs) && (!is_src || src >= 3 || fmt == ISA_FMT_VOP3P))
+			return fail(p, at, "invalid operand for instruction: modifiers not allowed here");
+		if (is_src) {
+			in->mod.neg |= (uint8_t)(neg << src);
+			in->mod.abs |= (uint8_t)(abs << src);
+			src++;
+		}
+		if (p->p[0] && p->p[0] != ',' && p->p[0] != ' ' && p->p[0] != '\t' && !(vopd && p->p[0] == ':'))
+			return fail(p, p->p, "invalid operand for instruction");
+	}
+	in->nops = (uint8_t)(first + n);
+	if (vopd)
+		return 0;
+	for (;;) {
+		skip_ws(p);
+		if (!*p->p)
+			break;
+		if (*p->p == ',')
+			return fail(p, p->p, "invalid operand for instruction");
+		if (parse_modifier(p, in))
+			return -1;
+	}
+	return 0;
+}
+
+static int try_encode(ta_target t, const IsaInsn *in)
+{
+	uint8_t b[16];
+	Diag d;
+	diag_init(&d);
+	d.max_errors = 1;
+	int n = isa_encode(t, in, b, &d);
+	diag_free(&d);
+	return n;
+}
+
+static const char *mnemonic_end(const char *s)
+{
+	while (is_id(*s) && *s != '.')
+		s++;
+	return s;
+}
+
+/* Parses "mnemonic operands modifiers" into in; on failure p->err is set. */
+static int parse_one(P *p, IsaInsn *in, int vopd_part)
+{
+	const char *mn = p->p, *me = mnemonic_end(mn);
+	size_t len = (size_t)(me - mn);
+	uint16_t cands[4];
+	int nc = isa_lookup(p->t, mn, len, cands, 4), enc = ISA_ENC_DEFAULT, explicit_enc = 0;
+	if (!nc && len > 4) {
+		const char *suf = me - 4;
+		int e = !strncmp(suf, "_e32", 4) ? ISA_ENC_DEFAULT : !strncmp(suf, "_e64", 4) ? ISA_ENC_E64
+		      : !strncmp(suf, "_dpp", 4) ? ISA_ENC_DPP : -1;
+		if (e >= 0 && (nc = isa_lookup(p->t, mn, len - 4, cands, 4)) > 0)
+			enc = e, explicit_enc = 1;
+	}
+	if (!nc) {
+		if (len > 7 && !strncmp(mn, "v_dual_", 7) && !vopd_part)
+			return fail(p, mn, "invalid VOPD instruction");
+		return fail(p, mn, "invalid instruction");
+	}
+	const char *body = me;
+	const char *best_err = NULL, *best_at = NULL;
+	for (int c = 0; c < nc; c++) {
+		unsigned op = cands[c];
+		IsaFmt fmt = isa_op_fmt(p->t, op);
+		if (explicit_enc && !(fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC)) {
+			p->err = NULL;
+			fail(p, mn, "invalid instruction");
+			continue;
+		}
+		if ((fmt == ISA_FMT_VOPD) != (vopd_part != 0)) {
+			p->err = NULL;
+			fail(p, mn, fmt == ISA_FMT_VOPD ? "VOPD component must be paired with '::'" : "invalid instruction");
+			if (!best_err)
+				best_err = p->err, best_at = p->err_at;
+			continue;
+		}
+		p->p = body;
+		p->err = NULL;
+		IsaInsn tmp;
+		if (vopd_part == 2) {
+			tmp = *in;
+			if (parse_body(p, &tmp, op, in->nops, 1) == 0) {
+				tmp.op_y = (uint16_t)op;
+				*in = tmp;
+				return 0;
+			}
+		} else {
+			isa_insn_init(&tmp, op);
+			tmp.enc = (uint8_t)enc;
+			if (parse_body(p, &tmp, op, 0, vopd_part) == 0) {
+				if (vopd_part) {
+					*in = tmp;
+					return 0;
+				}
+				int bad;
+				const char *m = isa_check(p->t, &tmp, &bad);
+				if (!m && !explicit_enc && isa_has_suffix(p->t, op) && try_encode(p->t, &tmp) < 0) {
+					tmp.enc = ISA_ENC_E64;
+					if (try_encode(p->t, &tmp) < 0)
+						tmp.enc = ISA_ENC_DEFAULT;
+				}
+				if (!m) {
+					*in = tmp;
+					return 0;
+				}
+				p->err = NULL;
+				fail(p, bad >= 0 ? NULL : mn, m);
+				p->errbuf[0] = (char)bad;
+				if (bad >= 0) {
+					/* find the operand's column by re-scanning commas */
+					const char *q = body;
+					int k = 0;
+					while (*q == ' ' || *q == '\t')
+						q++;
+					for (; *q && k < bad; q++)
+						if (*q == ',') {
+							k++;
+							while (q[1] == ' ' || q[1] == '\t')
+								q++;
+						}
+					p->err_at = q;
+				}
+			}
+		}
+		if (!best_err || (p->err_at && best_at && p->err_at > best_at))
+			best_err = p->err, best_at = p->err_at;
+	}
+	p->err = best_err;
+	p->err_at = best_at;
+	return -1;
+}
+
+int isa_parse_insn(ta_target t, const char *text, IsaInsn *out, const SrcFile *src, SrcPos pos, Diag *d)
+{
+	P p = {t, text, text, src, pos, NULL, NULL, {0}};
+	skip_ws(&p);
+	if (isa_tidx(t) < 0) {
+		diag_at(d, DIAG_ERROR, src, pos, "not an AMD target");
+		return -1;
+	}
+	const char *sep = strstr(text, "::");
+	int rc;
+	if (sep) {
+		rc = parse_one(&p, out, 1);
+		if (!rc) {
+			skip_ws(&p);
+			if (strncmp(p.p, "::", 2))
+				rc = fail(&p, p.p, "invalid operand for instruction");
+			else {
+				p.p += 2;
+				skip_ws(&p);
+				rc = parse_one(&p, out, 2);
+				if (!rc) {
+					skip_ws(&p);
+					if (*p.p)
+						rc = fail(&p, p.p, "invalid operand for instruction");
+				}
+				if (!rc) {
+					int bad;
+					const char *m = isa_check(t, out, &bad);
+					if (m || try_encode(t, out) < 0)
+						rc = fail(&p, text, m ? m : "invalid VOPD instruction: operand constraints");
+				}
+			}
+		}
+	} else
+		rc = parse_one(&p, out, 0);
+	if (rc) {
+		const char *at = p.err_at ? p.err_at : text;
+		SrcPos ep = {pos.line, pos.col + (int)(at - text)};
+		diag_at(d, DIAG_ERROR, src, ep, "%s", p.err ? p.err : "invalid instruction");
+		memset(out, 0, sizeof *out);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,2 @@
+/* regs.c */
+#include "isa.h"
