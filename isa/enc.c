@@ -122,7 +122,7 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 	unsigned role = SIG_ROLE(s), cnt = SIG_CNT(s);
 	int k = o->kind;
 	int reg = k == ISA_K_SGPR || k == ISA_K_VGPR || k == ISA_K_AGPR;
-	if (reg && o->count != cnt && role != ISA_R_FA && role != ISA_R_MVA && role != ISA_R_RSRC)
+	if (reg && o->count != cnt && role != ISA_R_FA && role != ISA_R_MVA && role != ISA_R_RSRC && role != ISA_R_FS && role != ISA_R_SB)
 		return "invalid register count for operand";
 	if (reg && o->reg + o->count > (k == ISA_K_SGPR ? 106u : 256u))
 		return "register index is out of range";

@@ -249,7 +249,8 @@ typedef struct {
  * be freed).  Sections start with ".text" (created on first use). */
 int isa_assemble(const IsaAsmOptions *opt, const SrcFile *src, IsaAsmOut *out, Diag *d);
 void isa_asm_free(IsaAsmOut *out);
-int isa_asm_find_symbol(const IsaAsmOut *out, const char *name); /* index or -1 */
+int isa_asm_find_symbol(const IsaAsmOut *out, const char *name);  /* index or -1 */
+int isa_asm_find_section(const IsaAsmOut *out, const char *name); /* index or -1 */
 
 /* llvm-mc -show-encoding line for an instruction: "\t<text><pad>; encoding: [0x..,..]\n". */
 void isa_format_encoding_line(const char *text, const uint8_t *bytes, int n, StrBuf *sb);

@@ -59,6 +59,12 @@ static void run_target(ta_target t, const char *label)
 						diag_text(&d));
 				fails += v == 0;
 				rejected++;
+				if (getenv("ISA_VERBOSE")) {
+					StrBuf sb = {0};
+					isa_print(t, &in, &sb);
+					fprintf(stderr, "%s: rejected variant '%s': %s", label, sb.buf ? sb.buf : "", diag_text(&d));
+					sb_free(&sb);
+				}
 				diag_free(&d);
 				continue;
 			}
