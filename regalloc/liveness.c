@@ -1,0 +1,167 @@
+/* liveness.c — live vreg sets per block and register demand per instruction.
+ *
+ * Classic backward dataflow over the block graph with bitsets (one bit per
+ * vreg), iterated to a fixed point with a worklist; then one backward walk
+ * per block records how many dwords of each file are live across every
+ * instruction (ACO's live_var_analysis).  Cost O(n + V*B/64) per sweep. */
+#include "regalloc.h"
+
+#include <stdlib.h>
+
+/* use/def sets of each block, then the fixed point. */
+static void block_use_def(const MFunc *f, const MBlock *b, uint64_t *use, uint64_t *def)
+{
+	for (int i = b->last - 1; i >= b->first; i--) {
+		const MInst *mi = &f->insns.data[i];
+		for (int k = 0; k < mi->in.nops; k++) {
+			if (!(mi->vmask & (1u << k)) || !mi_is_def(mi, k))
+				continue;
+			int v = mi->vr[k];
+			/* A partial def (sub-range or exec-masked) does not kill. */
+			bool full = mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size &&
+				    !(mi->flags & MI_PARTIAL);
+			if (full) {
+				def[v >> 6] |= 1ull << (v & 63);
+				use[v >> 6] &= ~(1ull << (v & 63));
+			}
+		}
+		for (int k = 0; k < mi->in.nops; k++) {
+			if (!(mi->vmask & (1u << k)) || !mi_is_use(mi, k))
+				continue;
+			int v = mi->vr[k];
+			use[v >> 6] |= 1ull << (v & 63);
+		}
+	}
+}
+
+static void add_demand(RaDemand *d, const MVreg *v, int sign)
+{
+	int n = sign * v->size;
+	if (v->cls == MR_S)
+		d->s = (int16_t)(d->s + n);
+	else if (v->cls == MR_V)
+		d->v = (int16_t)(d->v + n);
+	else
+		d->a = (int16_t)(d->a + n);
+}
+
+static void max_demand(RaDemand *m, RaDemand d)
+{
+	m->s = TA_MAX(m->s, d.s);
+	m->v = TA_MAX(m->v, d.v);
+	m->a = TA_MAX(m->a, d.a);
+}
+
+int liveness_compute(const MFunc *f, Liveness *lv)
+{
+	memset(lv, 0, sizeof *lv);
+	int nb = (int)f->blocks.len, nw = ((int)f->vregs.len + 63) / 64;
+	if (nw == 0)
+		nw = 1;
+	lv->nwords = nw;
+	size_t words = (size_t)nb * nw;
+	uint64_t *use = calloc(words + 1, 8), *def = calloc(words + 1, 8), *tmp = calloc(nw, 8);
+	lv->live_in = calloc(words + 1, 8);
+	lv->live_out = calloc(words + 1, 8);
+	lv->demand = calloc(f->insns.len + 1, sizeof *lv->demand);
+	/* Worklist of blocks, processed last-to-first; preds recomputed here. */
+	int *npred = calloc(nb + 1, sizeof(int)), *predoff = calloc(nb + 2, sizeof(int));
+	int *preds = calloc(2 * (size_t)nb + 1, sizeof(int)), *work = calloc(nb + 1, sizeof(int));
+	char *inwork = calloc(nb + 1, 1);
+	int rc = -1;
+	if (!use || !def || !tmp || !lv->live_in || !lv->live_out || !lv->demand || !npred || !predoff ||
+	    !preds || !work || !inwork)
+		goto out;
+	for (int b = 0; b < nb; b++) {
+		block_use_def(f, &f->blocks.data[b], use + (size_t)b * nw, def + (size_t)b * nw);
+		for (int s = 0; s < 2; s++)
+			if (f->blocks.data[b].succ[s] >= 0)
+				npred[f->blocks.data[b].succ[s]]++;
+	}
+	for (int b = 0; b < nb; b++)
+		predoff[b + 1] = predoff[b] + npred[b];
+	memset(npred, 0, sizeof(int) * nb);
+	for (int b = 0; b < nb; b++)
+		for (int s = 0; s < 2; s++) {
+			int t = f->blocks.data[b].succ[s];
+			if (t >= 0)
+				preds[predoff[t] + npred[t]++] = b;
+		}
+	int nwork = 0;
+	for (int b = 0; b < nb; b++)
+		work[nwork++] = b, inwork[b] = 1;
+	while (nwork) {
+		int b = work[--nwork];
+		inwork[b] = 0;
+		uint64_t *out = lv->live_out + (size_t)b * nw, *in = lv->live_in + (size_t)b * nw;
+		const MBlock *bl = &f->blocks.data[b];
+		for (int s = 0; s < 2; s++) {
+			int t = bl->succ[s];
+			if (t < 0)
+				continue;
+			for (int w = 0; w < nw; w++)
+				out[w] |= lv->live_in[(size_t)t * nw + w];
+		}
+		int changed = 0;
+		for (int w = 0; w < nw; w++) {
+			uint64_t x = use[(size_t)b * nw + w] | (out[w] & ~def[(size_t)b * nw + w]);
+			if (x != in[w])
+				in[w] = x, changed = 1;
+		}
+		if (changed)
+			for (int p = predoff[b]; p < predoff[b + 1]; p++)
+				if (!inwork[preds[p]])
+					work[nwork++] = preds[p], inwork[preds[p]] = 1;
+	}
+	/* Demand: walk each block backwards keeping dword counts. */
+	for (int b = 0; b < nb; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		RaDemand cur = {0, 0, 0};
+		memcpy(tmp, lv->live_out + (size_t)b * nw, 8 * (size_t)nw);
+		for (int w = 0; w < nw; w++)
+			for (uint64_t x = tmp[w]; x; x &= x - 1)
+				add_demand(&cur, &f->vregs.data[w * 64 + __builtin_ctzll(x)], 1);
+		for (int i = bl->last - 1; i >= bl->first; i--) {
+			const MInst *mi = &f->insns.data[i];
+			RaDemand across = cur;
+			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
+				if (!(mi->vmask & (1u << k)))
+					continue;
+				int v = mi->vr[k];
+				if (!lv_test(tmp, v)) { /* dead def still occupies registers */
+					add_demand(&across, &f->vregs.data[v], 1);
+				} else if (!(mi->flags & MI_PARTIAL) && mi->sub[k] == 0 &&
+					   mi->in.ops[k].count == f->vregs.data[v].size) {
+					tmp[v >> 6] &= ~(1ull << (v & 63));
+					add_demand(&cur, &f->vregs.data[v], -1);
+				}
+			}
+			for (int k = 0; k < mi->in.nops; k++) {
+				if (!(mi->vmask & (1u << k)) || !mi_is_use(mi, k))
+					continue;
+				int v = mi->vr[k];
+				if (!lv_test(tmp, v)) {
+					tmp[v >> 6] |= 1ull << (v & 63);
+					add_demand(&cur, &f->vregs.data[v], 1);
+				}
+			}
+			max_demand(&across, cur);
+			lv->demand[i] = across;
+			max_demand(&lv->max, across);
+		}
+	}
+	rc = 0;
+out:
+	free(use), free(def), free(tmp), free(npred), free(predoff), free(preds), free(work), free(inwork);
+	if (rc)
+		liveness_free(lv);
+	return rc;
+}
+
+void liveness_free(Liveness *lv)
+{
+	free(lv->live_in);
+	free(lv->live_out);
+	free(lv->demand);
+	memset(lv, 0, sizeof *lv);
+}

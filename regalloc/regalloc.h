@@ -1,0 +1,106 @@
+/* regalloc.h — register allocation for the AMD backend: occupancy tables,
+ * liveness and register demand, the allocator, parallel-copy resolution and
+ * an independent validator.  Everything works on codegen/mir.h's MFunc.
+ *
+ * Files:  occupancy.c  waves per SIMD from register counts, LDS, workgroup size
+ *         liveness.c   per-block live sets and per-instruction demand (S/V/A)
+ *         ra.c         linear-scan assignment over live intervals, rewrite
+ *         pcopy.c      parallel copies -> moves and swaps
+ *         validate.c   checks an assignment by simulating register contents
+ *
+ * The allocator is a linear scan over one interval per vreg (the hull of
+ * every point where it is live), O(n log n): see docs/amd-backend.md for why
+ * and what the SSA allocator of the design notes would add. */
+#ifndef TILEASM_REGALLOC_H
+#define TILEASM_REGALLOC_H
+
+#include <stdint.h>
+
+#include "diag.h"
+#include "mir.h"
+#include "target.h"
+
+/* ---- occupancy.c -------------------------------------------------------- */
+
+typedef struct {
+	int max_waves;    /* per SIMD */
+	int vgpr_granule; /* allocation granule of the (unified) VGPR count */
+	int vgpr_total;   /* VGPRs per lane in the SIMD's file */
+	int vgpr_max;     /* addressable by one wave (256; CDNA unified 512) */
+	int sgpr_max;     /* SGPRs the allocator may hand out */
+	int lds_per_cu;   /* bytes of LDS a workgroup's CU/WGP offers */
+	int simds_per_cu;
+	int wave;         /* wave size */
+} OccInfo;
+
+/* Occupancy parameters for target t (ISA_WAVE64 respected); 0 or -1. */
+int occ_info(ta_target t, OccInfo *o);
+/* Unified register cost: CDNA align4(vgprs) + agprs, else vgprs. */
+int occ_vgpr_cost(ta_target t, int vgprs, int agprs);
+/* Waves per SIMD for a kernel; *limit (if not NULL) names the limiting
+ * factor: "vgpr", "sgpr", "lds", "workgroup" or "max". */
+int occ_waves(ta_target t, int vgprs, int agprs, int sgprs, int lds_bytes, int wg_size,
+	      const char **limit);
+
+/* ---- liveness.c --------------------------------------------------------- */
+
+typedef struct {
+	int16_t s, v, a; /* live dwords per file */
+} RaDemand;
+
+typedef struct {
+	int nwords;          /* 64-bit words per vreg bitset */
+	uint64_t *live_in;   /* blocks x nwords */
+	uint64_t *live_out;
+	RaDemand *demand;    /* per instruction: dwords live across it (incl. its defs) */
+	RaDemand max;
+} Liveness;
+
+int liveness_compute(const MFunc *f, Liveness *lv);
+void liveness_free(Liveness *lv);
+static inline int lv_test(const uint64_t *set, int v)
+{
+	return (int)((set[v >> 6] >> (v & 63)) & 1);
+}
+
+/* ---- ra.c --------------------------------------------------------------- */
+
+typedef struct {
+	int reg_limit[MR_NCLASS]; /* registers available per file (0 = target default) */
+} RaOptions;
+
+typedef struct {
+	int16_t *phys;         /* per vreg: first physical register, -1 = unused vreg */
+	int used[MR_NCLASS];   /* highest register used + 1 per file (by vregs) */
+	int ninterval;         /* statistics */
+} RaResult;
+
+/* Assigns a physical register range to every vreg.  Returns 0, or -1 with
+ * an error in d when the demand does not fit (no spilling yet). */
+int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
+void ra_result_free(RaResult *r);
+/* Replaces virtual operands with r's registers and lowers COPY/PCOPY into
+ * moves.  Returns 0 or -1 (allocation failure). */
+int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
+
+/* ---- pcopy.c ------------------------------------------------------------ */
+
+typedef struct {
+	int16_t dst, src;
+	uint8_t swap; /* output only: exchange dst and src */
+} PMove;
+
+/* Sequentializes the parallel copy in[0..n) (distinct dst, one file, one
+ * dword each; a src may feed several dsts) into out (room for 2n entries):
+ * plain moves, and swaps for cycles.  Returns the number of entries. */
+int pcopy_sequence(const PMove *in, int n, PMove *out);
+
+/* ---- validate.c --------------------------------------------------------- */
+
+/* Checks phys (one first register per vreg) against f before ra_rewrite:
+ * simulates which vreg dword each physical register holds along every path
+ * and requires every virtual operand to read the value it names.  Returns 0,
+ * or -1 with the first violation written to err (may be NULL). */
+int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err);
+
+#endif

@@ -1,0 +1,157 @@
+/* validate.c — an independent check of a register assignment.
+ *
+ * It does not trust liveness or intervals: it simulates, per physical
+ * register dword, which (vreg, dword) value it holds, forward along every
+ * CFG path (meet at joins: equal values stay, different ones become
+ * "conflict"), and requires every virtual read to find its own value.  Two
+ * live values sharing a register show up as a read that finds the other
+ * value.  Copies move values; physical writes clobber. */
+#include "regalloc.h"
+
+#include <stdlib.h>
+
+enum { NS = 256, NV = 256, NA = 256, NSLOT = NS + NV + NA };
+/* UNDEF: never written on this path.  A read of it is the program reading
+ * an undefined value (possible in SIMT code written under partial exec
+ * masks), not an allocation error, so UNDEF meets a value as that value.
+ * CLOBBER: overwritten by a physical write; reading it is an error. */
+enum { H_CLOBBER = -4, H_UNSEEN = -3, H_CONFLICT = -2, H_UNDEF = -1 };
+
+static int slot(int cls, int reg)
+{
+	return cls == MR_S ? reg : cls == MR_V ? NS + reg : NS + NV + reg;
+}
+
+static int32_t holder(int v, int sub)
+{
+	return v * 16 + sub;
+}
+
+static int32_t meet(int32_t a, int32_t b)
+{
+	if (a == H_UNSEEN)
+		return b;
+	if (b == H_UNSEEN || a == b || b == H_UNDEF)
+		return a;
+	if (a == H_UNDEF)
+		return b;
+	return H_CONFLICT;
+}
+
+/* Runs one block from state st (modified).  Returns 0, or -1 with err. */
+static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, StrBuf *err)
+{
+	const MBlock *bl = &f->blocks.data[b];
+	for (int i = bl->first; i < bl->last; i++) {
+		const MInst *mi = &f->insns.data[i];
+		/* Reads first (a copy's sources before its destinations). */
+		for (int k = 0; k < mi->in.nops; k++) {
+			const IsaOperand *o = &mi->in.ops[k];
+			int cls = mir_kind_cls(o->kind);
+			if (cls < 0 || !mi_is_use(mi, k))
+				continue;
+			if (!(mi->vmask & (1u << k)))
+				continue;
+			int v = mi->vr[k];
+			if (phys[v] < 0) {
+				if (err)
+					sb_printf(err, "insn %d: %%%d has no register", i, v);
+				return -1;
+			}
+			for (int j = 0; j < o->count; j++) {
+				int r = phys[v] + mi->sub[k] + j;
+				int32_t want = holder(v, mi->sub[k] + j), got = st[slot(cls, r)];
+				/* A partial/tied def reads its old value, which may be
+				 * undefined on the first write: only check real reads. */
+				bool soft = mi_is_def(mi, k);
+				if (got != want && got != H_UNDEF && !(soft && got < 0)) {
+					if (err) {
+						sb_printf(err, "insn %d: operand %d reads %%%d[%d] from %c%d, which holds ", i,
+							  k, v, mi->sub[k] + j, "sva"[cls], r);
+						if (got >= 0)
+							sb_printf(err, "%%%d[%d]", got / 16, got % 16);
+						else
+							sb_puts(err, got == H_CONFLICT ? "different values on different paths"
+											 : "a clobbered value");
+					}
+					return -1;
+				}
+			}
+		}
+		for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
+			const IsaOperand *o = &mi->in.ops[k];
+			int cls = mir_kind_cls(o->kind);
+			if (cls < 0)
+				continue;
+			for (int j = 0; j < o->count; j++) {
+				int32_t val;
+				int r;
+				if (mi->vmask & (1u << k)) {
+					r = phys[mi->vr[k]] + mi->sub[k] + j;
+					val = holder(mi->vr[k], mi->sub[k] + j);
+				} else {
+					r = o->reg + j;
+					val = H_CLOBBER;
+				}
+				/* A copy's destination holds the destination vreg's
+				 * value: values are named by vreg, not by content. */
+				if (r >= 0 && r < 256)
+					st[slot(cls, r)] = val;
+			}
+		}
+	}
+	return 0;
+}
+
+int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
+{
+	int nb = (int)f->blocks.len;
+	if (!nb)
+		return 0;
+	for (size_t v = 0; v < f->vregs.len; v++)
+		if (f->vregs.data[v].size > 16) {
+			if (err)
+				sb_printf(err, "vreg %zu wider than 16 dwords", v);
+			return -1;
+		}
+	int32_t *in = malloc(sizeof(int32_t) * NSLOT * (size_t)nb), *cur = malloc(sizeof(int32_t) * NSLOT);
+	int *work = malloc(sizeof(int) * (size_t)nb);
+	char *inwork = calloc((size_t)nb, 1);
+	int rc = -1;
+	if (!in || !cur || !work || !inwork)
+		goto out;
+	for (size_t i = 0; i < (size_t)NSLOT * nb; i++)
+		in[i] = H_UNSEEN;
+	for (int s = 0; s < NSLOT; s++)
+		in[s] = H_UNDEF;
+	/* Worklist in layout order (a stack popped lowest-first is enough:
+	 * the lattice has height 3, so every block is revisited a bounded
+	 * number of times). */
+	int nw = 0;
+	work[nw++] = 0, inwork[0] = 1;
+	while (nw) {
+		int b = work[--nw];
+		inwork[b] = 0;
+		memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
+		if (run_block(f, phys, b, cur, err))
+			goto out;
+		for (int s = 0; s < 2; s++) {
+			int t = f->blocks.data[b].succ[s];
+			if (t < 0)
+				continue;
+			int32_t *ti = in + (size_t)t * NSLOT;
+			int changed = 0;
+			for (int k = 0; k < NSLOT; k++) {
+				int32_t m = meet(ti[k], cur[k]);
+				if (m != ti[k])
+					ti[k] = m, changed = 1;
+			}
+			if (changed && !inwork[t])
+				work[nw++] = t, inwork[t] = 1;
+		}
+	}
+	rc = 0;
+out:
+	free(in), free(cur), free(work), free(inwork);
+	return rc;
+}
