@@ -239,6 +239,54 @@ static int directive(Asm *a, char *line, SrcPos pos)
 			return err(a, pos, "%s", "invalid alignment");
 		return align_to(a, IS(".p2align") ? 1u << v : (unsigned)(v ? v : 1)) ? -1 : 1;
 	}
+	if (IS(".p2alignl")) { /* align, padding with a 32-bit pattern */
+		char *end;
+		long v = strtol(args, &end, 0);
+		uint32_t fill = 0;
+		if (*end == ',')
+			fill = (uint32_t)strtoull(end + 1, NULL, 0);
+		if (end == args || v < 2 || v > 16)
+			return err(a, pos, "%s", "invalid alignment");
+		IsaSection *s = cur_sec(a);
+		if (!s)
+			return -1;
+		if ((1 << v) > s->align)
+			s->align = 1 << v;
+		while (s->data.len % 4) {
+			uint8_t z = 0;
+			if (emit(a, &z, 1))
+				return -1;
+			s = cur_sec(a);
+		}
+		while (s->data.len % (1u << v)) {
+			uint8_t b[4] = {(uint8_t)fill, (uint8_t)(fill >> 8), (uint8_t)(fill >> 16), (uint8_t)(fill >> 24)};
+			if (emit(a, b, 4))
+				return -1;
+			s = cur_sec(a);
+		}
+		return 1;
+	}
+	if (IS(".fill")) { /* .fill count[, size[, value]] */
+		char *end;
+		long cnt = strtol(args, &end, 0), size = 1;
+		uint64_t val = 0;
+		if (*end == ',')
+			size = strtol(end + 1, &end, 0);
+		if (*end == ',')
+			val = strtoull(end + 1, &end, 0);
+		if (cnt < 0 || cnt > (1 << 24) || size < 1 || size > 8)
+			return err(a, pos, "%s", "invalid .fill");
+		for (long i = 0; i < cnt; i++) {
+			uint8_t b[8];
+			for (int j = 0; j < size; j++)
+				b[j] = (uint8_t)(j < 4 ? val >> (8 * j) : 0);
+			if (emit(a, b, (size_t)size))
+				return -1;
+		}
+		return 1;
+	}
+	if (IS(".hidden") || IS(".protected") || IS(".internal") || IS(".ident") || IS(".file"))
+		return 1; /* visibility and provenance: nothing to record in IsaAsmOut */
 	if (IS(".globl") || IS(".global") || IS(".weak") || IS(".local")) {
 		size_t m = 0;
 		while (is_idc(args[m]))

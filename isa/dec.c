@@ -343,8 +343,6 @@ static int decode(Dec *c, IsaInsn *in)
 				in->ops[i] = vreg(nd++ ? w1 >> 16 & 0xff : w1 >> 8 & 0xff, (int)cnt, acc);
 		}
 		in->nops = (uint8_t)n;
-		if (acc)
-			return -1; /* AGPR data forms are not in the table yet */
 	} else if ((w0 >> 26) == 0x37) { /* FLAT / GLOBAL */
 		NEED8();
 		unsigned seg = g11 ? w0 >> 16 & 3 : w0 >> 14 & 3;
@@ -368,16 +366,17 @@ static int decode(Dec *c, IsaInsn *in)
 		m->offset = (int32_t)(w0 & 0x1fff) << 19 >> 19;
 		unsigned saddr = w1 >> 16 & 0x7f;
 		int off = saddr == (g11 ? 0x7Cu : 0x7Fu);
-		if ((w1 >> 23 & 1))
-			return -1; /* AGPR data / sve */
+		int acc = w1 >> 23 & 1;
+		if (acc && g11)
+			return -1; /* sve */
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]), cnt = SIG_CNT(sig[i]);
 			if (r == ISA_R_VD)
-				in->ops[i] = vreg(w1 >> 24, (int)cnt, 0);
+				in->ops[i] = vreg(w1 >> 24, (int)cnt, acc);
 			else if (r == ISA_R_FA)
 				in->ops[i] = vreg(w1 & 0xff, off ? 2 : 1, 0);
 			else if (r == ISA_R_DD)
-				in->ops[i] = vreg(w1 >> 8 & 0xff, (int)cnt, 0);
+				in->ops[i] = vreg(w1 >> 8 & 0xff, (int)cnt, acc);
 			else if (r == ISA_R_FS)
 				in->ops[i] = off ? isa_off() : isa_sgpr((int)saddr, 2);
 		}
@@ -397,13 +396,14 @@ static int decode(Dec *c, IsaInsn *in)
 			m->cpol = (uint8_t)((w0 >> 14 & 1 ? ISA_CPOL_GLC : 0) | (w0 >> 17 & 1 ? ISA_CPOL_SLC : 0) |
 					    (w0 >> 15 & 1 ? ISA_CPOL_SC1 : 0));
 			m->idxen = w0 >> 13 & 1, m->offen = w0 >> 12 & 1;
-			if (w0 >> 16 & 1 || w1 >> 23 & 1)
-				return -1; /* lds / acc */
+			if (w0 >> 16 & 1)
+				return -1; /* lds */
 		}
+		int macc = !g11 && (w1 >> 23 & 1);
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]), cnt = SIG_CNT(sig[i]);
 			if (r == ISA_R_VD || r == ISA_R_DD)
-				in->ops[i] = vreg(w1 >> 8 & 0xff, (int)cnt, 0);
+				in->ops[i] = vreg(w1 >> 8 & 0xff, (int)cnt, macc);
 			else if (r == ISA_R_MVA)
 				in->ops[i] = m->offen || m->idxen ? vreg(w1 & 0xff, m->offen && m->idxen ? 2 : 1, 0)
 								  : isa_off();

@@ -117,7 +117,7 @@ static int special_pair_ok(const IsaOperand *o, unsigned cnt)
 }
 
 /* Is operand o acceptable for signature entry s?  e64 relaxes VGPR-only sources. */
-static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e64)
+static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e64, int mem)
 {
 	unsigned role = SIG_ROLE(s), cnt = SIG_CNT(s);
 	int k = o->kind;
@@ -145,12 +145,16 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 		return "invalid operand for instruction: expected a scalar source";
 	case ISA_R_LM:
 		if ((k == ISA_K_SGPR && cnt == o->count) ||
+		    (k == ISA_K_SPECIAL && o->reg == ISA_SP_NULL && ISA_TARGET(t) == TA_TARGET_GFX1100) ||
 		    (k == ISA_K_SPECIAL && o->reg == ISA_SP_VCC_LO && o->count == cnt))
 			return NULL;
 		return cnt == 2 ? "invalid operand for instruction: expected vcc or an SGPR pair"
 				: "invalid operand for instruction: expected vcc_lo or an SGPR";
-	case ISA_R_VD: case ISA_R_WD: case ISA_R_VV: case ISA_R_WV: case ISA_R_DA: case ISA_R_DD:
-	case ISA_R_FA:
+	case ISA_R_VD: case ISA_R_DD:
+		if (k == ISA_K_AGPR && mem && ISA_TARGET(t) != TA_TARGET_GFX1100)
+			return NULL; /* gfx90a+: memory data in AGPRs */
+		/* fallthrough */
+	case ISA_R_WD: case ISA_R_VV: case ISA_R_WV: case ISA_R_DA: case ISA_R_FA:
 		if (k == ISA_K_VGPR)
 			return NULL;
 		return "invalid operand for instruction: expected a VGPR";
@@ -227,7 +231,8 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	int e64 = in->enc == ISA_ENC_E64 || fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P;
 	int is_fa = 0;
 	for (int i = 0; i < n; i++) {
-		const char *m = check_one(t, sig[i], &in->ops[i], e64);
+		const char *m = check_one(t, sig[i], &in->ops[i], e64,
+					  fmt == ISA_FMT_DS || fmt == ISA_FMT_GLOBAL || fmt == ISA_FMT_MUBUF);
 		if (m) {
 			*bad = i;
 			return m;
@@ -582,9 +587,10 @@ int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 		return finish(&e, out, w0, 1, vdst << 24 | dat[1] << 16 | dat[0] << 8 | addr, 0, d);
 	}
 	case ISA_FMT_GLOBAL: {
-		unsigned vdst = 0, addr = 0, data = 0, saddr = g11 ? 0x7C : 0x7F;
+		unsigned vdst = 0, addr = 0, data = 0, saddr = g11 ? 0x7C : 0x7F, acc = 0;
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]);
+			acc |= o[i].kind == ISA_K_AGPR;
 			if (r == ISA_R_VD)
 				vdst = o[i].reg;
 			else if (r == ISA_R_FA)
@@ -606,12 +612,13 @@ int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 			w0 = 0xDC000000u | (m->cpol & ISA_CPOL_SC1 ? 1u << 25 : 0) | op << 18 |
 			     (m->cpol & ISA_CPOL_SLC ? 1u << 17 : 0) | (m->cpol & ISA_CPOL_GLC ? 1u << 16 : 0) |
 			     2u << 14 | off;
-		return finish(&e, out, w0, 1, vdst << 24 | saddr << 16 | data << 8 | addr, 0, d);
+		return finish(&e, out, w0, 1, vdst << 24 | acc << 23 | saddr << 16 | data << 8 | addr, 0, d);
 	}
 	case ISA_FMT_MUBUF: {
-		unsigned vdata = 0, vaddr = 0, rsrc = 0, soff = 0;
+		unsigned vdata = 0, vaddr = 0, rsrc = 0, soff = 0, acc = 0;
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]);
+			acc |= o[i].kind == ISA_K_AGPR;
 			if (r == ISA_R_VD || r == ISA_R_DD)
 				vdata = o[i].reg;
 			else if (r == ISA_R_MVA)
@@ -625,7 +632,7 @@ int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 			diag_error(d, "invalid offset: expected a 12-bit unsigned offset");
 			return -1;
 		}
-		uint32_t w0, w1 = soff << 24 | rsrc << 16 | vdata << 8 | vaddr;
+		uint32_t w0, w1 = soff << 24 | acc << 23 | rsrc << 16 | vdata << 8 | vaddr;
 		if (g11) {
 			w0 = 0xE0000000u | op << 18 | (m->cpol & ISA_CPOL_GLC ? 1u << 14 : 0) |
 			     (m->cpol & ISA_CPOL_DLC ? 1u << 13 : 0) | (m->cpol & ISA_CPOL_SLC ? 1u << 12 : 0) |

@@ -121,6 +121,7 @@ E("s_code_end", "SOPP", "SOPP", "", "B32", "SALU")
 E("s_icache_inv", "SOPP", "SOPP", "", "B32", "SALU")
 E("s_sethalt", "SOPP", "SOPP", "i16", "B32", "SALU")
 E("-/s_delay_alu", "-", "SOPP", "delay", "B32", "SALU")
+E("-/s_clause", "-", "SOPP", "k16", "B32", "SALU")
 E("s_sendmsg", "SOPP", "SOPP", "msg", "B32", "SALU RM0")
 
 # --- SMEM ---
@@ -242,6 +243,7 @@ for n, ty, sig in [
         ("v_cvt_sr_fp8_f32/-", "F32", "vd1 vs1 vs1"), ("v_cvt_sr_bf8_f32/-", "F32", "vd1 vs1 vs1")]:
     E(n, "VOP3", "VOP3", sig, ty, "VALU" + (" NOMODS" if re.search(r"pknorm|pk_norm|fp8|bf8", n) else ""))
 E("v_mad_u64_u32", "VOP3", "VOP3", "vd2 lm vs1 vs1 vs2", "B32", "VALU")
+E("v_lshl_add_u64/-", "VOP3", "-", "vd2 vs2 vs1 vs2", "B32", "VALU")
 E("v_mad_i64_i32", "VOP3", "VOP3", "vd2 lm vs1 vs1 vs2", "B32", "VALU")
 E("v_readlane_b32", "VOP3", "VOP3", "sd1 vv1 ss1", "B32", "VALU")
 E("v_writelane_b32", "VOP3", "VOP3", "vd1 ss1 ss1", "B32", "VALU TIED")

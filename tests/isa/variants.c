@@ -253,6 +253,22 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 		} else if (var)
 			return 0;
 		break;
+	case ISA_FMT_DS: case ISA_FMT_GLOBAL: case ISA_FMT_MUBUF:
+		if (var == 4 && !g11) { /* gfx90a+: data in AGPRs */
+			int any = 0;
+			isa_variant(t, op, 1, in);
+			for (int i = 0; i < n; i++)
+				if (((sig[i] >> 8) == ISA_R_VD || (sig[i] >> 8) == ISA_R_DD)) {
+					in->ops[i].kind = ISA_K_AGPR;
+					any = 1;
+				}
+			return any;
+		}
+		break;
+	default:
+		break;
+	}
+	switch (fmt) {
 	case ISA_FMT_DS:
 		if (var > 3)
 			return 0;
@@ -290,7 +306,7 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			in->mod.cpol = ISA_CPOL_GLC | ISA_CPOL_SLC | (g942 ? ISA_CPOL_SC1 : 0) | (g11 ? ISA_CPOL_DLC : 0);
 		break;
 	default:
-		return 0;
+		break;
 	}
 	return 1;
 }
