@@ -518,7 +518,17 @@ static int parse_modifier(P *p, IsaInsn *in)
 		if (word_is(s, n, "offset")) {
 			if (!strncmp(p->p, "swizzle(", 8))
 				return parse_swizzle(p, &m->offset);
-			return mod_int(p, s, -(1 << 20), (1 << 20) - 1, &v) ? -1 : (m->offset = (int32_t)v, 0);
+			IsaFmt f = isa_op_fmt(p->t, in->op);
+			int64_t lo = f == ISA_FMT_GLOBAL ? -4096 : 0;
+			int64_t hi = f == ISA_FMT_GLOBAL ? 4095 : f == ISA_FMT_MUBUF ? 4095 : 65535;
+			if (parse_int(p, &v))
+				return fail(p, s, "expected a number after ':'");
+			if (v < lo || v > hi)
+				return fail(p, s, f == ISA_FMT_GLOBAL ? "invalid offset: expected a 13-bit signed offset"
+					: f == ISA_FMT_MUBUF ? "invalid offset: expected a 12-bit unsigned offset"
+							     : "invalid offset: expected a 16-bit unsigned offset");
+			m->offset = (int32_t)v;
+			return 0;
 		}
 		if (word_is(s, n, "offset0"))
 			return mod_int(p, s, 0, 255, &v) ? -1 : (m->offset0 = (uint8_t)v, 0);
@@ -720,8 +730,13 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 			enc = e, explicit_enc = 1;
 	}
 	if (!nc) {
-		if (len > 7 && !strncmp(mn, "v_dual_", 7) && !vopd_part)
+		if (len > 7 && !strncmp(mn, "v_dual_", 7) && !vopd_part && isa_lookup(p->t, mn, len, cands, 1))
 			return fail(p, mn, "invalid VOPD instruction");
+		static const ta_target all[3] = {TA_TARGET_GFX90A, TA_TARGET_GFX942, TA_TARGET_GFX1100};
+		for (int i = 0; i < 3; i++)
+			if (isa_lookup(all[i], mn, len, cands, 1) ||
+			    (len > 4 && mn[len - 4] == '_' && isa_lookup(all[i], mn, len - 4, cands, 1)))
+				return fail(p, mn, "instruction not supported on this GPU");
 		return fail(p, mn, "invalid instruction");
 	}
 	const char *body = me;
