@@ -1,0 +1,323 @@
+/* test_ptx.c — the NVIDIA path without a GPU: every example's PTX must pass
+ * ptxas for sm_80 and sm_90a, the lowering must produce the structures it
+ * promises (predicated ragged copies, mma.sync gemms, shuffle reductions,
+ * barriers only where data crosses threads), and the CUDA runtime must fail
+ * cleanly when there is no driver. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuda.h"
+#include "ir.h"
+#include "lower.h"
+#include "ptx.h"
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+static Module *parse(const char *text, const Define *defs, int ndefs)
+{
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse("t.tile", text, strlen(text), &d);
+	cr_assert(m, "%s", diag_text(&d));
+	cr_assert(ir_specialize(m, defs, ndefs, &d) == 0, "%s", diag_text(&d));
+	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
+	diag_free(&d);
+	return m;
+}
+
+static Module *parse_file(const char *name)
+{
+	const char *root = getenv("TILEASM_SRCDIR");
+	cr_assert(root, "TILEASM_SRCDIR is not set");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/examples/%s", root, name);
+	size_t len;
+	char *text = read_file(path, &len);
+	cr_assert(text, "cannot read %s", path);
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse(path, text, len, &d);
+	free(text);
+	cr_assert(m, "%s", diag_text(&d));
+	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
+	diag_free(&d);
+	return m;
+}
+
+static char *compile(const Module *m, ta_target id)
+{
+	Target t = {.id = id};
+	StrBuf sb = {0};
+	Diag d;
+	diag_init(&d);
+	cr_assert(ptx_compile(m, &t, &sb, NULL, &d) == 0, "%s", diag_text(&d));
+	diag_free(&d);
+	return sb_take(&sb);
+}
+
+/* Runs ptxas on the text; returns its exit status (output in *log). */
+static int ptxas(const char *ptx, const char *arch, char *log, size_t loglen)
+{
+	struct stat st;
+	cr_assert(stat(PTXAS, &st) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
+	char in[] = "/tmp/tileasm-ptx-XXXXXX";
+	int fd = mkstemp(in);
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, ptx, strlen(ptx)) == (ssize_t)strlen(ptx));
+	close(fd);
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null 2>&1", arch, in);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t n = fread(log, 1, loglen - 1, p);
+	log[n] = 0;
+	int rc = pclose(p);
+	unlink(in);
+	return rc;
+}
+
+static const char *const examples[] = {
+	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
+	"gemm.tile", "gemm_bf16_tn.tile", "flash_attention_fwd.tile",
+};
+
+Test(ptx, examples_pass_ptxas, .timeout = 120)
+{
+	static const struct {
+		ta_target id;
+		const char *arch;
+	} tg[] = {{TA_TARGET_SM80, "sm_80"}, {TA_TARGET_SM90A, "sm_90a"}};
+	for (size_t i = 0; i < TA_ARRAY_LEN(examples); i++) {
+		Module *m = parse_file(examples[i]);
+		for (size_t j = 0; j < TA_ARRAY_LEN(tg); j++) {
+			char *ptx = compile(m, tg[j].id);
+			char log[8192];
+			cr_expect(strstr(ptx, tg[j].id == TA_TARGET_SM80 ? ".target sm_80" : ".target sm_90a"));
+			int rc = ptxas(ptx, tg[j].arch, log, sizeof log);
+			cr_expect(rc == 0, "%s for %s rejected by ptxas:\n%s", examples[i], tg[j].arch, log);
+			free(ptx);
+		}
+		ir_module_free(m);
+	}
+}
+
+/* Lowers the only kernel of text and returns its SIMT dump. */
+static char *simt(const char *text, ta_target id, SimtFunc *keep)
+{
+	Module *m = parse(text, NULL, 0);
+	Target t = {.id = id};
+	SimtFunc f;
+	Diag d;
+	diag_init(&d);
+	cr_assert(lower_kernel(m, 0, &t, &f, &d) == 0, "%s", diag_text(&d));
+	diag_free(&d);
+	StrBuf sb = {0};
+	simt_print(&f, &sb);
+	if (keep) {
+		keep->smem_bytes = f.smem_bytes;
+		keep->nmma = f.nmma;
+	}
+	simt_free(&f);
+	ir_module_free(m);
+	return sb_take(&sb);
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+Test(lower, ragged_copy_is_predicated)
+{
+	char *s = simt("kernel k(A: f32[N], B: f32[N]) grid(ceildiv(N, 64)) threads(32) {\n"
+	               "  T = shared f32[64]\n  copy(A[bx * 64], T)\n  copy(T, B[bx * 64])\n}\n",
+	               TA_TARGET_SM80, NULL);
+	/* the global load is guarded (out of bounds gives 0) and so is the store */
+	cr_expect(strstr(s, "ld.global.f32"), "%s", s);
+	cr_expect(count(s, "ld.global") == 1 && strstr(s, "@%"), "%s", s);
+	const char *ldg = strstr(s, "ld.global");
+	cr_assert(ldg);
+	cr_expect(ldg[-1] == ' ' && strchr(s, '@') && strchr(s, '@') < ldg, "load not predicated:\n%s", s);
+	const char *stg = strstr(s, "st.global");
+	cr_assert(stg);
+	const char *line = stg;
+	while (line > s && line[-1] != '\n')
+		line--;
+	cr_expect(line[2] == '@', "store not predicated:\n%s", s);
+	/* the shared tile is written by one thread and read by another: one barrier */
+	cr_expect(count(s, "bar") == 1, "%s", s);
+	free(s);
+}
+
+Test(lower, independent_copies_share_no_barrier)
+{
+	char *s = simt("kernel k(A: f16[N], B: f16[N]) grid(1) threads(64) {\n"
+	               "  X = shared f16[64]\n  Y = shared f16[64]\n  copy(A[0], X)\n  copy(B[0], Y)\n}\n",
+	               TA_TARGET_SM80, NULL);
+	cr_expect(count(s, "bar") == 0, "%s", s);
+	free(s);
+}
+
+Test(lower, gemm_uses_mma)
+{
+	SimtFunc f;
+	const char *src = "kernel g(A: f16[M, K], B: f16[K, N], C: f32[M, N]) grid(1) threads(128) {\n"
+	                  "  A_s = shared f16[64, 32]\n  B_s = shared f16[32, 64]\n  C_f = fragment f32[64, 64]\n"
+	                  "  copy(A[0, 0], A_s)\n  copy(B[0, 0], B_s)\n  gemm(A_s, B_s, C_f, clear=true)\n"
+	                  "  copy(C_f, C[0, 0])\n}\n";
+	char *s = simt(src, TA_TARGET_SM80, &f);
+	cr_expect(f.nmma == 1);
+	cr_expect(strstr(s, "mma.m16n8k16.f16"), "%s", s);
+	cr_expect(f.smem_bytes == 64 * 32 * 2 + 32 * 64 * 2 + 64 * 64 * 4, "smem %lld", (long long)f.smem_bytes);
+	free(s);
+	Module *m = parse(src, NULL, 0);
+	char *ptx = compile(m, TA_TARGET_SM90A);
+	cr_expect(strstr(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+	free(ptx);
+	ir_module_free(m);
+}
+
+Test(lower, odd_gemm_falls_back_to_scalar)
+{
+	SimtFunc f;
+	char *s = simt("kernel g(C: f32[4, 4]) grid(1) threads(32) {\n"
+	               "  A_s = shared f32[4, 3]\n  B_s = shared f32[3, 4]\n  C_f = fragment f32[4, 4]\n"
+	               "  fill(A_s, 1.0)\n  fill(B_s, 2.0)\n  gemm(A_s, B_s, C_f, clear=true)\n  copy(C_f, C)\n}\n",
+	               TA_TARGET_SM80, &f);
+	cr_expect(f.nmma == 0);
+	cr_expect(!strstr(s, "mma"), "%s", s);
+	free(s);
+}
+
+Test(lower, reduce_uses_shuffles)
+{
+	char *s = simt("kernel r(X: f32[4, 64], Y: f32[4]) grid(1) threads(128) {\n"
+	               "  X_f = fragment f32[4, 64]\n  y = fragment f32[4]\n  copy(X, X_f)\n"
+	               "  reduce_sum(X_f, y, dim=1)\n  copy(y, Y)\n}\n",
+	               TA_TARGET_SM80, NULL);
+	/* 128 threads over 4 rows: 32 lanes per row, 5 butterfly steps */
+	cr_expect(count(s, "shfl.bfly") == 5, "%s", s);
+	free(s);
+}
+
+Test(lower, fp8_needs_sm90a)
+{
+	const char *src = "kernel c(A: f32[N], B: fp8e4m3[N]) grid(1) threads(32) {\n"
+	                  "  T = shared f32[32]\n  U = shared fp8e4m3[32]\n  copy(A[0], T)\n  copy(T, U)\n"
+	                  "  copy(U, B[0])\n}\n";
+	Module *m = parse(src, NULL, 0);
+	Target t = {.id = TA_TARGET_SM80};
+	StrBuf sb = {0};
+	Diag d;
+	diag_init(&d);
+	cr_expect(ptx_compile(m, &t, &sb, NULL, &d) != 0);
+	cr_expect(strstr(diag_text(&d), "sm_90a"), "%s", diag_text(&d));
+	diag_free(&d);
+	sb_free(&sb);
+	char *ptx = compile(m, TA_TARGET_SM90A);
+	char log[8192];
+	cr_expect(strstr(ptx, "cvt.rn.satfinite.e4m3x2.f32"));
+	cr_expect(ptxas(ptx, "sm_90a", log, sizeof log) == 0, "%s", log);
+	free(ptx);
+	ir_module_free(m);
+}
+
+Test(lower, dtypes_and_ops_pass_ptxas, .timeout = 60)
+{
+	/* every arithmetic path of the expression lowering in one kernel */
+	const char *src =
+		"kernel e(A: i8[N], B: bf16[N], C: f64[N], D: u8[N], E: i64[N], s: f16, flag: bool)"
+		" grid(1) threads(64) {\n"
+		"  L = local f32[4]\n"
+		"  fill(L, 1.5)\n"
+		"  parallel (i) in (64) {\n"
+		"    if i < N {\n"
+		"      L[0] = f32(B[i]) * 2.0\n"
+		"      A[i] = i8(A[i] * 3 + i8(i) // 2 - A[i] % 5)\n"
+		"      B[i] = bf16(exp(f32(B[i])) + tanh(L[0]) + f32(s))\n"
+		"      C[i] = sqrt(abs(C[i])) + f64(log2(f32(i) + 1.0))\n"
+		"      D[i] = select(flag, max(D[i], u8(7)), min(D[i], u8(3)))\n"
+		"      E[i] = E[i] * 3 - i64(ceildiv(i, 3))\n"
+		"    }\n"
+		"  }\n"
+		"}\n";
+	Module *m = parse(src, NULL, 0);
+	for (int tgt = 0; tgt < 2; tgt++) {
+		char *ptx = compile(m, tgt ? TA_TARGET_SM90A : TA_TARGET_SM80);
+		char log[8192];
+		cr_expect(ptxas(ptx, tgt ? "sm_90a" : "sm_80", log, sizeof log) == 0, "%s\n%s", log, ptx);
+		free(ptx);
+	}
+	ir_module_free(m);
+}
+
+Test(ptx, grid_and_params)
+{
+	Module *m = parse_file("gemm.tile");
+	Target t = {.id = TA_TARGET_SM80};
+	StrBuf sb = {0};
+	PtxKernelInfo *info = NULL;
+	Diag d;
+	diag_init(&d);
+	cr_assert(ptx_compile(m, &t, &sb, &info, &d) == 0, "%s", diag_text(&d));
+	cr_expect_str_eq(info[0].name, "gemm");
+	cr_expect(info[0].threads == 128);
+	cr_expect(info[0].smem_bytes > 48 * 1024, "gemm's tiles need > 48 KB (%lld)", (long long)info[0].smem_bytes);
+	cr_expect(info[0].nparams == 6);
+	cr_expect(info[0].params[0].kind == PK_TENSOR && info[0].params[3].kind == PK_SYMBOL);
+	int64_t vals[6] = {0};
+	for (int i = 0; i < info[0].nparams; i++) {
+		const char *n = info[0].params[i].name;
+		vals[info[0].params[i].arg] = !strcmp(n, "M") ? 200 : !strcmp(n, "N") ? 130 : !strcmp(n, "K") ? 70 : 0;
+	}
+	uint32_t grid[3];
+	cr_assert(ptx_grid(m, 0, vals, grid) == 0);
+	cr_expect(grid[0] == 2 && grid[1] == 2 && grid[2] == 1, "grid %u %u %u", grid[0], grid[1], grid[2]);
+	ptx_info_free(info, (int)m->kernels.len);
+	sb_free(&sb);
+	diag_free(&d);
+	ir_module_free(m);
+}
+
+Test(cuda, no_driver_is_a_clear_error)
+{
+	CudaRt *rt = NULL;
+	int rc = cuda_open(0, &rt);
+	cr_assert(rt);
+	if (rc) {
+		/* CI has no GPU: the message must say what is missing */
+		cr_expect(strstr(cuda_error(rt), "CUDA"), "%s", cuda_error(rt));
+		cr_expect(strlen(cuda_error(rt)) > 20);
+	} else {
+		cr_expect(cuda_device_cc(rt) >= 50);
+	}
+	cuda_close(rt);
+}
+
+Test(cli, compile_writes_ptx)
+{
+	const char *exe = getenv("TILEASM"), *root = getenv("TILEASM_SRCDIR");
+	cr_assert(exe && root);
+	char cmd[8192], out[] = "/tmp/tileasm-cli-XXXXXX";
+	int fd = mkstemp(out);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "%s compile %s/examples/softmax.tile --target=sm_90a -o %s", exe, root, out);
+	cr_expect(system(cmd) == 0);
+	size_t len;
+	char *text = read_file(out, &len);
+	cr_assert(text);
+	cr_expect(strstr(text, ".visible .entry softmax("));
+	free(text);
+	unlink(out);
+	snprintf(cmd, sizeof cmd, "%s compile %s/examples/softmax.tile --target=sm_80 --dump-isa | grep -q 'target sm_80'",
+	         exe, root);
+	cr_expect(system(cmd) == 0);
+}
