@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ptx.h"
+#include "ptx_sm90.h"
 
 static const char *const prefix[VT_COUNT] = {"%p", "%h", "%r", "%rd", "%f", "%fd"};
 
@@ -493,6 +494,13 @@ int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **i
 		rc = lower_kernel(m, k, t, &f, d);
 		if (!rc)
 			rc = ptx_emit_func(&f, t, out, d);
+		if (!rc && hopper) { /* sm_90a GEMM path (ptx_sm90.h): an extra entry, generic one stays the fallback */
+			struct Sm90Launch *l = sm90_gemm_try(m, k, out);
+			if (inf)
+				inf[k].sm90 = l;
+			else
+				free(l);
+		}
 		if (!rc && inf) {
 			PtxKernelInfo *ki = &inf[k];
 			ki->name = strdup(f.name);
@@ -527,6 +535,7 @@ void ptx_info_free(PtxKernelInfo *info, int n)
 	for (int i = 0; i < n; i++) {
 		free(info[i].name);
 		free(info[i].params);
+		free(info[i].sm90); /* sm_90a GEMM path */
 	}
 	free(info);
 }

@@ -21,6 +21,9 @@ typedef struct {
 	int nparams;
 	SimtParam *params;  /* in PTX parameter order; .arg indexes Kernel.args */
 	int32_t nmma;       /* gemm statements that use mma.sync */
+	/* sm_90a GEMM path (ptx_sm90.h): entry sm90->entry is in the module too;
+	 * launch it when sm90_check_shapes accepts the sizes.  NULL otherwise. */
+	struct Sm90Launch *sm90;
 } PtxKernelInfo;
 
 /* Compiles every kernel of the verified module m for t (sm_80 or sm_90a).

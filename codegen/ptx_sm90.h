@@ -67,7 +67,8 @@ typedef struct {
 #define SM90_MAX_PARAMS 8
 
 /* Everything a launcher needs for one kernel emitted by this path. */
-typedef struct {
+typedef struct Sm90Launch {
+	char entry[128];    /* PTX entry name: the kernel's name + "_sm90" */
 	int nparams;
 	Sm90Param params[SM90_MAX_PARAMS];
 	int ntmaps;
@@ -100,6 +101,13 @@ bool sm90_gemm_match(const Module *m, int k, Sm90Gemm *g);
  * for a matched kernel to out.  The caller writes the module header; it must
  * say `.version 8.0` (or newer) and `.target sm_90a`. */
 void sm90_gemm_emit(const Module *m, const Sm90Gemm *g, StrBuf *out);
+
+/* The hook ptx_compile calls per kernel for sm_90a: if kernel k matches,
+ * appends its entry "<kernel>_sm90" to out (next to the generic entry, which
+ * stays the fallback for sizes sm90_check_shapes rejects) and returns a
+ * malloc'd launch description (free with free()); else returns NULL and
+ * appends nothing.  NULL also on out of memory: the generic path still works. */
+Sm90Launch *sm90_gemm_try(const Module *m, int k, StrBuf *out);
 
 /* The module header sm90 kernels need (".version 8.0\n.target sm_90a\n..."). */
 void sm90_module_header(StrBuf *out);

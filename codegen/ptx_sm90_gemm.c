@@ -22,6 +22,7 @@
  *   [full 0..ST) [empty 0..ST)  mbarriers, 8 B each
  */
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "ptx_sm90.h"
 
@@ -246,6 +247,8 @@ bool sm90_gemm_match(const Module *m, int ki, Sm90Gemm *g)
 			if (l->params[i].kind == SM90P_TMAP)
 				l->params[i].tmap ^= 1;
 	}
+	if (snprintf(l->entry, sizeof l->entry, "%s_sm90", k->name) >= (int)sizeof l->entry)
+		return false;
 	int am = arg_of_buf(k, a), bmi = arg_of_buf(k, b), cm = arg_of_buf(k, c);
 	if (am < 0 || bmi < 0 || cm < 0)
 		return false;
@@ -608,7 +611,7 @@ void sm90_gemm_emit(const Module *m, const Sm90Gemm *g, StrBuf *o)
 	/* One declaration per module, shared by every sm90 kernel in it. */
 	if (!o->buf || !strstr(o->buf, SMEM_DECL))
 		sb_puts(o, SMEM_DECL);
-	sb_printf(o, ".visible .entry %s(\n", k->name);
+	sb_printf(o, ".visible .entry %s(\n", l->entry);
 	for (int i = 0; i < l->nparams; i++) {
 		const Sm90Param *p = &l->params[i];
 		const char *sep = i + 1 < l->nparams ? "," : "";
@@ -672,4 +675,17 @@ void sm90_gemm_emit(const Module *m, const Sm90Gemm *g, StrBuf *o)
 	emit_producer(g, o);
 	emit_consumer(g, o);
 	sb_puts(o, "$DONE:\n\tret;\n}\n\n");
+}
+
+Sm90Launch *sm90_gemm_try(const Module *m, int k, StrBuf *out)
+{
+	Sm90Gemm g;
+	if (!sm90_gemm_match(m, k, &g))
+		return NULL;
+	Sm90Launch *l = malloc(sizeof *l);
+	if (!l)
+		return NULL;
+	sm90_gemm_emit(m, &g, out);
+	*l = g.launch;
+	return l;
 }

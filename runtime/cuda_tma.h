@@ -1,0 +1,57 @@
+/* cuda_tma.h — launch support for the sm_90a GEMM path (codegen/ptx_sm90.h):
+ * CUtensorMaps through the driver's cuTensorMapEncodeTiled, the SM count for
+ * the persistent grid, and the kernel-parameter block of one launch.
+ *
+ * The driver is reached the same way runtime/cuda.c does (dlopen
+ * "libcuda.so.1", entry points through cuGetProcAddress, CUDA 12 ABI), but
+ * independently, so this file needs nothing from a CudaRt.  Library code:
+ * errors are returned as messages in CudaTma.err, never printed. */
+#ifndef TILEASM_CUDA_TMA_H
+#define TILEASM_CUDA_TMA_H
+
+#include <stdalign.h>
+#include <stdint.h>
+
+#include "ptx_sm90.h"
+
+typedef struct {
+	void *lib;            /* dlopen handle of libcuda.so.1 */
+	void *encode_tiled;   /* cuTensorMapEncodeTiled */
+	void *device_get;     /* cuDeviceGet */
+	void *device_attr;    /* cuDeviceGetAttribute */
+	char err[256];        /* last error, "" if none */
+} CudaTma;
+
+/* Resolves the entry points.  Returns 0, or -1 with t->err set (no driver,
+ * or a driver without TMA support).  Close with cuda_tma_close either way. */
+int cuda_tma_open(CudaTma *t);
+void cuda_tma_close(CudaTma *t);
+
+/* Number of SMs of device ordinal dev (cuInit must have run, e.g. through
+ * cuda_open).  Returns the count, or -1 with t->err set. */
+int cuda_tma_sm_count(CudaTma *t, int dev);
+
+/* Encodes tensor map tm of a row-major rank-2 tensor at device address gptr
+ * with global extent dims ({cols, rows}) into map (128 bytes, 64-byte
+ * aligned).  Returns 0, or -1 with t->err set. */
+int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_t dims[2], void *map);
+
+/* Everything cuLaunchKernel needs for one launch of an sm90 kernel. */
+typedef struct {
+	alignas(64) uint8_t maps[2][128];
+	uint64_t ptrs[SM90_MAX_PARAMS];
+	uint32_t u32s[SM90_MAX_PARAMS];
+	void *params[SM90_MAX_PARAMS]; /* kernelParams: params[i] points at parameter i's host value */
+	uint32_t grid[3], block[3];
+	uint32_t smem;                 /* dynamic shared memory bytes */
+} Sm90Args;
+
+/* Fills *a for kernel launch l.  dptr[i] is the device address of tensor
+ * argument i (Kernel.args order; ignored for symbols), ival[i] the value of
+ * symbol argument i; M, N, K the problem sizes (from the tensors' shapes).
+ * Returns 0, or -1 with t->err set (a TMA constraint the sizes violate, or
+ * the driver refusing a map).  a->grid[0] == 0 means: nothing to launch. */
+int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, const uint64_t *dptr, const int64_t *ival, int64_t M,
+                   int64_t N, int64_t K, int sm_count, Sm90Args *a);
+
+#endif
