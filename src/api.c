@@ -1,5 +1,5 @@
 /* api.c — the public entry points of tileasm.h that are not a pass. */
-#include "tileasm.h"
+#include "api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +25,6 @@ TA_API const char *ta_status_string(ta_status s)
 
 /* ---- contexts and modules ------------------------------------------------ */
 
-#include "ir.h"
-
-struct ta_ctx {
-	Diag diag;
-	VEC(Define) defines;
-	Arena names; /* define names */
-};
-
-struct ta_module {
-	Module *m;
-};
-
 TA_API ta_ctx *ta_ctx_create(void)
 {
 	ta_ctx *c = calloc(1, sizeof *c);
@@ -52,6 +40,7 @@ TA_API void ta_ctx_destroy(ta_ctx *c)
 	diag_free(&c->diag);
 	vec_free(&c->defines);
 	arena_free(&c->names);
+	ta_cache_free(c);
 	free(c);
 }
 
@@ -81,8 +70,6 @@ TA_API ta_status ta_ctx_define(ta_ctx *c, const char *name, int64_t value)
 }
 
 Module *ta_module_ir(ta_module *m) { return m ? m->m : NULL; }
-
-Diag *ta_ctx_diag(ta_ctx *c) { return &c->diag; }
 
 ta_module *ta_module_wrap(Module *m)
 {

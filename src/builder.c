@@ -5,8 +5,7 @@
  * verifies it and gives its diagnostics real line:column positions in the
  * canonical text (a host can print that text to see what it built).
  */
-#include "ir.h"
-#include "tileasm.h"
+#include "api.h"
 
 _Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2, "ta_dtype mirrors DType");
 _Static_assert((int)TA_SHARED == SCOPE_SHARED && (int)TA_LOCAL == SCOPE_LOCAL, "ta_scope mirrors Scope");
@@ -14,9 +13,6 @@ _Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD, "ta
 _Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
 _Static_assert((int)TA_REDUCE_ABSMAX == RED_ABSMAX, "ta_reduce mirrors ReduceOp");
 
-Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st);
-Diag *ta_ctx_diag(ta_ctx *c);
-ta_module *ta_module_wrap(Module *m);
 
 typedef struct {
 	int32_t stmt;  /* owning statement, -1 for the kernel body */
@@ -44,7 +40,7 @@ struct ta_builder {
 static void fail(ta_builder *b, const char *fn, const char *msg)
 {
 	if (!b->failed)
-		diag_at(ta_ctx_diag(b->ctx), DIAG_ERROR, &(SrcFile){b->name, NULL, 0}, (SrcPos){0, 0}, "%s: %s", fn, msg);
+		diag_at(&b->ctx->diag, DIAG_ERROR, &(SrcFile){b->name, NULL, 0}, (SrcPos){0, 0}, "%s: %s", fn, msg);
 	b->failed = true;
 }
 

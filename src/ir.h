@@ -229,6 +229,10 @@ int32_t ir_int(Module *m, int64_t v, SrcPos pos);
 bool ir_equal(const Module *a, const Module *b); /* structural, ignores positions */
 /* Constant value of an integer expression after specialisation; false if not constant. */
 bool ir_const_int(const Module *m, int32_t e, int64_t *out);
+/* Value of integer expression e of kernel k (grid sizes) given one value per
+ * kernel argument (symbols and integer scalars; others ignored).  Returns
+ * false if e is not computable from those (floats, loads, division by 0). */
+bool ir_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out);
 /* Number of elements of a verified non-global buffer. */
 int64_t ir_buf_elems(const Module *m, const Buffer *b);
 /* Constant dimension d of a buffer (-1 if symbolic and not specialised). */
@@ -255,9 +259,7 @@ void ir_print(const Module *m, StrBuf *sb);
  * read).  Arrays have k->nargs entries. */
 void ir_written_args(const Module *m, int k, bool *written, bool *accumulated);
 
-/* api.c: the module behind a public handle, and the shared front half
- * (parse, specialise with the context's -D values, verify). */
-struct ta_ctx;
+/* api.c: the module behind a public handle. */
 struct ta_module;
 Module *ta_module_ir(struct ta_module *m);
 

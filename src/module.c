@@ -1,5 +1,6 @@
 /* module.c — Module lifetime, node constructors, dtype tables, structural
  * equality and constant folding of integer expressions. */
+#include "dtype.h"
 #include "ir.h"
 
 static const struct {
@@ -97,7 +98,9 @@ static int64_t floordiv(int64_t a, int64_t b)
 	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-bool ir_const_int(const Module *m, int32_t id, int64_t *out)
+bool ir_const_int(const Module *m, int32_t id, int64_t *out) { return ir_eval_int(m, -1, id, NULL, out); }
+
+bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_t *out)
 {
 	if (id < 0 || (size_t)id >= m->exprs.len)
 		return false;
@@ -113,45 +116,40 @@ bool ir_const_int(const Module *m, int32_t id, int64_t *out)
 			*out = v->value;
 			return true;
 		}
-		return false;
+		if ((v->kind != V_SYMBOL && v->kind != V_PARAM) || !dtype_is_int((DType)v->type) || !vals ||
+		    v->index < 0 || v->index >= m->kernels.data[k].nargs || m->kernels.data[k].args[v->index].var != e->var)
+			return false;
+		*out = vals[v->index];
+		return true;
 	}
+	case E_CAST:
+		if (!dtype_is_int((DType)e->cast_to) || !ir_eval_int(m, k, e->a, vals, &a))
+			return false;
+		*out = dt_wrap_int((DType)e->cast_to, a);
+		return true;
 	case E_UNARY:
-		if (e->op != OP_NEG || !ir_const_int(m, e->a, &a))
+		if (e->op != OP_NEG || !ir_eval_int(m, k, e->a, vals, &a))
 			return false;
 		*out = -a;
 		return true;
 	case E_BINARY:
-		if (!ir_const_int(m, e->a, &a) || !ir_const_int(m, e->b, &b))
+	case E_CALL: {
+		int32_t x = e->kind == E_BINARY ? e->a : (e->nargs == 2 ? e->args[0] : -1);
+		int32_t y = e->kind == E_BINARY ? e->b : (e->nargs == 2 ? e->args[1] : -1);
+		if (!ir_eval_int(m, k, x, vals, &a) || !ir_eval_int(m, k, y, vals, &b))
 			return false;
 		switch (e->op) {
 		case OP_ADD: *out = a + b; return true;
 		case OP_SUB: *out = a - b; return true;
 		case OP_MUL: *out = a * b; return true;
-		case OP_FLOORDIV:
-			if (!b)
-				return false;
-			*out = floordiv(a, b);
-			return true;
-		case OP_MOD:
-			if (!b)
-				return false;
-			*out = a - floordiv(a, b) * b;
-			return true;
-		default: return false;
-		}
-	case E_CALL:
-		if (e->nargs != 2 || !ir_const_int(m, e->args[0], &a) || !ir_const_int(m, e->args[1], &b))
-			return false;
-		switch (e->op) {
 		case OP_MIN: *out = a < b ? a : b; return true;
 		case OP_MAX: *out = a > b ? a : b; return true;
-		case OP_CEILDIV:
-			if (!b)
-				return false;
-			*out = -floordiv(-a, b);
-			return true;
+		case OP_FLOORDIV: if (!b) return false; *out = floordiv(a, b); return true;
+		case OP_MOD: if (!b) return false; *out = a - floordiv(a, b) * b; return true;
+		case OP_CEILDIV: if (!b) return false; *out = -floordiv(-a, b); return true;
 		default: return false;
 		}
+	}
 	default:
 		return false;
 	}

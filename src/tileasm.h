@@ -69,6 +69,58 @@ TA_API int ta_module_kernel_count(const ta_module *m);
 TA_API const char *ta_module_kernel_name(const ta_module *m, int index);
 TA_API void ta_free(void *p);
 
+/* ---- compiling -----------------------------------------------------------
+ * A binary is the compiled form of every kernel of a module for one target:
+ * an HSA code object (AMD) or PTX text (NVIDIA), plus what a launcher needs.
+ * Binaries are immutable and reference counted, so a cache may hand the same
+ * one to several callers; ta_binary_release drops one reference. */
+typedef struct ta_binary ta_binary;
+
+typedef enum ta_arg_kind { TA_ARG_TENSOR, TA_ARG_SCALAR, TA_ARG_SYMBOL } ta_arg_kind;
+
+typedef struct ta_arg_info {
+	const char *name;
+	ta_arg_kind kind;
+	int dtype;        /* ta_dtype of the tensor element or scalar (symbols: TA_I32) */
+	uint32_t offset;  /* byte offset in the kernel-argument block */
+	uint32_t size;    /* bytes: 8 for tensors (device pointers) */
+} ta_arg_info;
+
+typedef struct ta_kernel_info {
+	const char *name;
+	int threads;          /* block size (x) */
+	int64_t shared_bytes; /* LDS / shared memory per block */
+	int64_t scratch_bytes;/* private memory per work-item (AMD) */
+	int sgprs, vgprs, agprs; /* AMD register counts (0 on NVIDIA: ptxas allocates) */
+	int waves_per_simd;   /* AMD occupancy (0 on NVIDIA) */
+	uint32_t kernarg_size;
+	int nargs;
+	const ta_arg_info *args; /* in Tile IR argument order (see docs/tile-ir.md) */
+} ta_kernel_info;
+
+/* Compiles every kernel of m for target ("gfx942", "gfx942:xnack-", "sm_90a", ...). */
+TA_API ta_status ta_compile(ta_ctx *ctx, ta_module *m, const char *target, ta_binary **out);
+/* Parse + verify + compile in one call.  With the context's cache enabled,
+ * a repeat of the same (text, target, -D values, tileasm version) returns the
+ * cached binary without parsing. */
+TA_API ta_status ta_compile_source(ta_ctx *ctx, const char *filename, const char *text, size_t len,
+                                   const char *target, ta_binary **out);
+TA_API const char *ta_binary_target(const ta_binary *b);
+/* "hsaco" or "ptx". */
+TA_API const char *ta_binary_format(const ta_binary *b);
+TA_API const void *ta_binary_data(const ta_binary *b, size_t *size);
+TA_API int ta_binary_kernel_count(const ta_binary *b);
+TA_API const ta_kernel_info *ta_binary_kernel(const ta_binary *b, int index);
+/* Grid size of a kernel for the given argument values (one int64 per kernel
+ * argument, tensors ignored; needed only for unspecialised shape symbols). */
+TA_API ta_status ta_binary_grid(const ta_binary *b, int kernel, const int64_t *arg_values, uint32_t grid[3]);
+TA_API void ta_binary_retain(ta_binary *b);
+TA_API void ta_binary_release(ta_binary *b);
+
+/* In-memory compile cache of up to max_entries binaries (0 disables it). */
+TA_API ta_status ta_ctx_set_cache(ta_ctx *ctx, size_t max_entries);
+TA_API void ta_ctx_cache_stats(const ta_ctx *ctx, uint64_t *hits, uint64_t *misses);
+
 /* ---- building IR programmatically ---------------------------------------
  * A builder creates one module statement by statement, in source order.
  * Handles (ta_expr, ta_buf, ta_var) are small integers; a negative handle

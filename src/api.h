@@ -1,0 +1,44 @@
+/* api.h — the objects behind the public handles of tileasm.h, shared by
+ * api.c (contexts, modules), builder.c and compile.c (binaries, cache). */
+#ifndef TILEASM_API_H
+#define TILEASM_API_H
+
+#include "ir.h"
+#include "target.h"
+#include "tileasm.h"
+
+typedef struct CacheEntry CacheEntry;
+
+struct ta_ctx {
+	Diag diag;
+	VEC(Define) defines;
+	Arena names; /* define names */
+	/* Compile cache (compile.c): at most cache_max entries, LRU by tick. */
+	CacheEntry *cache;
+	size_t cache_len, cache_max;
+	uint64_t cache_tick, cache_hits, cache_misses;
+};
+
+struct ta_module {
+	Module *m;
+};
+
+struct ta_binary {
+	int refs; /* atomic */
+	Target target;
+	char target_name[48];
+	const char *format; /* "hsaco" or "ptx" */
+	uint8_t *data;
+	size_t size;
+	Module *m; /* kept for grid evaluation */
+	int nkernels;
+	ta_kernel_info *kernels;
+	Arena arena; /* names and argument tables */
+};
+
+/* Parse, specialise with the context's -D values, verify. */
+Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st);
+ta_module *ta_module_wrap(Module *m);
+void ta_cache_free(ta_ctx *c);
+
+#endif

@@ -1,0 +1,364 @@
+/* compile.c — ta_compile: the whole pipeline from a verified module to a
+ * binary, the binary's launch metadata, and the per-context compile cache.
+ *
+ *   Tile IR --lower.c--> SIMT IR --ptx.c-->  PTX text            (sm_80, sm_90a)
+ *                                 --amd.c-->  HSA code object      (gfx1100, gfx90a, gfx942)
+ *
+ * Each backend's own pass list lives in its driver (codegen/ptx.c,
+ * codegen/amd.c); this file only dispatches and packages the result.
+ */
+#include <stdio.h>
+
+#include "api.h"
+#include "ptx.h"
+
+#ifdef TA_HAVE_AMD_BACKEND
+#include "amd.h"
+#endif
+
+static ta_binary *binary_new(const Target *t, const char *format)
+{
+	ta_binary *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->target = *t;
+	b->format = format;
+	StrBuf sb = {0};
+	sb_puts(&sb, target_name(t->id));
+	if (t->sramecc)
+		sb_printf(&sb, ":sramecc%c", t->sramecc == FEAT_ON ? '+' : '-');
+	if (t->xnack)
+		sb_printf(&sb, ":xnack%c", t->xnack == FEAT_ON ? '+' : '-');
+	snprintf(b->target_name, sizeof b->target_name, "%s", sb.buf ? sb.buf : "?");
+	sb_free(&sb);
+	return b;
+}
+
+static void binary_free(ta_binary *b)
+{
+	free(b->data);
+	ir_module_free(b->m);
+	arena_free(&b->arena);
+	free(b);
+}
+
+TA_API void ta_binary_retain(ta_binary *b)
+{
+	if (b)
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+}
+
+TA_API void ta_binary_release(ta_binary *b)
+{
+	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		binary_free(b);
+}
+
+/* Argument table in Tile IR order with natural-alignment offsets (the layout
+ * of a C struct of the parameters, which is what PTX's .param list and the
+ * AMD kernarg segment both use for these types). */
+static ta_arg_info *arg_table(ta_binary *b, const Module *m, int k, uint32_t *size)
+{
+	const Kernel *kn = &m->kernels.data[k];
+	ta_arg_info *a = arena_alloc(&b->arena, ((size_t)kn->nargs + 1) * sizeof *a);
+	if (!a)
+		return NULL;
+	uint32_t off = 0;
+	for (int i = 0; i < kn->nargs; i++) {
+		uint32_t sz;
+		if (kn->args[i].buf >= 0) {
+			const Buffer *buf = &m->bufs.data[kn->args[i].buf];
+			a[i] = (ta_arg_info){buf->name, TA_ARG_TENSOR, buf->dtype, 0, 8};
+		} else {
+			const Var *v = &m->vars.data[kn->args[i].var];
+			DType t = (DType)v->type;
+			/* Small scalars travel as 32-bit values, f16/bf16/fp8 as f32. */
+			sz = dtype_bytes(t) == 8 ? 8 : 4;
+			a[i] = (ta_arg_info){v->name, v->kind == V_SYMBOL ? TA_ARG_SYMBOL : TA_ARG_SCALAR, t, 0, sz};
+		}
+		sz = a[i].size;
+		off = (off + sz - 1) & ~(sz - 1);
+		a[i].offset = off;
+		off += sz;
+	}
+	*size = off;
+	return a;
+}
+
+static ta_status package_kernels(ta_binary *b, const Module *m)
+{
+	b->nkernels = (int)m->kernels.len;
+	b->kernels = arena_alloc(&b->arena, m->kernels.len * sizeof *b->kernels);
+	if (!b->kernels)
+		return TA_ERR_NOMEM;
+	for (int k = 0; k < b->nkernels; k++) {
+		const Kernel *kn = &m->kernels.data[k];
+		ta_kernel_info *ki = &b->kernels[k];
+		ki->name = kn->name;
+		ki->threads = kn->threads;
+		ki->nargs = kn->nargs;
+		ki->args = arg_table(b, m, k, &ki->kernarg_size);
+		if (!ki->args)
+			return TA_ERR_NOMEM;
+	}
+	return TA_OK;
+}
+
+static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, ta_binary *b)
+{
+	StrBuf sb = {0};
+	PtxKernelInfo *info = NULL;
+	if (ptx_compile(m, t, &sb, &info, &c->diag)) {
+		sb_free(&sb);
+		return TA_ERR_UNSUPPORTED;
+	}
+	ta_status st = sb.oom ? TA_ERR_NOMEM : package_kernels(b, m);
+	for (int k = 0; st == TA_OK && k < b->nkernels; k++)
+		b->kernels[k].shared_bytes = info[k].smem_bytes;
+	ptx_info_free(info, (int)m->kernels.len);
+	b->size = sb.len;
+	b->data = (uint8_t *)sb_take(&sb); /* NUL-terminated, as cuModuleLoadData wants */
+	return b->data ? st : TA_ERR_NOMEM;
+}
+
+static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_binary *b)
+{
+#ifdef TA_HAVE_AMD_BACKEND
+	AmdOutput out = {0};
+	if (amd_compile(m, t, &out, &c->diag)) {
+		amd_output_free(&out);
+		return TA_ERR_UNSUPPORTED;
+	}
+	ta_status st = package_kernels(b, m);
+	for (int k = 0; st == TA_OK && k < b->nkernels; k++) {
+		const AmdKernelStats *s = &out.kernels[k];
+		b->kernels[k].shared_bytes = s->lds_bytes;
+		b->kernels[k].scratch_bytes = s->scratch_bytes;
+		b->kernels[k].sgprs = s->sgprs;
+		b->kernels[k].vgprs = s->vgprs;
+		b->kernels[k].agprs = s->agprs;
+		b->kernels[k].waves_per_simd = s->waves_per_simd;
+	}
+	b->data = out.code_object;
+	b->size = out.code_object_size;
+	out.code_object = NULL;
+	amd_output_free(&out);
+	return st;
+#else
+	(void)b, (void)m;
+	diag_error(&c->diag, "code generation for %s is not available yet", target_name(t->id));
+	return TA_ERR_UNSUPPORTED;
+#endif
+}
+
+/* Compiles a verified module; takes ownership of m (kept for ta_binary_grid). */
+static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, ta_binary **out)
+{
+	ta_binary *b = binary_new(t, target_is_amd(t->id) ? "hsaco" : "ptx");
+	if (!b) {
+		ir_module_free(m);
+		return TA_ERR_NOMEM;
+	}
+	b->m = m;
+	ta_status st = target_is_amd(t->id) ? compile_amd(c, m, t, b) : compile_ptx(c, m, t, b);
+	if (st != TA_OK) {
+		binary_free(b);
+		return st;
+	}
+	*out = b;
+	return TA_OK;
+}
+
+static ta_status parse_target(ta_ctx *c, const char *target, Target *t)
+{
+	if (!target || target_parse(target, t)) {
+		diag_error(&c->diag, "unknown target '%s' (gfx1100, gfx90a, gfx942, sm_80, sm_90a)",
+		           target ? target : "(null)");
+		return TA_ERR_INVALID;
+	}
+	return TA_OK;
+}
+
+TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_binary **out)
+{
+	if (!c || !tm || !out)
+		return TA_ERR_INVALID;
+	*out = NULL;
+	Target t;
+	ta_status st = parse_target(c, target, &t);
+	if (st != TA_OK)
+		return st;
+	/* The binary keeps its own copy of the IR, so the caller's module stays
+	 * theirs: re-read it from its canonical text. */
+	StrBuf sb = {0};
+	ir_print(tm->m, &sb);
+	if (sb.oom) {
+		sb_free(&sb);
+		return TA_ERR_NOMEM;
+	}
+	Module *m = ir_parse(tm->m->src.name, sb.buf ? sb.buf : "", sb.len, &c->diag);
+	sb_free(&sb);
+	if (!m)
+		return TA_ERR_PARSE;
+	/* Specialised symbols print as names; carry their values over by name
+	 * (-D gives every symbol of a name the same value). */
+	for (size_t v = 0; v < m->vars.len; v++) {
+		Var *nv = &m->vars.data[v];
+		for (size_t w = 0; nv->kind == V_SYMBOL && w < tm->m->vars.len; w++) {
+			const Var *ov = &tm->m->vars.data[w];
+			if (ov->kind == V_SYMBOL && ov->has_value && !strcmp(ov->name, nv->name)) {
+				nv->has_value = true;
+				nv->value = ov->value;
+				break;
+			}
+		}
+	}
+	if (ir_verify(m, &c->diag)) {
+		ir_module_free(m);
+		return TA_ERR_VERIFY;
+	}
+	return compile_module(c, m, &t, out);
+}
+
+/* ---- cache --------------------------------------------------------------- */
+
+struct CacheEntry {
+	uint64_t hash, tick;
+	char *key;
+	size_t keylen;
+	ta_binary *bin;
+};
+
+void ta_cache_free(ta_ctx *c)
+{
+	for (size_t i = 0; i < c->cache_len; i++) {
+		free(c->cache[i].key);
+		ta_binary_release(c->cache[i].bin);
+	}
+	free(c->cache);
+	c->cache = NULL;
+	c->cache_len = 0;
+}
+
+TA_API ta_status ta_ctx_set_cache(ta_ctx *c, size_t max_entries)
+{
+	if (!c)
+		return TA_ERR_INVALID;
+	ta_cache_free(c);
+	c->cache_max = max_entries;
+	if (max_entries && !(c->cache = calloc(max_entries, sizeof *c->cache))) {
+		c->cache_max = 0;
+		return TA_ERR_NOMEM;
+	}
+	return TA_OK;
+}
+
+TA_API void ta_ctx_cache_stats(const ta_ctx *c, uint64_t *hits, uint64_t *misses)
+{
+	if (hits)
+		*hits = c ? c->cache_hits : 0;
+	if (misses)
+		*misses = c ? c->cache_misses : 0;
+}
+
+/* The key is everything that can change the output: tileasm's version, the
+ * target string, the -D values in definition order, and the source text.
+ * (The file name only appears in diagnostics, and failures are not cached.) */
+static char *cache_key(const ta_ctx *c, const char *target, const char *text, size_t len, size_t *klen)
+{
+	StrBuf sb = {0};
+	sb_printf(&sb, "%s\n%s\n", TA_VERSION_STRING, target);
+	for (size_t i = 0; i < c->defines.len; i++)
+		sb_printf(&sb, "-D%s=%lld\n", c->defines.data[i].name, (long long)c->defines.data[i].value);
+	sb_putn(&sb, text, len);
+	*klen = sb.len;
+	return sb_take(&sb);
+}
+
+TA_API ta_status ta_compile_source(ta_ctx *c, const char *filename, const char *text, size_t len,
+                                   const char *target, ta_binary **out)
+{
+	if (!c || !text || !out)
+		return TA_ERR_INVALID;
+	*out = NULL;
+	size_t klen = 0;
+	char *key = NULL;
+	uint64_t h = 0;
+	if (c->cache_max) {
+		key = cache_key(c, target ? target : "", text, len, &klen);
+		if (!key)
+			return TA_ERR_NOMEM;
+		h = hash_bytes(HASH_INIT, key, klen);
+		for (size_t i = 0; i < c->cache_len; i++) {
+			CacheEntry *e = &c->cache[i];
+			if (e->hash == h && e->keylen == klen && !memcmp(e->key, key, klen)) {
+				e->tick = ++c->cache_tick;
+				c->cache_hits++;
+				ta_binary_retain(e->bin);
+				*out = e->bin;
+				free(key);
+				return TA_OK;
+			}
+		}
+		c->cache_misses++;
+	}
+	Target t;
+	ta_status st = parse_target(c, target, &t);
+	Module *m = st == TA_OK ? ta_frontend(c, filename, text, len, &st) : NULL;
+	if (m)
+		st = compile_module(c, m, &t, out);
+	if (st != TA_OK || !c->cache_max) {
+		free(key);
+		return st;
+	}
+	/* Insert, evicting the least recently used entry when full. */
+	size_t slot = c->cache_len;
+	if (slot == c->cache_max) {
+		slot = 0;
+		for (size_t i = 1; i < c->cache_len; i++)
+			if (c->cache[i].tick < c->cache[slot].tick)
+				slot = i;
+		free(c->cache[slot].key);
+		ta_binary_release(c->cache[slot].bin);
+	} else {
+		c->cache_len++;
+	}
+	ta_binary_retain(*out);
+	c->cache[slot] = (CacheEntry){h, ++c->cache_tick, key, klen, *out};
+	return TA_OK;
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+TA_API const char *ta_binary_target(const ta_binary *b) { return b ? b->target_name : NULL; }
+TA_API const char *ta_binary_format(const ta_binary *b) { return b ? b->format : NULL; }
+TA_API int ta_binary_kernel_count(const ta_binary *b) { return b ? b->nkernels : 0; }
+
+TA_API const void *ta_binary_data(const ta_binary *b, size_t *size)
+{
+	if (size)
+		*size = b ? b->size : 0;
+	return b ? b->data : NULL;
+}
+
+TA_API const ta_kernel_info *ta_binary_kernel(const ta_binary *b, int i)
+{
+	return b && i >= 0 && i < b->nkernels ? &b->kernels[i] : NULL;
+}
+
+TA_API ta_status ta_binary_grid(const ta_binary *b, int k, const int64_t *vals, uint32_t grid[3])
+{
+	if (!b || k < 0 || k >= b->nkernels || !grid)
+		return TA_ERR_INVALID;
+	const Kernel *kn = &b->m->kernels.data[k];
+	for (int i = 0; i < 3; i++) {
+		int64_t v = 1;
+		if (i < kn->ngrid && !ir_eval_int(b->m, k, kn->grid[i], vals, &v))
+			return TA_ERR_INVALID;
+		if (v < 0 || v > UINT32_MAX)
+			return TA_ERR_INVALID;
+		grid[i] = (uint32_t)v;
+	}
+	return TA_OK;
+}
