@@ -13,6 +13,7 @@
  *         read.c      ELF parsing (bounds-checked; malformed input -> Diag)
  *         yaml.c      the YAML subset of .amdgpu_metadata blocks
  *         asm_co.c    .amdhsa_kernel / .amdgpu_metadata directives for isa/asm
+ *         disasm.c    listing for `tileasm disasm`
  *
  * Layout, field formulas and the checks behind them: docs/code-object.md and
  * /work/shared/notes/amd-code-object.md. */
@@ -268,6 +269,13 @@ typedef struct {
  * crashes on malformed input).  Free with co_object_free. */
 int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d);
 void co_object_free(CoObject *o);
+
+/* ---- disasm.c ----------------------------------------------------------- */
+
+/* Appends a listing of code object p[0..n): target, per kernel the
+ * descriptor as .amdhsa_* lines, the arguments, and the disassembled code.
+ * Returns 0, or -1 with the reader's error in d. */
+int co_disasm(const uint8_t *p, size_t n, StrBuf *sb, Diag *d);
 
 /* ---- yaml.c ------------------------------------------------------------- */
 

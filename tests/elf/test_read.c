@@ -271,3 +271,32 @@ Test(elf_read, writer_rejects_bad_input)
 	cr_expect(strstr(diag_text(&d), "AMD"), "%s", diag_text(&d));
 	diag_free(&d);
 }
+
+/* `tileasm disasm` text: descriptor fields, arguments and instructions. */
+Test(elf_read, disasm_listing)
+{
+	char *dir = tmp_dir(), *src = test_src("kernels_gfx942.s");
+	char *co = llvm_build(dir, src, "gfx942");
+	size_t n;
+	uint8_t *p = slurp(co, &n);
+	Diag d;
+	diag_init(&d);
+	StrBuf sb = {0};
+	cr_assert_eq(co_disasm(p, n, &sb, &d), 0, "%s", diag_text(&d));
+	cr_expect(strstr(sb.buf, "amdgcn-amd-amdhsa--gfx942, e_flags 0x54c, 3 kernels"), "%s", sb.buf);
+	cr_expect(strstr(sb.buf, ".amdhsa_kernel mfma"), "%s", sb.buf);
+	cr_expect(strstr(sb.buf, ".amdhsa_accum_offset 12"), "%s", sb.buf);
+	cr_expect(strstr(sb.buf, "arg 3: offset 24 size 4 by_value 'int' len"), "%s", sb.buf);
+	cr_expect(strstr(sb.buf, "s_load_dword s3, s[0:1], 0x18"), "%s", sb.buf);
+	cr_expect(strstr(sb.buf, "s_endpgm"), "%s", sb.buf);
+	sb_free(&sb);
+	/* malformed input: the reader's error, no listing */
+	cr_expect_eq(co_disasm(p, 100, &sb, &d), -1);
+	cr_expect(strstr(diag_text(&d), "not a valid AMD code object"), "%s", diag_text(&d));
+	sb_free(&sb);
+	diag_free(&d);
+	free(p);
+	free(co);
+	free(src);
+	tmp_cleanup(dir);
+}
