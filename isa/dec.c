@@ -33,6 +33,13 @@ static void build_rev(void)
 		}
 }
 
+/* Sign-extends the low `bits` bits of v (no shifts into the sign bit). */
+static int32_t sext(uint32_t v, int bits)
+{
+	uint32_t m = 1u << (bits - 1);
+	return (int32_t)((v ^ m) - m);
+}
+
 static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -363,7 +370,7 @@ static int decode(Dec *c, IsaInsn *in)
 					    (w0 >> 25 & 1 ? ISA_CPOL_SC1 : 0));
 		if (!g11 && (w0 >> 13 & 1))
 			return -1; /* lds */
-		m->offset = (int32_t)(w0 & 0x1fff) << 19 >> 19;
+		m->offset = sext(w0 & 0x1fff, 13);
 		unsigned saddr = w1 >> 16 & 0x7f;
 		int off = saddr == (g11 ? 0x7Cu : 0x7Fu);
 		int acc = w1 >> 23 & 1;
@@ -424,7 +431,7 @@ static int decode(Dec *c, IsaInsn *in)
 			if (so == 0x7C && !(w1 & 0x1fffff))
 				in->ops[2] = isa_special(ISA_SP_NULL, 1); /* llvm-objdump prints "null" */
 			else if (so == 0x7C)
-				in->ops[2] = isa_imm((int32_t)(w1 & 0x1fffff) << 11 >> 11);
+				in->ops[2] = isa_imm(sext(w1 & 0x1fffff, 21));
 			else {
 				if (w1 & 0x1fffff)
 					return -1;

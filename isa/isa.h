@@ -96,6 +96,12 @@ static inline int isa_op_exists(ta_target t, unsigned op)
 }
 const char *isa_op_name(ta_target t, unsigned op); /* canonical mnemonic or NULL */
 IsaFmt isa_op_fmt(ta_target t, unsigned op);
+/* The op's operand signature on t with target adjustments applied (gfx11
+ * v_cmpx has no destination, wave64 lane masks are 2 SGPRs, WMMA C/D halve):
+ * one `role << 8 | register count` per operand, at most ISA_MAX_SIG. */
+int isa_sig(ta_target t, unsigned op, uint16_t *sig);
+#define ISA_SIG_ROLE(s) ((s) >> 8)
+#define ISA_SIG_CNT(s) ((s)&0xff)
 
 /* ---- Instructions as values ---------------------------------------------- */
 

@@ -6,9 +6,8 @@
 
 /* table.c */
 int isa_lookup(ta_target t, const char *s, size_t len, uint16_t *ops, int max);
-int isa_sig(ta_target t, unsigned op, uint16_t *sig);
-#define SIG_ROLE(s) ((s) >> 8)
-#define SIG_CNT(s) ((s)&0xff)
+#define SIG_ROLE(s) ISA_SIG_ROLE(s)
+#define SIG_CNT(s) ISA_SIG_CNT(s)
 
 /* enc.c: scalar/VALU operand codes. */
 int isa_special_code(ta_target t, IsaSpecial s); /* hardware code or -1 */
