@@ -429,3 +429,21 @@ int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 		a->errors++;
 	return rc;
 }
+
+int co_assemble(const Target *t, int wave64, const SrcFile *src, uint8_t **co, size_t *len, Diag *d)
+{
+	*co = NULL;
+	*len = 0;
+	CoAsm *a = co_asm_new(t, src, d);
+	if (!a)
+		return -1;
+	IsaAsmOptions opt = {(ta_target)((int)t->id | (wave64 ? ISA_WAVE64 : 0)), co_asm_directive, a, NULL};
+	IsaAsmOut res;
+	memset(&res, 0, sizeof res);
+	int rc = isa_assemble(&opt, src, &res, d);
+	if (!rc)
+		rc = co_asm_finish(a, &res, co, len);
+	isa_asm_free(&res);
+	co_asm_free(a);
+	return rc;
+}

@@ -296,5 +296,8 @@ CoAsm *co_asm_new(const Target *t, const SrcFile *src, Diag *d);
 int co_asm_directive(void *user, const char *line, SrcPos pos, int *raw_mode); /* IsaDirectiveHook */
 int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len);
 void co_asm_free(CoAsm *a);
+/* All of the above: LLVM AMDGPU assembly (src) to a code object for t
+ * (wave64: gfx1100 assembled for wave64).  *co is malloc'd. */
+int co_assemble(const Target *t, int wave64, const SrcFile *src, uint8_t **co, size_t *len, Diag *d);
 
 #endif

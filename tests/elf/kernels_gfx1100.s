@@ -59,8 +59,7 @@ lds_rev:	// out[i] = in[wg*256 + 255 - tid] through a 1 KiB LDS tile
 	s_waitcnt vmcnt(0)
 	ds_store_b32 v0, v3
 	s_waitcnt lgkmcnt(0)
-	s_barrier
-	buffer_gl0_inv
+	s_barrier	// the exchange is through LDS only: no buffer_gl0_inv needed
 	ds_load_b32 v3, v4
 	v_add_co_u32 v0, vcc_lo, s2, v1
 	v_add_co_ci_u32_e32 v1, vcc_lo, s3, v2, vcc_lo

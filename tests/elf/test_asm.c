@@ -234,3 +234,49 @@ Test(elf_asm, yaml_forms)
 	arena_free(&a);
 	diag_free(&d);
 }
+
+/* The whole path: isa_assemble with the hook (co_assemble) against
+ * llvm-mc + ld.lld on the same source, .text bytes included. */
+static void full_assemble(const char *target, const char *file)
+{
+	Target t;
+	cr_assert_eq(target_parse(target, &t), 0);
+	char *dir = tmp_dir(), *src = test_src(file);
+	char *ref = llvm_build(dir, src, target);
+	size_t n, len;
+	char *text = (char *)slurp(src, &n);
+	SrcFile sf = {src, text, n};
+	Diag d;
+	diag_init(&d);
+	uint8_t *co;
+	cr_assert_eq(co_assemble(&t, 0, &sf, &co, &len, &d), 0, "co_assemble failed:\n%s", diag_text(&d));
+	StrBuf ours = {0};
+	sb_printf(&ours, "%s/ours.co", dir);
+	spit(ours.buf, co, len);
+	size_t rn;
+	uint8_t *rb = slurp(ref, &rn);
+	CoObject *ro, *oo;
+	cr_assert_eq(co_read(rb, rn, &ro, &d), 0);
+	cr_assert_eq(co_read(co, len, &oo, &d), 0);
+	cr_expect(oo->text_size == ro->text_size && !memcmp(oo->text, ro->text, ro->text_size),
+		  ".text differs from llvm-mc's (%zu vs %zu bytes)", oo->text_size, ro->text_size);
+	for (int i = 0; i < oo->nkernels && i < ro->nkernels; i++)
+		cr_expect(!memcmp(oo->kernels[i].kd, ro->kernels[i].kd, CO_KD_SIZE), "%s.kd differs",
+			  oo->kernels[i].k.name);
+	check_clean(ours.buf, target);
+	check_same(ours.buf, ref, target);
+	co_object_free(oo);
+	co_object_free(ro);
+	free(rb);
+	free(co);
+	free(text);
+	diag_free(&d);
+	sb_free(&ours);
+	free(ref);
+	free(src);
+	tmp_cleanup(dir);
+}
+
+Test(elf_asm, gfx1100_co_assemble) { full_assemble("gfx1100", "kernels_gfx1100.s"); }
+Test(elf_asm, gfx90a_co_assemble) { full_assemble("gfx90a", "kernels_gfx90a.s"); }
+Test(elf_asm, gfx942_co_assemble) { full_assemble("gfx942", "kernels_gfx942.s"); }
