@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "codeobj.h"
 #include "isa.h"
 
 static int usage(void)
@@ -79,6 +80,23 @@ int cli_asm(int argc, char **argv)
 	SrcFile src = {strcmp(in, "-") ? in : "<stdin>", text, len};
 	Diag d;
 	diag_init(&d);
+	/* -o K.hsaco (or .co): a complete code object via the elf/ layer. */
+	size_t olen = out ? strlen(out) : 0;
+	if (!show && ((olen > 6 && !strcmp(out + olen - 6, ".hsaco")) || (olen > 3 && !strcmp(out + olen - 3, ".co")))) {
+		uint8_t *co;
+		size_t colen;
+		int crc = co_assemble(&tg, w64, &src, &co, &colen, &d);
+		fputs(diag_text(&d), stderr);
+		if (!crc && write_file_atomic(out, co, colen)) {
+			fprintf(stderr, "tileasm: error: cannot write '%s'\n", out);
+			crc = -1;
+		}
+		if (!crc)
+			free(co);
+		diag_free(&d);
+		free(text);
+		return crc ? 1 : 0;
+	}
 	StrBuf listing = {0};
 	IsaAsmOptions opt = {(ta_target)(tg.id | (w64 ? ISA_WAVE64 : 0)), NULL, NULL, show ? &listing : NULL};
 	IsaAsmOut res;

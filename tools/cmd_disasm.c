@@ -6,13 +6,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "codeobj.h"
 #include "isa.h"
 
 char *cli_read_input(const char *path, size_t *len); /* cmd_asm.c */
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: tileasm disasm FILE|- --target=gfx1100|gfx90a|gfx942 [--wave64]\n");
+	fprintf(stderr, "usage: tileasm disasm FILE|- --target=gfx1100|gfx90a|gfx942 [--wave64]\n"
+			"       tileasm disasm K.hsaco   (code object: target from its ELF header)\n");
 	return 2;
 }
 
@@ -34,6 +36,24 @@ int cli_disasm(int argc, char **argv)
 			return usage();
 	}
 	Target tg;
+	if (in && !tname) { /* a code object names its own target */
+		size_t clen;
+		char *co = cli_read_input(in, &clen);
+		if (!co || clen < 4 || memcmp(co, "\x7f" "ELF", 4)) {
+			free(co);
+			return usage();
+		}
+		Diag d;
+		diag_init(&d);
+		StrBuf sb = {0};
+		int rc = co_disasm((const uint8_t *)co, clen, &sb, &d);
+		fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
+		fputs(diag_text(&d), stderr);
+		sb_free(&sb);
+		diag_free(&d);
+		free(co);
+		return rc ? 1 : 0;
+	}
 	if (!in || !tname)
 		return usage();
 	if (target_parse(tname, &tg) || !target_is_amd(tg.id)) {

@@ -280,3 +280,38 @@ static void full_assemble(const char *target, const char *file)
 Test(elf_asm, gfx1100_co_assemble) { full_assemble("gfx1100", "kernels_gfx1100.s"); }
 Test(elf_asm, gfx90a_co_assemble) { full_assemble("gfx90a", "kernels_gfx90a.s"); }
 Test(elf_asm, gfx942_co_assemble) { full_assemble("gfx942", "kernels_gfx942.s"); }
+
+/* The CLI: `tileasm asm F.s --target=T -o K.hsaco` and `tileasm disasm K.hsaco`. */
+Test(elf_asm, cli_asm_and_disasm)
+{
+	const char *exe = getenv("TILEASM");
+	cr_assert(exe, "TILEASM is not set (run through meson test)");
+	char *dir = tmp_dir(), *src = test_src("kernels_gfx90a.s");
+	char *ref = llvm_build(dir, src, "gfx90a");
+	StrBuf cmd = {0}, co = {0};
+	sb_printf(&co, "%s/k.hsaco", dir);
+	sb_printf(&cmd, "'%s' asm '%s' --target=gfx90a -o '%s'", exe, src, co.buf);
+	char *out;
+	cr_assert_eq(run(cmd.buf, &out), 0, "%s:\n%s", cmd.buf, out);
+	free(out);
+	check_clean(co.buf, "gfx90a");
+	check_same(co.buf, ref, "gfx90a");
+	sb_free(&cmd);
+	sb_printf(&cmd, "'%s' disasm '%s'", exe, co.buf);
+	cr_assert_eq(run(cmd.buf, &out), 0, "%s:\n%s", cmd.buf, out);
+	cr_expect(strstr(out, ".amdhsa_kernel lds_rev"), "%s", out);
+	cr_expect(strstr(out, ".amdhsa_group_segment_fixed_size 1024"), "%s", out);
+	cr_expect(strstr(out, "ds_write_b32 v0, v1"), "%s", out);
+	free(out);
+	/* a wrong --target in the source is a located error */
+	sb_free(&cmd);
+	sb_printf(&cmd, "'%s' asm '%s' --target=gfx942 -o '%s/x.hsaco'", exe, src, dir);
+	cr_expect_eq(run(cmd.buf, &out), 1);
+	cr_expect(strstr(out, "kernels_gfx90a.s:6:") && strstr(out, "does not match --target"), "%s", out);
+	free(out);
+	sb_free(&cmd);
+	sb_free(&co);
+	free(ref);
+	free(src);
+	tmp_cleanup(dir);
+}
