@@ -121,3 +121,37 @@ int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, const uint64_t *dptr, const 
 	a->smem = (uint32_t)l->smem_bytes;
 	return 0;
 }
+
+int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const InterpArg *args, const uint64_t *pdptr,
+                      Sm90Args *a, char *err, size_t errlen)
+{
+	const Sm90Launch *l = ki->sm90;
+	const Kernel *kn = &m->kernels.data[k];
+	err[0] = 0;
+	if (!l || kn->nargs > SM90_MAX_PARAMS)
+		return 0;
+	int64_t dm[IR_MAX_RANK], dn[IR_MAX_RANK], dk[IR_MAX_RANK];
+	if (interp_tensor_dims(m, k, args, l->m_arg, dm) < 0 || interp_tensor_dims(m, k, args, l->n_arg, dn) < 0 ||
+	    interp_tensor_dims(m, k, args, l->k_arg, dk) < 0)
+		return 0;
+	int64_t M = dm[l->m_dim], N = dn[l->n_dim], K = dk[l->k_dim];
+	if (sm90_check_shapes(l, M, N, K))
+		return 0; /* e.g. K % 8 != 0: the generic entry handles it */
+	/* Device addresses by Kernel.args index. */
+	uint64_t dptr[SM90_MAX_PARAMS] = {0};
+	int64_t ival[SM90_MAX_PARAMS] = {0};
+	for (int i = 0; i < ki->nparams; i++)
+		if (ki->params[i].kind == PK_TENSOR && ki->params[i].arg < SM90_MAX_PARAMS)
+			dptr[ki->params[i].arg] = pdptr[i];
+	for (int i = 0; i < kn->nargs; i++)
+		ival[i] = args[i].ival;
+	CudaTma t;
+	int rc = cuda_tma_open(&t);
+	int sms = rc ? -1 : cuda_tma_sm_count(&t, 0);
+	if (sms < 1 || cuda_sm90_args(&t, l, dptr, ival, M, N, K, sms, a))
+		rc = -1;
+	if (rc)
+		snprintf(err, errlen, "sm_90a GEMM path: %s", t.err);
+	cuda_tma_close(&t);
+	return rc ? -1 : 1;
+}

@@ -10,8 +10,11 @@
 #define TILEASM_CUDA_TMA_H
 
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "interp.h"
+#include "ptx.h"
 #include "ptx_sm90.h"
 
 typedef struct {
@@ -53,5 +56,14 @@ typedef struct {
  * the driver refusing a map).  a->grid[0] == 0 means: nothing to launch. */
 int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, const uint64_t *dptr, const int64_t *ival, int64_t M,
                    int64_t N, int64_t K, int sm_count, Sm90Args *a);
+
+/* For `tileasm run` (tools/run_cuda.c): kernel k compiled by ptx_compile
+ * with info ki (ki->sm90 set), arguments args (InterpArg, Kernel.args order)
+ * and pdptr[i] the device address the generic launcher allocated for its
+ * tensor parameter i.  Returns 1 with *a ready when the sm90 entry can run
+ * these sizes, 0 when it cannot (launch the generic entry), -1 on a driver
+ * error, with the message in err. */
+int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const InterpArg *args, const uint64_t *pdptr,
+                      Sm90Args *a, char *err, size_t errlen);
 
 #endif

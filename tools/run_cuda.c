@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cuda.h"
+#include "cuda_tma.h" /* sm_90a GEMM path */
 #include "dtype.h"
 #include "ptx.h"
 #include "run.h"
@@ -111,12 +112,30 @@ int run_backend_cuda(RunCase *rc)
 		fprintf(stderr, "tileasm: error: cannot evaluate the grid of kernel '%s'\n", k->name);
 		goto out;
 	}
+	/* sm_90a GEMM path (ptx_sm90.h, runtime/cuda_tma.h): launch the TMA/wgmma entry when the sizes allow it. */
+	uint32_t smem = (uint32_t)ki->smem_bytes;
+	void **lp = params;
+	Sm90Args s9;
+	char err9[300];
+	int use9 = cuda_sm90_prepare(m, rc->kernel, ki, rc->args, dptr, &s9, err9, sizeof err9);
+	if (use9 < 0) {
+		fprintf(stderr, "tileasm: error: %s\n", err9);
+		goto out;
+	}
+	if (use9 > 0) {
+		if (cuda_function(rt, mod, ki->sm90->entry, &fn) || cuda_func_set_smem(rt, fn, ki->sm90->smem_bytes))
+			goto cuerr;
+		memcpy(grid, s9.grid, sizeof grid), memcpy(block, s9.block, sizeof block);
+		smem = s9.smem, lp = s9.params;
+		printf("  sm90: entry %s, persistent grid %u, block %u, %u bytes shared (TMA + wgmma)\n",
+		       ki->sm90->entry, grid[0], block[0], smem);
+	}
 	printf("  cuda: %s (sm_%d), target %s: PTX %zu bytes in %.2f ms, JIT %.1f ms (load %.1f ms)\n",
 	       cuda_device_name(rt), cuda_device_cc(rt), target_name(rc->target.id), ptx.len, t_compile, jit_ms,
 	       t_load);
 	printf("  launch: grid (%u, %u, %u), block %u, %lld bytes shared, %d mma gemm%s\n", grid[0], grid[1], grid[2],
 	       block[0], (long long)ki->smem_bytes, ki->nmma, ki->nmma == 1 ? "" : "s");
-	if (cuda_launch(rt, fn, grid, block, (uint32_t)ki->smem_bytes, params, NULL) || cuda_sync(rt))
+	if ((grid[0] && cuda_launch(rt, fn, grid, block, smem, lp, NULL)) || cuda_sync(rt)) /* sm90: smem, lp */
 		goto cuerr;
 	for (int i = 0; i < ki->nparams; i++) {
 		const SimtParam *p = &ki->params[i];
@@ -127,7 +146,7 @@ int run_backend_cuda(RunCase *rc)
 	if (rc->bench) {
 		/* outputs are already copied back; repeated runs only time the kernel */
 		float ms = 0;
-		if (cuda_time_launches(rt, fn, grid, block, (uint32_t)ki->smem_bytes, params, 20, &ms))
+		if (grid[0] && cuda_time_launches(rt, fn, grid, block, smem, lp, 20, &ms)) /* sm90: smem, lp */
 			goto cuerr;
 		printf("  bench: %.4f ms per launch (mean of 20)\n", ms);
 	}

@@ -355,7 +355,7 @@ static void ragged(const Case *c, int M, int N, int K)
 	if (run_tileasm(c, &a) || cuda_sync(rt)) {
 		CHECK(0, "%s: %s", what, cuda_error(rt));
 	} else {
-		check_result(c, &p, true, what);
+		check_result(c, &p, (double)M * N * K <= 2e8, what); /* larger: 512 spot checks */
 	}
 	prob_free(&p);
 }
