@@ -907,6 +907,11 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 		x = op == ISA_V_LSHLREV_B64 ? x << s : op == ISA_V_LSHRREV_B64 ? x >> s : (uint64_t)((int64_t)x >> s);
 		D[l] = (uint32_t)x, D1[l] = (uint32_t)(x >> 32);
 	} r->nd = 2; break;
+	case ISA_V_LSHL_ADD_U64: EACH {
+		uint64_t x = (uint64_t)a1[l] << 32 | a[l], z = (uint64_t)c1[l] << 32 | c[l];
+		x = (x << (b[l] & 7)) + z;
+		D[l] = (uint32_t)x, D1[l] = (uint32_t)(x >> 32);
+	} r->nd = 2; break;
 	case ISA_V_ADD_F64: case ISA_V_MUL_F64: case ISA_V_FMA_F64: EACH {
 		uint64_t ux = (uint64_t)a1[l] << 32 | a[l], uy = (uint64_t)b1[l] << 32 | b[l], uz = (uint64_t)c1[l] << 32 | c[l];
 		double x, y, z, res;
@@ -1210,7 +1215,7 @@ static uint64_t sread(EmuWave *w, const IsaOperand *o, int n)
 static int branch_to(EmuDevice *dev, EmuWave *w, int insn, int32_t simm)
 {
 	EmuKernel *k = dev->k;
-	int64_t tgt = (int64_t)k->off[insn] + k->len[insn] + (int64_t)simm * 4;
+	int64_t tgt = (int64_t)k->off[insn] + k->len[insn] + (int64_t)(int16_t)simm * 4; /* simm16, signed */
 	if (tgt < 0 || tgt >= (int64_t)k->size || k->at[tgt / 4] < 0) {
 		emu_fail(dev, w, insn, "branch to +0x%llx, which is not an instruction of the kernel", (long long)tgt);
 		return -1;
@@ -1407,7 +1412,7 @@ static int exec_salu(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 		emu_wait(dev, w, vm, lgkm, -1);
 		goto done;
 	}
-	case ISA_S_SLEEP: case ISA_S_SETPRIO: case ISA_S_ICACHE_INV: case ISA_S_DELAY_ALU: case ISA_S_SENDMSG:
+	case ISA_S_CLAUSE: case ISA_S_SLEEP: case ISA_S_SETPRIO: case ISA_S_ICACHE_INV: case ISA_S_DELAY_ALU: case ISA_S_SENDMSG:
 		goto done;
 	case ISA_S_CODE_END:
 		emu_fail(dev, w, insn, "execution ran into the code-end padding (missing s_endpgm?)");
@@ -1517,6 +1522,10 @@ static uint64_t atomic_rmw(unsigned op, uint8_t *p, uint64_t v, uint64_t cmp, in
 	memcpy(p, &nv, b64 ? 8 : 4);
 	return old;
 }
+
+/* Data registers may be AGPRs (gfx90a/gfx942 acc forms). */
+#define VREG(o, i) emu_vreg(w, (o)->kind == ISA_K_AGPR, (o)->reg + (i))
+#define FILE(o) ((o)->kind == ISA_K_AGPR ? 'a' : 'v')
 
 /* Finds operands by role. */
 static const IsaOperand *op_role(const EmuDevice *dev, const IsaInsn *in, int role, int nth)
@@ -1635,7 +1644,7 @@ static int exec_vmem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			for (int i = 0; i < n; i++)
 				tmp_data[i * 64 + l] = sh.bytes == 4 ? ld_elem(p + 4 * i, sh) : ld_elem(p, sh);
 		}
-		return emu_pend(dev, w, 0, 0, 'v', vd->reg, n, ex, tmp_data, sh.d16, insn);
+		return emu_pend(dev, w, 0, 0, FILE(vd), vd->reg, n, ex, tmp_data, sh.d16, insn);
 	}
 	/* Stores and atomics. */
 	int nd = dd ? dd->count : 0;
@@ -1646,14 +1655,14 @@ static int exec_vmem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			uint8_t *p = emu_gmem(dev, w, insn, addr[l], b64 ? 8 : 4, 1);
 			if (!p)
 				return -1;
-			uint64_t v = w->v[dd->reg][l], cmp = 0;
+			uint64_t v = VREG(dd, 0)[l], cmp = 0;
 			if (b64)
-				v |= (uint64_t)w->v[dd->reg + 1][l] << 32;
+				v |= (uint64_t)VREG(dd, 1)[l] << 32;
 			if (cmpswap) {
 				int half = nd / 2;
-				cmp = w->v[dd->reg + half][l];
+				cmp = VREG(dd, half)[l];
 				if (b64)
-					cmp |= (uint64_t)w->v[dd->reg + half + 1][l] << 32;
+					cmp |= (uint64_t)VREG(dd, half + 1)[l] << 32;
 			}
 			uint64_t old = atomic_rmw(op, p, v, cmp, b64);
 			tmp_data[l] = (uint32_t)old;
@@ -1665,14 +1674,14 @@ static int exec_vmem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			return -1;
 		if (sh.bytes == 4)
 			for (int i = 0; i < nd; i++)
-				memcpy(p + 4 * i, &w->v[dd->reg + i][l], 4);
+				memcpy(p + 4 * i, &VREG(dd, i)[l], 4);
 		else {
-			uint32_t v = w->v[dd->reg][l] >> (sh.d16 == 2 ? 16 : 0);
+			uint32_t v = VREG(dd, 0)[l] >> (sh.d16 == 2 ? 16 : 0);
 			memcpy(p, &v, sh.bytes);
 		}
 	}
 	if (rtn)
-		return emu_pend(dev, w, 0, 0, 'v', vd->reg, vd->count, ex, tmp_data, 0, insn);
+		return emu_pend(dev, w, 0, 0, FILE(vd), vd->reg, vd->count, ex, tmp_data, 0, insn);
 	return emu_pend(dev, w, dev->g11 ? 2 : 0, 0, 0, 0, 0, 0, NULL, 0, insn);
 }
 
@@ -1708,11 +1717,11 @@ static int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 				continue;
 			uint32_t sel = ((w->v[da->reg][l] + (uint32_t)m->offset) >> 2) % (uint32_t)L;
 			if (op == ISA_DS_BPERMUTE_B32)
-				tmp_data[l] = ex >> sel & 1 ? w->v[d0->reg][sel] : 0;
+				tmp_data[l] = ex >> sel & 1 ? VREG(d0, 0)[sel] : 0;
 			else
-				tmp_data[sel] = w->v[d0->reg][l];
+				tmp_data[sel] = VREG(d0, 0)[l];
 		}
-		return emu_pend(dev, w, 1, 0, 'v', vd->reg, 1, ex, tmp_data, 0, insn);
+		return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, 1, ex, tmp_data, 0, insn);
 	}
 	if (op == ISA_DS_SWIZZLE_B32) {
 		uint32_t off = (uint32_t)m->offset;
@@ -1726,7 +1735,7 @@ static int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			}
 			tmp_data[l] = ex >> s & 1 ? w->v[da->reg][s] : 0;
 		}
-		return emu_pend(dev, w, 1, 0, 'v', vd->reg, 1, ex, tmp_data, 0, insn);
+		return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, 1, ex, tmp_data, 0, insn);
 	}
 	MemShape sh = mem_shape(op, vd ? vd->count : d0 ? d0->count : 1);
 	if (fl & ISA_F_DS2) {
@@ -1749,12 +1758,12 @@ static int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 					if (fl & ISA_F_LOAD)
 						memcpy(&tmp_data[(e * words + i) * 64 + l], p + 4 * i, 4);
 					else
-						memcpy(p + 4 * i, &w->v[src->reg + i][l], 4);
+						memcpy(p + 4 * i, &VREG(src, i)[l], 4);
 				}
 			}
 		}
 		if (fl & ISA_F_LOAD)
-			return emu_pend(dev, w, 1, 0, 'v', vd->reg, vd->count, ex, tmp_data, 0, insn);
+			return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, vd->count, ex, tmp_data, 0, insn);
 		return emu_pend(dev, w, 1, 0, 0, 0, 0, 0, NULL, 0, insn);
 	}
 	int atomic = (fl & ISA_F_ATOMIC) != 0 || op == ISA_DS_WRXCHG_RTN_B32 ||
@@ -1772,7 +1781,7 @@ static int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			for (int i = 0; i < n; i++)
 				tmp_data[i * 64 + l] = sh.bytes == 4 ? ld_elem(p + 4 * i, sh) : ld_elem(p, sh);
 		}
-		return emu_pend(dev, w, 1, 0, 'v', vd->reg, n, ex, tmp_data, sh.d16, insn);
+		return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, n, ex, tmp_data, sh.d16, insn);
 	}
 	int b64 = d0 && d0->count == 2 && atomic;
 	for (int l = 0; l < L; l++) {
@@ -1783,9 +1792,9 @@ static int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			uint8_t *p = lds_at(dev, w, insn, a, b64 ? 8 : 4);
 			if (!p)
 				return -1;
-			uint64_t v = w->v[d0->reg][l];
+			uint64_t v = VREG(d0, 0)[l];
 			if (b64)
-				v |= (uint64_t)w->v[d0->reg + 1][l] << 32;
+				v |= (uint64_t)VREG(d0, 1)[l] << 32;
 			uint64_t old = atomic_rmw(op, p, v, 0, b64);
 			tmp_data[l] = (uint32_t)old;
 			continue;
@@ -1796,14 +1805,14 @@ static int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			return -1;
 		if (sh.bytes == 4)
 			for (int i = 0; i < nd; i++)
-				memcpy(p + 4 * i, &w->v[d0->reg + i][l], 4);
+				memcpy(p + 4 * i, &VREG(d0, i)[l], 4);
 		else {
-			uint32_t v = w->v[d0->reg][l] >> (sh.d16 == 2 ? 16 : 0);
+			uint32_t v = VREG(d0, 0)[l] >> (sh.d16 == 2 ? 16 : 0);
 			memcpy(p, &v, sh.bytes);
 		}
 	}
 	if (atomic && vd)
-		return emu_pend(dev, w, 1, 0, 'v', vd->reg, 1, ex, tmp_data, 0, insn);
+		return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, 1, ex, tmp_data, 0, insn);
 	return emu_pend(dev, w, 1, 0, 0, 0, 0, 0, NULL, 0, insn);
 }
 
