@@ -399,7 +399,9 @@ static int instruction(Asm *a, char *text, SrcPos pos)
 {
 	IsaInsn in;
 	ta_target t = a->opt->target;
-	if (isa_parse_insn(t, text, &in, a->src, pos, a->d)) {
+	uint8_t b[16];
+	int n;
+	if (isa_parse_encode(t, text, &in, b, &n, a->src, pos, a->d) || n <= 0) {
 		a->errors++;
 		return -1;
 	}
@@ -407,25 +409,6 @@ static int instruction(Asm *a, char *text, SrcPos pos)
 	for (int i = 0; i < in.nops; i++)
 		if (in.ops[i].kind == ISA_K_LABEL)
 			label = i;
-	IsaInsn enc = in;
-	if (label >= 0)
-		enc.ops[label] = isa_imm(0);
-	uint8_t b[16];
-	Diag tmp;
-	diag_init(&tmp);
-	int n = isa_encode(t, &enc, b, &tmp);
-	if (n < 0) {
-		const char *msg = diag_text(&tmp);
-		const char *m = strstr(msg, "error: ");
-		char buf[160];
-		snprintf(buf, sizeof buf, "%s", m ? m + 7 : msg);
-		size_t l = strlen(buf);
-		while (l && buf[l - 1] == '\n')
-			buf[--l] = 0;
-		diag_free(&tmp);
-		return err(a, pos, "%s", buf);
-	}
-	diag_free(&tmp);
 	IsaSection *s = cur_sec(a);
 	if (!s)
 		return -1;

@@ -370,6 +370,12 @@ int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 		diag_error(d, "%s", msg);
 		return -1;
 	}
+	return isa_encode_checked(t, in, out, d);
+}
+
+/* isa_encode after isa_check succeeded. */
+int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
+{
 	Enc e = {t, ISA_TARGET(t) == TA_TARGET_GFX1100, 0, 0, NULL};
 	int ti = isa_tidx(t);
 	const IsaOpInfo *oi = &isa_ops[in->op];

@@ -15,6 +15,12 @@ int isa_code_special(ta_target t, int code);     /* IsaSpecial or -1 */
 /* Inline-constant code for a 32-bit pattern of type ty, or -1 if it needs a literal. */
 int isa_inline_code(IsaType ty, uint32_t bits);
 
+int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d);
+
+/* parse.c: isa_parse_insn that also returns the encoding (labels encoded as 0). */
+int isa_parse_encode(ta_target t, const char *text, IsaInsn *out, uint8_t bytes[16], int *len,
+		     const SrcFile *src, SrcPos pos, Diag *d);
+
 /* VOP3 opcode of a VOP1/VOP2/VOPC instruction promoted to _e64. */
 int isa_e64_opcode(ta_target t, IsaFmt fmt, int opc);
 

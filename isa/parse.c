@@ -7,6 +7,7 @@
  * operands need it, as llvm-mc does. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,11 @@ typedef struct {
 	SrcPos pos;
 	const char *err; /* first error message */
 	const char *err_at;
-	char errbuf[96];
+	char errbuf[160];
+	const char *opos[ISA_MAX_OPS]; /* where each operand of the current candidate starts */
+	const char *offpos;            /* where its offset modifier starts */
+	uint8_t bytes[16];             /* encoding of the accepted instruction */
+	int len;
 } P;
 
 static void skip_ws(P *p)
@@ -516,6 +521,7 @@ static int parse_modifier(P *p, IsaInsn *in)
 	if (*p->p == ':') {
 		p->p++;
 		if (word_is(s, n, "offset")) {
+			p->offpos = s;
 			if (!strncmp(p->p, "swizzle(", 8))
 				return parse_swizzle(p, &m->offset);
 			IsaFmt f = isa_op_fmt(p->t, in->op);
@@ -666,6 +672,7 @@ static int parse_body(P *p, IsaInsn *in, unsigned op, int first, int vopd)
 		int neg, abs;
 		const char *at = p->p;
 		IsaOperand *o = &in->ops[first + i];
+		p->opos[first + i] = at;
 		if (parse_operand(p, sig[i], ty, o, &neg, &abs))
 			return -1;
 		unsigned r = SIG_ROLE(sig[i]);
@@ -697,15 +704,39 @@ static int parse_body(P *p, IsaInsn *in, unsigned op, int first, int vopd)
 	return 0;
 }
 
-static int try_encode(ta_target t, const IsaInsn *in)
+/* Encodes (in already passed isa_check) into b; on failure copies the bare
+ * message to msg. */
+static int try_encode_into(ta_target t, const IsaInsn *in, uint8_t *b, char *msg, size_t cap)
 {
-	uint8_t b[16];
 	Diag d;
 	diag_init(&d);
 	d.max_errors = 1;
-	int n = isa_encode(t, in, b, &d);
+	IsaInsn tmp = *in; /* labels are resolved later by the assembler */
+	for (int i = 0; i < tmp.nops; i++)
+		if (tmp.ops[i].kind == ISA_K_LABEL)
+			tmp.ops[i] = isa_imm(0);
+	int n = isa_encode_checked(t, &tmp, b, &d);
+	if (n < 0 && msg) {
+		const char *txt = diag_text(&d), *e = strstr(txt, "error: ");
+		snprintf(msg, cap, "%s", e ? e + 7 : txt);
+		size_t l = strlen(msg);
+		while (l && msg[l - 1] == '\n')
+			msg[--l] = 0;
+	}
 	diag_free(&d);
 	return n;
+}
+
+static int try_encode(ta_target t, const IsaInsn *in, char *msg, size_t cap)
+{
+	uint8_t b[16];
+	int bad;
+	if (isa_check(t, in, &bad)) {
+		if (msg)
+			snprintf(msg, cap, "%s", isa_check(t, in, &bad));
+		return -1;
+	}
+	return try_encode_into(t, in, b, msg, cap);
 }
 
 static const char *mnemonic_end(const char *s)
@@ -758,6 +789,7 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 		}
 		p->p = body;
 		p->err = NULL;
+		p->offpos = NULL;
 		IsaInsn tmp;
 		if (vopd_part == 2) {
 			tmp = *in;
@@ -776,31 +808,34 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 				}
 				int bad;
 				const char *m = isa_check(p->t, &tmp, &bad);
-				if (!m && !explicit_enc && isa_has_suffix(p->t, op) && try_encode(p->t, &tmp) < 0) {
+				if (!m && !explicit_enc && (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
+				    (p->len = try_encode_into(p->t, &tmp, p->bytes, NULL, 0)) < 0) {
 					tmp.enc = ISA_ENC_E64;
-					if (try_encode(p->t, &tmp) < 0)
+					if (try_encode(p->t, &tmp, NULL, 0) < 0)
 						tmp.enc = ISA_ENC_DEFAULT;
+					m = isa_check(p->t, &tmp, &bad);
 				}
-				if (!m) {
+				if (!m && (p->len = try_encode_into(p->t, &tmp, p->bytes, p->errbuf, sizeof p->errbuf)) < 0) {
+					/* Encoding constraints (literals, offsets, e32 operand rules). */
+					m = p->errbuf;
+					bad = -1;
+					const char *at = mn;
+					if (strstr(m, "literal"))
+						for (int i = 0; i < tmp.nops; i++)
+							if (tmp.ops[i].kind == ISA_K_LIT) {
+								at = p->opos[i];
+								break;
+							}
+					if (strstr(m, "offset") && p->offpos)
+						at = p->offpos;
+					p->err = NULL;
+					fail(p, at, m);
+				} else if (m) {
+					p->err = NULL;
+					fail(p, bad >= 0 && bad < tmp.nops ? p->opos[bad] : mn, m);
+				} else {
 					*in = tmp;
 					return 0;
-				}
-				p->err = NULL;
-				fail(p, bad >= 0 ? NULL : mn, m);
-				p->errbuf[0] = (char)bad;
-				if (bad >= 0) {
-					/* find the operand's column by re-scanning commas */
-					const char *q = body;
-					int k = 0;
-					while (*q == ' ' || *q == '\t')
-						q++;
-					for (; *q && k < bad; q++)
-						if (*q == ',') {
-							k++;
-							while (q[1] == ' ' || q[1] == '\t')
-								q++;
-						}
-					p->err_at = q;
 				}
 			}
 		}
@@ -814,7 +849,15 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 
 int isa_parse_insn(ta_target t, const char *text, IsaInsn *out, const SrcFile *src, SrcPos pos, Diag *d)
 {
-	P p = {t, text, text, src, pos, NULL, NULL, {0}};
+	uint8_t b[16];
+	int len;
+	return isa_parse_encode(t, text, out, b, &len, src, pos, d);
+}
+
+int isa_parse_encode(ta_target t, const char *text, IsaInsn *out, uint8_t bytes[16], int *len,
+		     const SrcFile *src, SrcPos pos, Diag *d)
+{
+	P p = {.t = t, .s = text, .p = text, .src = src, .pos = pos};
 	skip_ws(&p);
 	if (isa_tidx(t) < 0) {
 		diag_at(d, DIAG_ERROR, src, pos, "not an AMD target");
@@ -840,8 +883,8 @@ int isa_parse_insn(ta_target t, const char *text, IsaInsn *out, const SrcFile *s
 				if (!rc) {
 					int bad;
 					const char *m = isa_check(t, out, &bad);
-					if (m || try_encode(t, out) < 0)
-						rc = fail(&p, text, m ? m : "invalid VOPD instruction: operand constraints");
+					if (m || (p.len = try_encode_into(t, out, p.bytes, p.errbuf, sizeof p.errbuf)) < 0)
+						rc = fail(&p, text, m ? m : p.errbuf);
 				}
 			}
 		}
@@ -854,5 +897,7 @@ int isa_parse_insn(ta_target t, const char *text, IsaInsn *out, const SrcFile *s
 		memset(out, 0, sizeof *out);
 		return -1;
 	}
+	memcpy(bytes, p.bytes, 16);
+	*len = p.len;
 	return 0;
 }

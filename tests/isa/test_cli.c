@@ -56,7 +56,7 @@ static const struct {
 	{"gfx942", "s_nop 0 glc\n", ":1:9: error: ", "invalid modifier"},
 	{"gfx942", "s_load_dwordx2 s[1:2], s[0:1], 0x0\n", ":1:16: error: ", "invalid register alignment"},
 	{"gfx942", "ds_read_b32 v0, s1\n", ":1:17: error: ", "expected a VGPR"},
-	{"gfx942", "v_fma_f32 v0, v1, 0x12345, v3\n", ":1:1: error: ", "literal operands are not supported"},
+	{"gfx942", "v_fma_f32 v0, v1, 0x12345, v3\n", ":1:19: error: ", "literal operands are not supported"},
 	{"gfx942", "s_waitcnt vmcnt(99)\n", ":1:11: error: ", "too large value for counter"},
 	{"gfx942", "v_mfma_f32_32x32x8_f16 a[0:7], v[0:1], v[2:3], a[0:15]\n", ":1:24: error: ", "invalid register count"},
 	{"gfx942", "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n", ":1:1: error: ",
