@@ -904,6 +904,97 @@ static void lower_store(L *c, const Stmt *s)
 	store_elem(c, s->dst.buf, idx, v, single_thread_guard(c, s->dst.buf));
 }
 
+/* Elements per 16-byte vector for a same-dtype copy that can move whole
+ * vectors: the tile's rows and every on-chip side's row pitch and constant
+ * column offset are multiples of it.  0 if not. */
+static int copy_vec_width(L *c, const Stmt *s, const int64_t *ext, int rank)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	if (a->dtype != b->dtype || a->scope == SCOPE_LOCAL || b->scope == SCOPE_LOCAL)
+		return 0;
+	int es = dtype_bytes((DType)a->dtype), V = 16 / es;
+	if (es > 8 || ext[rank - 1] % V)
+		return 0;
+	const Region *rg[2] = {&s->src, &s->dst};
+	for (int k = 0; k < 2; k++) {
+		const Buffer *x = BUF(rg[k]->buf);
+		if (x->scope == SCOPE_GLOBAL)
+			continue;
+		int64_t off = 0;
+		if (bdim(c, x, rank - 1) % V || (c->bl[rg[k]->buf].smem % 16))
+			return 0;
+		if (rg[k]->nidx && (!ir_const_int(c->m, rg[k]->idx[rank - 1], &off) || off % V))
+			return 0;
+	}
+	return V;
+}
+
+/* pred: the global side of a copy allows 16-byte vectors at run time
+ * (16-byte aligned base, row length and column offset multiples of V). */
+static int32_t copy_vec_aligned(L *c, const Region *r, int V)
+{
+	const Buffer *g = BUF(r->buf);
+	const BufLoc *bl = &c->bl[r->buf];
+	int rank = g->rank;
+	int32_t lo = reg(c, VT_I32);
+	SInst cv = I(SI_CVT, DT_I32, lo, bl->base, -1);
+	cv.type2 = DT_I64;
+	emit(c, cv);
+	int32_t ok = setp(c, CMP_EQ, DT_I32, bin(c, SI_AND, DT_I32, lo, i32c(c, 15)), i32c(c, 0));
+	int32_t pitch = bin(c, SI_AND, DT_I32, bl->dim[rank - 1], i32c(c, V - 1));
+	ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_EQ, DT_I32, pitch, i32c(c, 0)));
+	if (r->nidx) {
+		int32_t off = bin(c, SI_AND, DT_I32, expr_as(c, r->idx[rank - 1], DT_I32), i32c(c, V - 1));
+		ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_EQ, DT_I32, off, i32c(c, 0)));
+	}
+	return ok;
+}
+
+/* The vector path: each step moves 16 bytes; a vector is entirely inside
+ * or outside the global tensor because everything is V-aligned. */
+static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int V)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	int64_t vext[IR_MAX_RANK], total = 1;
+	for (int d = 0; d < rank; d++) {
+		vext[d] = d == rank - 1 ? ext[d] / V : ext[d];
+		total *= vext[d];
+	}
+	DLoop l = dloop_begin(c, total, true);
+	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
+	decompose(c, l.p, vext, rank, ti);
+	ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
+	region_idx(c, &s->src, ti, rank, si);
+	region_idx(c, &s->dst, ti, rank, di);
+	int32_t sok = a->scope == SCOPE_GLOBAL ? inbounds(c, s->src.buf, si) : -1;
+	int32_t dok = b->scope == SCOPE_GLOBAL ? inbounds(c, s->dst.buf, di) : -1;
+	Addr sa = elem_addr(c, s->src.buf, si);
+	int32_t v = (int32_t)c->f->regs.len;
+	for (int i = 0; i < 4; i++)
+		reg(c, VT_I32);
+	if (sok >= 0)
+		for (int i = 0; i < 4; i++) {
+			SInst z = I(SI_MOVI, DT_I32, v + i, -1, -1);
+			emit(c, z);
+		}
+	SInst ldv = I(SI_LD, DT_I32, v, sa.addr, -1);
+	ldv.sub = (uint8_t)sa.sp;
+	ldv.imm = sa.off;
+	ldv.vec = 4;
+	ldv.guard = sok;
+	emit(c, ldv);
+	Addr da = elem_addr(c, s->dst.buf, di);
+	SInst stv = I(SI_ST, DT_I32, -1, da.addr, v);
+	stv.sub = (uint8_t)da.sp;
+	stv.imm = da.off;
+	stv.vec = 4;
+	stv.guard = dok;
+	emit(c, stv);
+	dloop_end(c, &l);
+}
+
+static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total);
+
 static void lower_copy(L *c, const Stmt *s)
 {
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
@@ -911,6 +1002,36 @@ static void lower_copy(L *c, const Stmt *s)
 	const Buffer *ext_b = a_whole ? a : b;
 	int64_t ext[IR_MAX_RANK], total;
 	shape_of(c, ext_b, ext, &total);
+	int V = copy_vec_width(c, s, ext, a->rank);
+	if (!V) {
+		copy_elements(c, s, ext, total);
+		return;
+	}
+	/* uniform branch: vectors when the global side is aligned */
+	int32_t ok = -1;
+	if (a->scope == SCOPE_GLOBAL)
+		ok = copy_vec_aligned(c, &s->src, V);
+	if (b->scope == SCOPE_GLOBAL) {
+		int32_t o2 = copy_vec_aligned(c, &s->dst, V);
+		ok = ok < 0 ? o2 : bin(c, SI_AND, DT_BOOL, ok, o2);
+	}
+	if (ok < 0) {
+		copy_vectors(c, s, ext, a->rank, V);
+		return;
+	}
+	int32_t lscalar = label(c), lend = label(c);
+	bra(c, lscalar, ok, true);
+	copy_vectors(c, s, ext, a->rank, V);
+	bra(c, lend, -1, false);
+	place(c, lscalar);
+	copy_elements(c, s, ext, total);
+	place(c, lend);
+}
+
+/* One element per step, with conversion when the dtypes differ. */
+static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
 	DType ta = (DType)a->dtype, tb = (DType)b->dtype;
 	DLoop l = dloop_begin(c, total, b->scope != SCOPE_LOCAL);
 	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
@@ -1524,6 +1645,8 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 		sb_printf(sb, "%s", sop_names[in->op]);
 		if (in->op == SI_LD || in->op == SI_ST)
 			sb_printf(sb, ".%s", sp[in->sub]);
+		if (in->vec > 1)
+			sb_printf(sb, ".v%d", in->vec);
 		if (in->type != DT_VOID)
 			sb_printf(sb, ".%s", dtype_name((DType)in->type));
 		if (in->op == SI_CVT)

@@ -61,8 +61,9 @@ typedef enum {
 	SI_PARAM,  /* dst = kernel parameter imm (loaded as `type`: I64 for tensor pointers) */
 	SI_SHBASE, /* dst i32 = shared-memory address of the kernel's shared area */
 	SI_LOCALADDR, /* dst i64 = address of local array imm */
-	SI_LD,     /* dst (storage of type) = [a + imm] in space sub; guard: only if pred */
-	SI_ST,     /* [a + imm] = b (storage of type) */
+	SI_LD,     /* dst (storage of type) = [a + imm] in space sub; guard: only if pred.
+	            * vec 2/4: type I32 only, dst..dst+vec-1 = 8/16 aligned bytes */
+	SI_ST,     /* [a + imm] = b (storage of type); vec as for SI_LD (b..b+vec-1) */
 	SI_ATOM_ADD, /* global [a + imm] += b (storage of type) */
 	SI_BAR,    /* block barrier (also orders shared and global memory within the block) */
 	SI_SHFL_BFLY, /* dst = a from lane (lane ^ imm) of the warp, 32-bit; whole warp executes it */
@@ -80,6 +81,7 @@ typedef struct {
 	uint8_t type; /* DType */
 	uint8_t type2;/* DType: SI_CVT source */
 	uint8_t sub;  /* Cmp / MathOp / Space */
+	uint8_t vec;  /* SI_LD/SI_ST: 0 or 1 scalar, 2 or 4 consecutive registers */
 	bool guard_neg;
 	int32_t dst, a, b, c;
 	int32_t guard; /* predicate register or -1 */

@@ -404,11 +404,29 @@ static void emit_inst(P *p, const SInst *in)
 	case SI_SHBASE: sb_printf(p->o, "\tmov.u32 %s, smem;\n", rn(p, in->dst, d)); return;
 	case SI_LOCALADDR: sb_printf(p->o, "\tmov.u64 %s, loc%lld;\n", rn(p, in->dst, d), (long long)in->imm); return;
 	case SI_LD:
+		if (in->vec > 1) {
+			sb_printf(p->o, "\tld.%s.v%d.b32 {", space(in->sub), in->vec);
+			for (int i = 0; i < in->vec; i++)
+				sb_printf(p->o, "%s%%r%d", i ? ", " : "", in->dst + i);
+			sb_puts(p->o, "}, [");
+			R(p, in->a);
+			sb_printf(p->o, "+%lld];\n", (long long)in->imm);
+			return;
+		}
 		sb_printf(p->o, "\tld.%s.%s %s, [", space(in->sub), mt(t), rn(p, in->dst, d));
 		R(p, in->a);
 		sb_printf(p->o, "+%lld];\n", (long long)in->imm);
 		return;
 	case SI_ST:
+		if (in->vec > 1) {
+			sb_printf(p->o, "\tst.%s.v%d.b32 [", space(in->sub), in->vec);
+			R(p, in->a);
+			sb_printf(p->o, "+%lld], {", (long long)in->imm);
+			for (int i = 0; i < in->vec; i++)
+				sb_printf(p->o, "%s%%r%d", i ? ", " : "", in->b + i);
+			sb_puts(p->o, "};\n");
+			return;
+		}
 		sb_printf(p->o, "\tst.%s.%s [", space(in->sub), mt(t));
 		R(p, in->a);
 		sb_printf(p->o, "+%lld], %s;\n", (long long)in->imm, rn(p, in->b, a));

@@ -136,8 +136,9 @@ static int count(const char *s, const char *what)
 
 Test(lower, ragged_copy_is_predicated)
 {
-	char *s = simt("kernel k(A: f32[N], B: f32[N]) grid(ceildiv(N, 64)) threads(32) {\n"
-	               "  T = shared f32[64]\n  copy(A[bx * 64], T)\n  copy(T, B[bx * 64])\n}\n",
+	/* 6 elements: no 16-byte vector path, one element per step */
+	char *s = simt("kernel k(A: f32[N], B: f32[N]) grid(ceildiv(N, 6)) threads(32) {\n"
+	               "  T = shared f32[6]\n  copy(A[bx * 6], T)\n  copy(T, B[bx * 6])\n}\n",
 	               TA_TARGET_SM80, NULL);
 	/* the global load is guarded (out of bounds gives 0) and so is the store */
 	cr_expect(strstr(s, "ld.global.f32"), "%s", s);
@@ -153,6 +154,19 @@ Test(lower, ragged_copy_is_predicated)
 	cr_expect(line[2] == '@', "store not predicated:\n%s", s);
 	/* the shared tile is written by one thread and read by another: one barrier */
 	cr_expect(count(s, "bar") == 1, "%s", s);
+	free(s);
+}
+
+Test(lower, aligned_copies_use_vectors)
+{
+	char *s = simt("kernel k(A: f16[M, N], B: f16[M, N]) grid(1) threads(64) {\n"
+	               "  T = shared f16[16, 64]\n  copy(A[0, 8], T)\n  copy(T, B[3, 16])\n}\n",
+	               TA_TARGET_SM80, NULL);
+	/* each copy: a predicated 16-byte path plus the element fallback for
+	 * unaligned tensors */
+	cr_expect(count(s, "ld.global.v4.i32") == 1 && count(s, "st.shared.v4.i32") == 1, "%s", s);
+	cr_expect(count(s, "ld.shared.v4.i32") == 1 && count(s, "st.global.v4.i32") == 1, "%s", s);
+	cr_expect(count(s, "ld.global.f16") == 1 && count(s, "st.global.f16") == 1, "%s", s);
 	free(s);
 }
 
