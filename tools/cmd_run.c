@@ -215,8 +215,10 @@ int cli_run(int argc, char **argv)
 		fprintf(stderr, "tileasm: error: unknown backend '%s' (interp, emu, cuda, hsa)\n", backend);
 		goto done;
 	}
-	if (be == B_EMU || be == B_HSA) {
-		fprintf(stderr, "tileasm: error: backend '%s' is not available yet\n", backend);
+	if ((be == B_EMU || be == B_HSA) && !target)
+		tgt.id = TA_TARGET_GFX942;
+	if ((be == B_EMU || be == B_HSA) && !target_is_amd(tgt.id)) {
+		fprintf(stderr, "tileasm: error: --backend=%s needs an AMD target (gfx1100, gfx90a or gfx942)\n", backend);
 		goto done;
 	}
 	if (be == B_CUDA && !target)
@@ -318,6 +320,10 @@ int cli_run(int argc, char **argv)
 		fputs(diag_text(&d), stderr);
 		diag_free(&d);
 		printf("  interpreter: %.1f ms\n", interp_ms);
+	} else if (be == B_EMU) {
+		br = run_backend_emu(&run);
+	} else if (be == B_HSA) {
+		br = run_backend_hsa(&run);
 	} else {
 		br = run_backend_cuda(&run);
 	}

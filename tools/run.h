@@ -22,5 +22,7 @@ typedef struct {
 /* Backends: run the kernel once, leaving results in rc->args[i].data.
  * Return 0, or print an error to stderr and return 1 (2 if unavailable). */
 int run_backend_cuda(RunCase *rc); /* run_cuda.c */
+int run_backend_emu(RunCase *rc);  /* run_emu.c: AMD emulator */
+int run_backend_hsa(RunCase *rc);  /* run_hsa.c: ROCr */
 
 #endif
