@@ -220,8 +220,6 @@ static int decode(Dec *c, IsaInsn *in)
 		SETOP(fmt, opc);
 		unsigned src[3] = {w0 & 0x1ff, 256 + (w0 >> 9 & 0xff), 0};
 		unsigned dst = w0 >> 17 & 0xff;
-		if (fmt == ISA_FMT_VOP1 && (isa_ops[op].flags & ISA_F_NOSUF) && isa_ops[op].opc[ti] == 0 && (w0 & 0x1ffff))
-			return -1; /* v_nop with stray bits */
 		if ((w0 & 0x1ff) == 250) { /* DPP */
 			NEED8();
 			uint32_t dpp = w1;

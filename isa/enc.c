@@ -246,6 +246,9 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	const IsaMods *m = &in->mod;
 	if ((oi->flags & ISA_F_NOMODS) && (m->neg || m->abs || m->clamp || m->omod))
 		return "not a valid operand: this instruction takes no input/output modifiers";
+	if (m->op_sel && fmt != ISA_FMT_VOP3P && fmt != ISA_FMT_MAI &&
+	    !((oi->flags & ISA_F_OPSEL) && fmt == ISA_FMT_VOP3 && in->enc != ISA_ENC_E64))
+		return "not a valid operand: op_sel is not supported by this instruction";
 	if (in->enc == ISA_ENC_DPP && (oi->flags & ISA_F_NODPP))
 		return "dpp variant of this instruction is not supported";
 	if (fmt >= ISA_FMT_VOP1 && fmt <= ISA_FMT_VOP3P) {
@@ -473,8 +476,6 @@ int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 				s1 = o[i].reg;
 			}
 		}
-		if (oi->flags & ISA_F_NOSUF && fmt == ISA_FMT_VOP1 && op == 0)
-			dst = 0;
 		if (k32 >= 0) {
 			if (e.nlit && e.lit != (uint32_t)o[k32].imm) {
 				diag_error(d, "only one unique literal operand is allowed");

@@ -54,7 +54,7 @@ enum {
 	ISA_F_BRANCH = 1u << 19, ISA_F_ENDPGM = 1u << 20, ISA_F_WAIT = 1u << 21,
 	ISA_F_TIED = 1u << 22,  /* destination is also read (fmac, writelane, s_addk) */
 	ISA_F_NOE64 = 1u << 23, /* VOP1/VOP2 with no VOP3 form */
-	ISA_F_NOSUF = 1u << 24, /* (unused) */
+	ISA_F_OPSEL = 1u << 24, /* native 16-bit VOP3 op: op_sel:[src0,src1,src2,dst] allowed */
 	ISA_F_CMPX = 1u << 25,  /* v_cmpx: gfx11 drops the lane-mask destination */
 	ISA_F_DS2 = 1u << 26,   /* offset0:/offset1: instead of offset: */
 	ISA_F_SWIZZLE = 1u << 27, ISA_F_VOPDY = 1u << 28,
@@ -140,7 +140,9 @@ typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP } IsaEnc;
 
 typedef struct {
 	uint8_t neg, abs;      /* bit i = source i; VOP3P: neg is neg_lo */
-	uint8_t neg_hi, op_sel, op_sel_hi; /* VOP3P (op_sel_hi: builders set 7 = LLVM default) */
+	uint8_t neg_hi, op_sel, op_sel_hi; /* VOP3P; op_sel also on 16-bit VOP3 (ISA_F_OPSEL), where
+	                                      * bit 3 selects the destination half. op_sel_hi: isa_insn_init
+	                                      * sets LLVM's default (7; 0 for v_fma_mix*) */
 	uint8_t clamp, omod;   /* omod: 1 mul:2, 2 mul:4, 3 div:2 */
 	uint8_t cpol;          /* ISA_CPOL_* */
 	uint8_t offen, idxen, gds;

@@ -552,8 +552,21 @@ static int parse_modifier(P *p, IsaInsn *in)
 			m->omod = 3;
 			return 0;
 		}
-		if (word_is(s, n, "op_sel"))
-			return parse_bits(p, &m->op_sel, 0);
+		if (word_is(s, n, "op_sel")) {
+			const char *lb = p->p;
+			if (parse_bits(p, &m->op_sel, 0))
+				return -1;
+			int cnt = 0;
+			for (const char *q = lb; q < p->p; q++)
+				cnt += *q == '0' || *q == '1';
+			IsaFmt f = isa_op_fmt(p->t, in->op);
+			if ((f == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64) && cnt >= 2 && cnt <= 3) {
+				/* VOP3: the last element is the destination, encoded at bit 3 */
+				unsigned d = m->op_sel >> (cnt - 1) & 1;
+				m->op_sel = (uint8_t)((m->op_sel & ((1u << (cnt - 1)) - 1)) | d << 3);
+			}
+			return 0;
+		}
 		if (word_is(s, n, "op_sel_hi"))
 			return parse_bits(p, &m->op_sel_hi, !(isa_ops[in->op].flags & ISA_F_MIX));
 		if (word_is(s, n, "neg_lo"))

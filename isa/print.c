@@ -288,6 +288,8 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 			print_dpp(t, sb, m);
 		break;
 	case ISA_FMT_VOP3:
+		if (m->op_sel) /* sources, then dst (always bit 3) */
+			print_bits(sb, "op_sel", (m->op_sel & ((1u << (n - 1)) - 1)) | (m->op_sel >> 3 & 1) << (n - 1), n);
 		if (m->clamp)
 			sb_puts(sb, " clamp");
 		if (m->omod)

@@ -191,8 +191,8 @@ E("v_subrev_co_u32", "VOP2", "VOP3", "vd1 lm vs1 vv1", "B32", "VALU WVCC")
 E("v_addc_co_u32/v_add_co_ci_u32", "VOP2", "VOP2", "vd1 lm vs1 vv1 lm", "B32", "VALU WVCC RVCC")
 E("v_subb_co_u32/v_sub_co_ci_u32", "VOP2", "VOP2", "vd1 lm vs1 vv1 lm", "B32", "VALU WVCC RVCC")
 E("v_subbrev_co_u32/v_subrev_co_ci_u32", "VOP2", "VOP2", "vd1 lm vs1 vv1 lm", "B32", "VALU WVCC RVCC")
-E("v_add_u16/v_add_nc_u16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU")
-E("v_sub_u16/v_sub_nc_u16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU")
+E("v_add_u16/v_add_nc_u16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU OPSEL")
+E("v_sub_u16/v_sub_nc_u16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU OPSEL")
 E("v_mul_lo_u16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU")
 E("v_lshlrev_b16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU")
 E("v_max_u16", "VOP2", "VOP3", "vd1 vs1 vv1", "B16", "VALU")
@@ -230,6 +230,9 @@ for n, ty, sig in [
         ("v_max3_i32", "B32", "vd1 vs1 vs1 vs1"), ("v_med3_i32", "B32", "vd1 vs1 vs1 vs1"),
         ("v_min3_u32", "B32", "vd1 vs1 vs1 vs1"), ("v_max3_u32", "B32", "vd1 vs1 vs1 vs1"),
         ("v_med3_u32", "B32", "vd1 vs1 vs1 vs1"), ("v_fma_f16", "F16", "vd1 vs1 vs1 vs1"),
+        ("v_mad_u16", "B16", "vd1 vs1 vs1 vs1"), ("v_mad_i16", "B16", "vd1 vs1 vs1 vs1"),
+        ("v_max3_f16", "F16", "vd1 vs1 vs1 vs1"), ("v_min3_f16", "F16", "vd1 vs1 vs1 vs1"),
+        ("v_med3_f16", "F16", "vd1 vs1 vs1 vs1"),
         ("v_div_fixup_f32", "F32", "vd1 vs1 vs1 vs1"), ("v_lerp_u8", "B32", "vd1 vs1 vs1 vs1"),
         ("v_lshlrev_b64", "B32", "vd2 vs1 vs2"), ("v_lshrrev_b64", "B32", "vd2 vs1 vs2"),
         ("v_ashrrev_i64", "B32", "vd2 vs1 vs2"), ("v_add_f64", "F64", "vd2 vs2 vs2"),
@@ -241,7 +244,10 @@ for n, ty, sig in [
         ("v_cvt_pknorm_i16_f32/v_cvt_pk_norm_i16_f32", "F32", "vd1 vs1 vs1"),
         ("v_cvt_pk_fp8_f32/-", "F32", "vd1 vs1 vs1"), ("v_cvt_pk_bf8_f32/-", "F32", "vd1 vs1 vs1"),
         ("v_cvt_sr_fp8_f32/-", "F32", "vd1 vs1 vs1"), ("v_cvt_sr_bf8_f32/-", "F32", "vd1 vs1 vs1")]:
-    E(n, "VOP3", "VOP3", sig, ty, "VALU" + (" NOMODS" if re.search(r"pknorm|pk_norm|fp8|bf8", n) else ""))
+    fl = " NOMODS" if re.search(r"pknorm|pk_norm|fp8|bf8", n) else ""
+    if ty in ("F16", "B16"):
+        fl += " OPSEL"  # 16-bit VOP3 ops select halves with op_sel
+    E(n, "VOP3", "VOP3", sig, ty, "VALU" + fl)
 E("v_mad_u64_u32", "VOP3", "VOP3", "vd2 lm vs1 vs1 vs2", "B32", "VALU")
 E("v_lshl_add_u64/-", "VOP3", "-", "vd2 vs2 vs1 vs2", "B32", "VALU")
 E("v_mad_i64_i32", "VOP3", "VOP3", "vd2 lm vs1 vs1 vs2", "B32", "VALU")

@@ -183,11 +183,11 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 						in->ops[i] = isa_sgpr(i == 0 || i == 1 ? 12 : 20, w64 ? 2 : 1);
 			if (ty == ISA_TY_F32 && first_src >= 0 && in->ops[first_src].kind == ISA_K_VGPR && !(oi->flags & ISA_F_NOMODS))
 				in->mod.neg = 1, in->mod.abs = 2 & ((1 << (n - first_src)) - 1);
-			if (ty == ISA_TY_F32 && fmt != ISA_FMT_VOPC && !(oi->flags & (ISA_F_NOSUF | ISA_F_NOMODS)))
+			if (ty == ISA_TY_F32 && fmt != ISA_FMT_VOPC && !(oi->flags & (ISA_F_NOE64 | ISA_F_NOMODS)))
 				in->mod.clamp = 1, in->mod.omod = 1;
 		} else if (var == 4) {
 			if (fmt == ISA_FMT_VOPC || (oi->flags & ISA_F_NODPP) || !first_src || first_src < 0 || in->ops[first_src].kind != ISA_K_VGPR ||
-			    has_lm || (oi->flags & ISA_F_NOSUF) || wide || (sig[0] & 0xff) > 1 || n > 3)
+			    has_lm || (oi->flags & ISA_F_NOE64) || wide || (sig[0] & 0xff) > 1 || n > 3)
 				return 0;
 			in->enc = ISA_ENC_DPP;
 			in->mod.dpp_ctrl = g11 ? 0x151 : 0x111;
@@ -195,7 +195,7 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			in->mod.bound_ctrl = 1;
 		} else if (var == 5) {
 			if (fmt == ISA_FMT_VOPC || (oi->flags & ISA_F_NODPP) || first_src < 0 || in->ops[first_src].kind != ISA_K_VGPR || has_lm ||
-			    (oi->flags & ISA_F_NOSUF) || wide || (sig[0] & 0xff) > 1 || n > 3)
+			    (oi->flags & ISA_F_NOE64) || wide || (sig[0] & 0xff) > 1 || n > 3)
 				return 0;
 			in->enc = ISA_ENC_DPP;
 			in->mod.dpp_ctrl = 0x1b;
@@ -211,6 +211,8 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			in->ops[first_src] = isa_const_u32(ty, ty == ISA_TY_F16 || ty == ISA_TY_B16 ? 0x1234 : 0x12345);
 		else if (var == 3 && (ty == ISA_TY_F32 || ty == ISA_TY_F64) && first_src >= 0 && !(oi->flags & ISA_F_NOMODS))
 			in->mod.neg = 2, in->mod.abs = 1, in->mod.clamp = 1, in->mod.omod = 3;
+		else if (var == 4 && (oi->flags & ISA_F_OPSEL))
+			in->mod.op_sel = 1 | 8, in->mod.neg = ty == ISA_TY_F16 ? 2 : 0;
 		else if (var)
 			return 0;
 		break;
