@@ -32,7 +32,7 @@ int mir_vreg(MFunc *f, int cls, int size)
 
 int mir_block(MFunc *f)
 {
-	MBlock b = {(int32_t)f->insns.len, (int32_t)f->insns.len, {-1, -1}};
+	MBlock b = {(int32_t)f->insns.len, (int32_t)f->insns.len, {-1, -1, -1}};
 	if (vec_push(&f->blocks, b))
 		return -1;
 	return (int)f->blocks.len - 1;
@@ -127,7 +127,7 @@ void mir_print(const MFunc *f, StrBuf *sb)
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		const MBlock *bl = &f->blocks.data[b];
 		sb_printf(sb, "bb%zu:", b);
-		for (int s = 0; s < 2; s++)
+		for (int s = 0; s < 3; s++)
 			if (bl->succ[s] >= 0)
 				sb_printf(sb, " ->bb%d", bl->succ[s]);
 		sb_putc(sb, '\n');

@@ -18,8 +18,9 @@
  * After register allocation (ra_rewrite) no operand is virtual and only
  * real ISA ops remain.
  *
- * Blocks are in layout order; each lists up to 2 successors (fallthrough
- * and/or branch target) used by liveness and waitcnt dataflow. */
+ * Blocks are in layout order; each lists up to 3 successors used by
+ * liveness, the validator and waitcnt dataflow.  Branch operands
+ * (ISA_K_LABEL) hold a block id in imm until amd_emit resolves them. */
 #ifndef TILEASM_MIR_H
 #define TILEASM_MIR_H
 
@@ -44,6 +45,8 @@ enum {
 	MI_TIED = 1,     /* operand 0 is also read (v_fmac, s_addk, v_cndmask merges) */
 	MI_EARLY = 2,    /* definitions must not share registers with the operands read */
 	MI_PARTIAL = 4,  /* written under a partial exec mask: inactive lanes keep old value */
+	MI_DEFALL = 8,   /* operand 0 writes part of its vreg but starts a new value of all of it
+	                  * (the rest is written by the next instructions): a kill for liveness */
 };
 
 typedef struct {
@@ -59,7 +62,8 @@ typedef VEC(MInst) MInstVec;
 
 typedef struct {
 	int32_t first, last; /* instruction range [first, last) in MFunc.insns */
-	int32_t succ[2];     /* block ids, -1 = none */
+	int32_t succ[3];     /* block ids, -1 = none: fallthrough, branch target, and
+	                      * the label where lanes parked by a divergent branch resume */
 } MBlock;
 
 typedef struct {

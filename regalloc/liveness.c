@@ -18,7 +18,8 @@ static void block_use_def(const MFunc *f, const MBlock *b, uint64_t *use, uint64
 				continue;
 			int v = mi->vr[k];
 			/* A partial def (sub-range or exec-masked) does not kill. */
-			bool full = mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size &&
+			bool full = ((mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size) ||
+				     (k == 0 && (mi->flags & MI_DEFALL))) &&
 				    !(mi->flags & MI_PARTIAL);
 			if (full) {
 				def[v >> 6] |= 1ull << (v & 63);
@@ -61,20 +62,21 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 	lv->nwords = nw;
 	size_t words = (size_t)nb * nw;
 	uint64_t *use = calloc(words + 1, 8), *def = calloc(words + 1, 8), *tmp = calloc(nw, 8);
+	uint64_t *lanemask = calloc(nw, 8);
 	lv->live_in = calloc(words + 1, 8);
 	lv->live_out = calloc(words + 1, 8);
 	lv->demand = calloc(f->insns.len + 1, sizeof *lv->demand);
 	/* Worklist of blocks, processed last-to-first; preds recomputed here. */
 	int *npred = calloc(nb + 1, sizeof(int)), *predoff = calloc(nb + 2, sizeof(int));
-	int *preds = calloc(2 * (size_t)nb + 1, sizeof(int)), *work = calloc(nb + 1, sizeof(int));
+	int *preds = calloc(3 * (size_t)nb + 1, sizeof(int)), *work = calloc(nb + 1, sizeof(int));
 	char *inwork = calloc(nb + 1, 1);
 	int rc = -1;
-	if (!use || !def || !tmp || !lv->live_in || !lv->live_out || !lv->demand || !npred || !predoff ||
+	if (!use || !def || !tmp || !lanemask || !lv->live_in || !lv->live_out || !lv->demand || !npred || !predoff ||
 	    !preds || !work || !inwork)
 		goto out;
 	for (int b = 0; b < nb; b++) {
 		block_use_def(f, &f->blocks.data[b], use + (size_t)b * nw, def + (size_t)b * nw);
-		for (int s = 0; s < 2; s++)
+		for (int s = 0; s < 3; s++)
 			if (f->blocks.data[b].succ[s] >= 0)
 				npred[f->blocks.data[b].succ[s]]++;
 	}
@@ -82,11 +84,14 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 		predoff[b + 1] = predoff[b] + npred[b];
 	memset(npred, 0, sizeof(int) * nb);
 	for (int b = 0; b < nb; b++)
-		for (int s = 0; s < 2; s++) {
+		for (int s = 0; s < 3; s++) {
 			int t = f->blocks.data[b].succ[s];
 			if (t >= 0)
 				preds[predoff[t] + npred[t]++] = b;
 		}
+	for (size_t v = 0; v < f->vregs.len; v++)
+		if (f->vregs.data[v].cls != MR_S)
+			lanemask[v >> 6] |= 1ull << (v & 63);
 	int nwork = 0;
 	for (int b = 0; b < nb; b++)
 		work[nwork++] = b, inwork[b] = 1;
@@ -95,12 +100,15 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 		inwork[b] = 0;
 		uint64_t *out = lv->live_out + (size_t)b * nw, *in = lv->live_in + (size_t)b * nw;
 		const MBlock *bl = &f->blocks.data[b];
-		for (int s = 0; s < 2; s++) {
+		for (int s = 0; s < 3; s++) {
 			int t = bl->succ[s];
 			if (t < 0)
 				continue;
+			/* succ[2] is where parked lanes resume: only their per-lane
+			 * (VGPR/AGPR) values travel that way; SGPRs follow the
+			 * machine edges. */
 			for (int w = 0; w < nw; w++)
-				out[w] |= lv->live_in[(size_t)t * nw + w];
+				out[w] |= lv->live_in[(size_t)t * nw + w] & (s == 2 ? lanemask[w] : ~0ull);
 		}
 		int changed = 0;
 		for (int w = 0; w < nw; w++) {
@@ -130,8 +138,9 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 				int v = mi->vr[k];
 				if (!lv_test(tmp, v)) { /* dead def still occupies registers */
 					add_demand(&across, &f->vregs.data[v], 1);
-				} else if (!(mi->flags & MI_PARTIAL) && mi->sub[k] == 0 &&
-					   mi->in.ops[k].count == f->vregs.data[v].size) {
+				} else if (!(mi->flags & MI_PARTIAL) &&
+					   ((mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size) ||
+					    (k == 0 && (mi->flags & MI_DEFALL)))) {
 					tmp[v >> 6] &= ~(1ull << (v & 63));
 					add_demand(&cur, &f->vregs.data[v], -1);
 				}
@@ -152,7 +161,7 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 	}
 	rc = 0;
 out:
-	free(use), free(def), free(tmp), free(npred), free(predoff), free(preds), free(work), free(inwork);
+	free(use), free(def), free(tmp), free(lanemask), free(npred), free(predoff), free(preds), free(work), free(inwork);
 	if (rc)
 		liveness_free(lv);
 	return rc;

@@ -354,6 +354,10 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d)
 				e = lower_copy(&out, &mi);
 			else if (mi.in.op == MOP_LABEL)
 				continue;
+			else if ((mi.in.op == ISA_S_MOV_B32 || mi.in.op == ISA_V_MOV_B32 || mi.in.op == ISA_S_MOV_B64) &&
+				 mi.in.ops[0].kind == mi.in.ops[1].kind && mi.in.ops[0].reg == mi.in.ops[1].reg &&
+				 mi.in.ops[0].kind != ISA_K_SPECIAL && mi.in.ops[0].kind != ISA_K_CONST)
+				continue; /* the allocator made a copy vanish */
 			else
 				e = push_insn(&out, &mi);
 			if (e) {

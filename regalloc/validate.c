@@ -39,7 +39,7 @@ static int32_t meet(int32_t a, int32_t b)
 }
 
 /* Runs one block from state st (modified).  Returns 0, or -1 with err. */
-static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, StrBuf *err)
+static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, StrBuf *err, int check)
 {
 	const MBlock *bl = &f->blocks.data[b];
 	for (int i = bl->first; i < bl->last; i++) {
@@ -64,7 +64,7 @@ static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, St
 				/* A partial/tied def reads its old value, which may be
 				 * undefined on the first write: only check real reads. */
 				bool soft = mi_is_def(mi, k);
-				if (got != want && got != H_UNDEF && !(soft && got < 0)) {
+				if (check && got != want && got != H_UNDEF && got != H_UNSEEN && !(soft && got < 0)) {
 					if (err) {
 						sb_printf(err, "insn %d: operand %d reads %%%d[%d] from %c%d, which holds ", i,
 							  k, v, mi->sub[k] + j, "sva"[cls], r);
@@ -129,19 +129,21 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	 * number of times). */
 	int nw = 0;
 	work[nw++] = 0, inwork[0] = 1;
+	(void)0;
 	while (nw) {
 		int b = work[--nw];
 		inwork[b] = 0;
 		memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
-		if (run_block(f, phys, b, cur, err))
-			goto out;
-		for (int s = 0; s < 2; s++) {
+		run_block(f, phys, b, cur, err, 0);
+		for (int s = 0; s < 3; s++) {
 			int t = f->blocks.data[b].succ[s];
 			if (t < 0)
 				continue;
 			int32_t *ti = in + (size_t)t * NSLOT;
 			int changed = 0;
-			for (int k = 0; k < NSLOT; k++) {
+			/* succ[2]: parked lanes resume there; only their VGPR/AGPR
+			 * values travel along it. */
+			for (int k = s == 2 ? NS : 0; k < NSLOT; k++) {
 				int32_t m = meet(ti[k], cur[k]);
 				if (m != ti[k])
 					ti[k] = m, changed = 1;
@@ -149,6 +151,13 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 			if (changed && !inwork[t])
 				work[nw++] = t, inwork[t] = 1;
 		}
+	}
+	/* Check with the final states only: during the iteration a block may
+	 * run before all its predecessors have been seen. */
+	for (int b = 0; b < nb; b++) {
+		memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
+		if (run_block(f, phys, b, cur, err, 1))
+			goto out;
 	}
 	rc = 0;
 out:

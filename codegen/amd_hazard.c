@@ -1,0 +1,63 @@
+/* amd_hazard.c — wait states the hardware does not provide by itself.
+ *
+ * Only hazards the code generator can currently produce are handled
+ * (/work/shared/notes/amd-isa.md §9):
+ *   gfx942: a transcendental result used by the next VALU needs one wait
+ *           state (s_nop 0 after every transcendental);
+ *   gfx1100: VALU use of a transcendental result (VALUTransUseHazard):
+ *           s_delay_alu instid0(TRANS32_DEP_1) before the next instruction
+ *           makes it wait for the result.
+ * MFMA/WMMA, DPP, lane-select and VALU-SGPR->VMEM hazards cannot arise yet
+ * (no such instructions/patterns are generated); see docs/amd-backend.md. */
+#include "amd.h"
+
+static bool is_trans(unsigned op)
+{
+	switch (op) {
+	case ISA_V_EXP_F32: case ISA_V_LOG_F32: case ISA_V_RCP_F32: case ISA_V_RSQ_F32: case ISA_V_SQRT_F32:
+	case ISA_V_SIN_F32: case ISA_V_COS_F32: case ISA_V_RCP_IFLAG_F32:
+	case ISA_V_EXP_F16: case ISA_V_LOG_F16: case ISA_V_RCP_F16: case ISA_V_SQRT_F16: case ISA_V_RSQ_F16:
+		return true;
+	}
+	return false;
+}
+
+int amd_hazard(MFunc *mf, Diag *d)
+{
+	ta_target t = ISA_TARGET(mf->target);
+	if (t != TA_TARGET_GFX942 && t != TA_TARGET_GFX1100)
+		return 0;
+	MInstVec out = {0};
+	for (size_t b = 0; b < mf->blocks.len; b++) {
+		MBlock *bl = &mf->blocks.data[b];
+		int first = (int)out.len;
+		for (int i = bl->first; i < bl->last; i++) {
+			if (vec_push(&out, mf->insns.data[i]))
+				goto oom;
+			if (!is_trans(mf->insns.data[i].in.op))
+				continue;
+			MInst w;
+			memset(&w, 0, sizeof w);
+			if (t == TA_TARGET_GFX942) {
+				isa_insn_init(&w.in, ISA_S_NOP);
+				w.in.nops = 1;
+				w.in.ops[0] = isa_imm(0);
+			} else {
+				isa_insn_init(&w.in, ISA_S_DELAY_ALU);
+				w.in.nops = 1;
+				w.in.ops[0] = isa_imm(5); /* instid0(TRANS32_DEP_1) */
+			}
+			if (vec_push(&out, w))
+				goto oom;
+		}
+		bl->first = first;
+		bl->last = (int)out.len;
+	}
+	vec_free(&mf->insns);
+	mf->insns = out;
+	return 0;
+oom:
+	vec_free(&out);
+	diag_error(d, "out of memory in hazard pass");
+	return -1;
+}
