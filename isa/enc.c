@@ -242,6 +242,32 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	}
 	if (fmt == ISA_FMT_VOPD && ISA_IS_W64(t))
 		return "instruction requires wavesize=32";
+	if (fmt == ISA_FMT_VOPD) {
+		/* Register-bank rules of dual issue: src0s and vsrc1s in different banks (reg % 4),
+		 * one destination even and the other odd. */
+		int nx = n - isa_sig(t, in->op_y, sig + n), src0[2] = {-1, -1}, src1[2] = {-1, -1};
+		for (int i = 0; i < n; i++) {
+			int h = i >= nx, first = h ? nx : 0;
+			unsigned r = SIG_ROLE(sig[i]);
+			const IsaOperand *o = &in->ops[i];
+			if (r == ISA_R_VS && o->kind == ISA_K_VGPR && i == first + 1)
+				src0[h] = o->reg;
+			else if (r == ISA_R_VV)
+				src1[h] = o->reg;
+		}
+		if (src0[0] >= 0 && src0[1] >= 0 && src0[0] % 4 == src0[1] % 4) {
+			*bad = nx + 1;
+			return "src0 operands must use different VGPR banks";
+		}
+		if (src1[0] >= 0 && src1[1] >= 0 && src1[0] % 4 == src1[1] % 4) {
+			*bad = nx + 2;
+			return "src1 operands must use different VGPR banks";
+		}
+		if ((in->ops[0].reg & 1) == (in->ops[nx].reg & 1)) {
+			*bad = nx;
+			return "one dst register must be even and the other odd";
+		}
+	}
 	const IsaOpInfo *oi = &isa_ops[in->op];
 	const IsaMods *m = &in->mod;
 	if ((oi->flags & ISA_F_NOMODS) && (m->neg || m->abs || m->clamp || m->omod))
@@ -553,16 +579,24 @@ int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 	case ISA_FMT_VOPD: {
 		uint16_t sy[ISA_MAX_SIG];
 		int nx = n, ny = isa_sig(t, in->op_y, sy);
-		const IsaOperand *y = o + nx;
-		unsigned opy = (unsigned)isa_ops[in->op_y].opc[ti];
-		unsigned sx0 = scode(&e, &o[1]), vx1 = nx > 2 ? o[2].reg : 0;
-		unsigned sy0 = scode(&e, &y[1]), vy1 = ny > 2 ? y[2].reg : 0;
-		if ((y[0].reg & 1) == (o[0].reg & 1)) {
-			diag_error(d, "invalid VOPD: one dst register must be even and the other odd");
-			return -1;
+		unsigned opy = (unsigned)isa_ops[in->op_y].opc[ti], f[2][3] = {{0, 0, 0}, {0, 0, 0}};
+		for (int h = 0; h < 2; h++) { /* dst, src0, vsrc1 of each half */
+			const IsaOperand *x = h ? o + nx : o;
+			const uint16_t *sg = h ? sy : sig;
+			for (int i = 0; i < (h ? ny : nx); i++) {
+				unsigned r = SIG_ROLE(sg[i]);
+				if (i == 0)
+					f[h][0] = x[i].reg;
+				else if (r == ISA_R_VS)
+					f[h][1] = scode(&e, &x[i]);
+				else if (r == ISA_R_VV)
+					f[h][2] = x[i].reg;
+				else if (r == ISA_R_K32)
+					scode(&e, &x[i]);
+			}
 		}
-		uint32_t w0 = 0xC8000000u | op << 22 | opy << 17 | vx1 << 9 | sx0;
-		uint32_t w1 = (uint32_t)o[0].reg << 24 | (uint32_t)(y[0].reg >> 1) << 17 | vy1 << 9 | sy0;
+		uint32_t w0 = 0xC8000000u | op << 22 | opy << 17 | f[0][2] << 9 | f[0][1];
+		uint32_t w1 = f[0][0] << 24 | (f[1][0] >> 1) << 17 | f[1][2] << 9 | f[1][1];
 		return finish(&e, out, w0, 1, w1, 1, d);
 	}
 	case ISA_FMT_DS: {

@@ -313,7 +313,8 @@ for n, sig, f in [("v_dual_fmac_f32", "vd1 vs1 vv1", "TIED"), ("v_dual_mul_f32",
                   ("v_dual_dot2acc_f32_f16", "vd1 vs1 vv1", "TIED"),
                   ("v_dual_dot2acc_f32_bf16", "vd1 vs1 vv1", "TIED"),
                   ("v_dual_add_nc_u32", "vd1 vs1 vv1", "VOPDY"), ("v_dual_lshlrev_b32", "vd1 vs1 vv1", "VOPDY"),
-                  ("v_dual_and_b32", "vd1 vs1 vv1", "VOPDY")]:
+                  ("v_dual_and_b32", "vd1 vs1 vv1", "VOPDY"),
+                  ("v_dual_fmaak_f32", "vd1 vs1 vv1 k32", ""), ("v_dual_fmamk_f32", "vd1 vs1 k32 vv1", "")]:
     E("-/" + n, "-", "VOPD", sig, "F32", "VALU " + f)
 
 # --- DS ---

@@ -68,6 +68,10 @@ static const struct {
 	{"gfx90a", "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]\n", ":1:1: error: ",
 	 "instruction not supported on this GPU"},
 	{"gfx1100", "v_add_f32 v0, v1, v2 neg_lo:[1,0\n", ":1:", "error: "},
+	{"gfx1100", "v_dual_mul_f32 v0, v1, v2 :: v_dual_add_f32 v3, v5, v6\n", ":1:1: error: ",
+	 "src0 operands must use different VGPR banks"},
+	{"gfx1100", "v_dual_mul_f32 v0, v1, v2 :: v_dual_add_f32 v2, v4, v7\n", ":1:1: error: ",
+	 "one dst register must be even and the other odd"},
 };
 
 Test(isa_cli, invalid_assembly)

@@ -52,7 +52,8 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 		/* X = op, Y = v_dual_mov_b32 or v_dual_add_nc_u32 (var 1). */
 		in->op_y = var ? ISA_V_DUAL_ADD_NC_U32 : ISA_V_DUAL_MOV_B32;
 		for (int i = 0; i < n; i++)
-			in->ops[i] = isa_vgpr(i == 0 ? 10 : i == 1 ? 21 : 32 + var, 1);
+			in->ops[i] = (sig[i] >> 8) == ISA_R_K32 ? (IsaOperand){ISA_K_LIT, 1, 0, 0x41000000, 0, 0}
+								: isa_vgpr(i == 0 ? 10 : i == 1 ? 21 : 32 + var, 1);
 		if (var && n > 1)
 			in->ops[1] = isa_const_u32(ISA_TY_F32, 0x3f800000);
 		uint16_t sy[ISA_MAX_SIG];
