@@ -30,8 +30,10 @@
  *   - grid from sm90_grid, block (threads, 1, 1), dynamic shared memory
  *     smem_bytes (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first);
  *   - row strides of tensor-map tensors must be multiples of 16 bytes
- *     (K % 8 == 0 for K-major operands, N % 8 == 0 for an [K, N] B):
- *     sm90_check_shapes reports a violation before launch.
+ *     (K % 8 == 0 for K-major operands, N % 8 == 0 for an [K, N] B) and N
+ *     must be even (C is stored in aligned column pairs):
+ *     sm90_check_shapes reports a violation before launch, and launchers
+ *     then use the generic entry, which takes any size.
  */
 #ifndef TILEASM_PTX_SM90_H
 #define TILEASM_PTX_SM90_H

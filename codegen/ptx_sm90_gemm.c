@@ -10,8 +10,8 @@
  *                   128x256 tile (128 f32 accumulators per thread), issues
  *                   4 x wgmma m64n256k16 per k-step, keeps one wgmma group in
  *                   flight and releases a stage one k-step late, then writes
- *                   its rows of C (packed 2-element stores on full tiles,
- *                   per-element guarded stores on edge tiles).
+ *                   its rows of C (packed column-pair stores, each
+ *                   predicated on M and N).
  * The ring's stage/parity counters run on across tiles, so the producer
  * loads the next tile while the consumers are in the epilogue.
  *
@@ -291,6 +291,8 @@ const char *sm90_check_shapes(const Sm90Launch *l, int64_t M, int64_t N, int64_t
 		return "a size exceeds 2^31-1";
 	if (K % 8 != 0)
 		return "the sm_90a GEMM path needs K % 8 == 0 (TMA row strides are multiples of 16 bytes)";
+	if (N % 2 != 0)
+		return "the sm_90a GEMM path needs an even N (C is written in aligned column pairs)";
 	if (!l->b_kmajor && N % 8 != 0)
 		return "the sm_90a GEMM path needs N % 8 == 0 for a [K, N] B (TMA row strides are multiples of 16 bytes)";
 	return NULL;
@@ -495,12 +497,15 @@ static void emit_consumer_mainloop(const Sm90Gemm *g, StrBuf *o)
 }
 
 /* Epilogue.  Accumulator i of lane l in warp w of the warpgroup holds
- * row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1). */
+ * row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1).
+ * Elements go out in column pairs (one packed store each).  N is even
+ * (sm90_check_shapes), so a pair is either wholly inside or wholly outside
+ * the matrix: one predicate per pair and row covers full and edge tiles
+ * alike, and keeps the entry small (the driver JIT time grows with it). */
 static void emit_epilogue(const Sm90Gemm *g, StrBuf *o)
 {
 	int esz = dtype_bytes((DType)g->out_dtype);
 	const char *cvt2 = g->out_dtype == DT_BF16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32";
-	const char *cvt1 = g->out_dtype == DT_BF16 ? "cvt.rn.bf16.f32" : "cvt.rn.f16.f32";
 	sb_printf(o,
 		"$C_EPI:\n"
 		"\tadd.u32 %%row, %%m0, %%row_in;\n"
@@ -510,50 +515,28 @@ static void emit_epilogue(const Sm90Gemm *g, StrBuf *o)
 		"\tadd.s64 %%ra, %%ra, %%rb;\n"
 		"\tmad.lo.s64 %%ptr, %%ra, %d, %%pC;\n"
 		"\tadd.s64 %%ptr8, %%ptr, %%row8;\n"
-		/* Full tile and an even N (aligned pairs): unguarded stores. */
-		"\tadd.u32 %%t0, %%m0, %d;\n"
-		"\tsetp.le.u32 %%p0, %%t0, %%M;\n"
-		"\tadd.u32 %%t0, %%n0, %d;\n"
-		"\tsetp.le.and.u32 %%p0, %%t0, %%N, %%p0;\n"
-		"\tand.pred %%p0, %%p0, %%neven;\n"
-		"\t@!%%p0 bra $C_EDGE;\n",
-		esz, BM, BN);
+		"\tsub.s32 %%rlim, %%M, %%row;\n"
+		"\tsub.s32 %%clim, %%N, %%col;\n"
+		"\tsetp.gt.s32 %%pr0, %%rlim, 0;\n"
+		"\tsetp.gt.s32 %%pr8, %%rlim, 8;\n",
+		esz);
 	for (int j = 0; j < BN / 8; j++) {
 		int f = 4 * j;
+		sb_printf(o,
+			"\tsetp.gt.s32 %%pc, %%clim, %d;\n"
+			"\tand.pred %%pe, %%pc, %%pr0;\n"
+			"\tand.pred %%pe8, %%pc, %%pr8;\n",
+			8 * j);
 		if (g->out_dtype == DT_F32) {
-			sb_printf(o, "\tst.global.v2.f32 [%%ptr+%d], {%%f%d, %%f%d};\n", 32 * j, f, f + 1);
-			sb_printf(o, "\tst.global.v2.f32 [%%ptr8+%d], {%%f%d, %%f%d};\n", 32 * j, f + 2, f + 3);
+			sb_printf(o, "\t@%%pe st.global.v2.f32 [%%ptr+%d], {%%f%d, %%f%d};\n", 32 * j, f, f + 1);
+			sb_printf(o, "\t@%%pe8 st.global.v2.f32 [%%ptr8+%d], {%%f%d, %%f%d};\n", 32 * j, f + 2, f + 3);
 		} else {
-			sb_printf(o, "\t%s %%h2a, %%f%d, %%f%d;\n\tst.global.b32 [%%ptr+%d], %%h2a;\n", cvt2, f + 1, f,
-				  16 * j);
-			sb_printf(o, "\t%s %%h2b, %%f%d, %%f%d;\n\tst.global.b32 [%%ptr8+%d], %%h2b;\n", cvt2, f + 3,
-				  f + 2, 16 * j);
+			sb_printf(o, "\t%s %%h2a, %%f%d, %%f%d;\n\t@%%pe st.global.b32 [%%ptr+%d], %%h2a;\n", cvt2, f + 1,
+				  f, 16 * j);
+			sb_printf(o, "\t%s %%h2b, %%f%d, %%f%d;\n\t@%%pe8 st.global.b32 [%%ptr8+%d], %%h2b;\n", cvt2,
+				  f + 3, f + 2, 16 * j);
 		}
 	}
-	/* Edge tile: each element checked against M and N. */
-	sb_puts(o,
-		"\tbra $C_NEXT;\n"
-		"$C_EDGE:\n"
-		"\tsub.s32 %rlim, %M, %row;\n"
-		"\tsub.s32 %clim, %N, %col;\n"
-		"\tsetp.gt.s32 %pr0, %rlim, 0;\n"
-		"\tsetp.gt.s32 %pr8, %rlim, 8;\n");
-	for (int j = 0; j < BN / 8; j++)
-		for (int e = 0; e < 2; e++) {
-			int c = 8 * j + e, off = c * esz;
-			sb_printf(o, "\tsetp.gt.s32 %%pc, %%clim, %d;\n", c);
-			for (int h = 0; h < 2; h++) {
-				int f = 4 * j + 2 * h + e;
-				const char *pr = h ? "%pr8" : "%pr0", *ptr = h ? "%ptr8" : "%ptr";
-				sb_printf(o, "\tand.pred %%pe, %%pc, %s;\n", pr);
-				if (g->out_dtype == DT_F32)
-					sb_printf(o, "\t@%%pe st.global.f32 [%s+%d], %%f%d;\n", ptr, off, f);
-				else
-					sb_printf(o, "\t%s %%h1, %%f%d;\n\t@%%pe st.global.b16 [%s+%d], %%h1;\n", cvt1, f, ptr,
-						  off);
-			}
-		}
-	sb_puts(o, "$C_NEXT:\n");
 }
 
 static void emit_consumer(const Sm90Gemm *g, StrBuf *o)
@@ -579,8 +562,6 @@ static void emit_consumer(const Sm90Gemm *g, StrBuf *o)
 		"\tld.param.u64 %%pC, [p%d];\n"
 		"\tcvta.to.global.u64 %%pC, %%pC;\n"
 		"\tmul.wide.u32 %%row8, %%N, %d;\n"
-		"\tand.b32 %%t0, %%N, 1;\n"
-		"\tsetp.eq.u32 %%neven, %%t0, 0;\n"
 		"\tmov.u32 %%stage, 0;\n"
 		"\tmov.u32 %%phase, 0;\n"
 		"\tmov.u32 %%tile, %%ctaid.x;\n"
@@ -622,12 +603,11 @@ void sm90_gemm_emit(const Module *m, const Sm90Gemm *g, StrBuf *o)
 	}
 	sb_printf(o, ")\n.maxntid %d, 1, 1\n.minnctapersm 1\n{\n", THREADS);
 	sb_puts(o,
-		"\t.reg .pred %p0, %p1, %pw, %pd, %ptrue, %plead, %neven, %pr0, %pr8, %pc, %pe;\n"
+		"\t.reg .pred %p0, %p1, %pw, %pd, %ptrue, %plead, %pr0, %pr8, %pc, %pe, %pe8;\n"
 		"\t.reg .b32 %thr, %wg, %tw, %cw, %M, %N, %K, %KT, %tiles_m, %tiles_n, %ntiles, %per_group, %nct;\n"
 		"\t.reg .b32 %base, %base_a, %base_b, %bars, %stage, %phase, %tile, %grp, %gin, %gm, %tm, %tn;\n"
 		"\t.reg .b32 %m0, %n0, %kt, %k0, %fb, %eb, %prev_eb, %sa, %sb, %row_in, %col_in, %row, %col;\n"
 		"\t.reg .b32 %rlim, %clim, %t0, %t1, %t2, %t3, %h2a, %h2b;\n"
-		"\t.reg .b16 %h1;\n"
 		"\t.reg .b64 %tmA, %tmB, %pC, %ra, %rb, %ptr, %ptr8, %row8;\n"
 		"\t.reg .b64 %da0, %da1, %da2, %da3, %db0, %db1, %db2, %db3;\n"
 		"\t.reg .f32 %f<128>;\n");

@@ -39,8 +39,9 @@ run gemm sm90 M=200 N=136 K=72
 run gemm sm90 M=1 N=8 K=8
 run gemm generic M=200 N=130 K=70
 run gemm_bf16_tn sm90 M=256 N=384 K=96
-run gemm_bf16_tn sm90 M=131 N=77 K=48
-run gemm_bf16_tn generic M=131 N=77 K=45
+run gemm_bf16_tn sm90 M=131 N=78 K=48
+run gemm_bf16_tn generic M=131 N=77 K=48
+run gemm_bf16_tn generic M=131 N=78 K=45
 
 echo "== memory-bound and attention kernels (generic path), tileasm run --bench"
 bench() { # example, args...
