@@ -497,10 +497,13 @@ int main(int argc, char **argv)
 		}
 	ragged(&cases[1], 131, 78, 48); /* N % 8 != 0: only the A B^T form allows it */
 
-	printf("-- speed (median of batches; tileasm and cuBLAS interleaved) --\n");
-	for (int i = 0; i < 2; i++) {
-		bench_size(&cases[i], 4096, quick);
-		bench_size(&cases[i], 8192, quick);
+	/* Twice, so the spread between two identical measurements is visible. */
+	for (int round = 1; round <= (quick ? 1 : 2); round++) {
+		printf("-- speed, round %d (median of batches; tileasm and cuBLAS interleaved) --\n", round);
+		for (int i = 0; i < 2; i++) {
+			bench_size(&cases[i], 4096, quick);
+			bench_size(&cases[i], 8192, quick);
+		}
 	}
 	/* Copy bandwidth: the ceiling for softmax/rmsnorm (bytes read + written). */
 	{
