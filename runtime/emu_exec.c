@@ -17,7 +17,6 @@
 
 #include "dtype.h"
 #include "emu_impl.h"
-#include "isa_impl.h"
 
 void emu_pending_read(EmuDevice *dev, EmuWave *w, int insn, int file, int r);
 
@@ -30,12 +29,12 @@ static int access_of(const uint16_t *sig, int ns, int j, uint32_t flags)
 {
 	if (j >= ns)
 		return 0;
-	int r = SIG_ROLE(sig[j]);
+	int r = ISA_SIG_ROLE(sig[j]);
 	switch (r) {
 	case ISA_R_SD: case ISA_R_VD: case ISA_R_AVD: case ISA_R_AD: case ISA_R_WD:
 		return WR | (j == 0 && (flags & ISA_F_TIED) ? RD : 0);
 	case ISA_R_LM:
-		if (j == 0 || (j == 1 && SIG_ROLE(sig[0]) == ISA_R_VD))
+		if (j == 0 || (j == 1 && ISA_SIG_ROLE(sig[0]) == ISA_R_VD))
 			return WR;
 		return RD;
 	case ISA_R_SS: case ISA_R_VS: case ISA_R_VV: case ISA_R_AVS: case ISA_R_AS: case ISA_R_WV:
@@ -1533,7 +1532,7 @@ static const IsaOperand *op_role(const EmuDevice *dev, const IsaInsn *in, int ro
 	uint16_t sig[ISA_MAX_SIG];
 	int n = isa_sig(dev->wt, in->op, sig);
 	for (int j = 0; j < n && j < in->nops; j++)
-		if (SIG_ROLE(sig[j]) == role && nth-- == 0)
+		if (ISA_SIG_ROLE(sig[j]) == role && nth-- == 0)
 			return &in->ops[j];
 	return NULL;
 }

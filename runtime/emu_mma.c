@@ -11,8 +11,11 @@
  *
  * WMMA (16x16x16): lane l holds row l % 16 of A and column l % 16 of B (the
  * upper lanes duplicate the lower ones; lanes 0-15 are read).  D register i
- * of lane l is row 2i + (l / 16) % 2 (+8 for lanes 32-63 in wave64), column
- * l % 16.  f16/bf16 results use the half op_sel[2] selects. */
+ * of lane l is row i * (L / 16) + l / 16, column l % 16: wave32 rows 2i and
+ * 2i + 1, wave64 rows 4i .. 4i + 3 in its four 16-lane groups (RDNA3 ISA
+ * §7.9 "Wave Matrix Multiply Accumulate"; AMD's matrix instruction
+ * calculator, -a rdna3 -w 64 --matrix-layout, prints the same table).
+ * f16/bf16 results use the half op_sel[2] selects. */
 #include <math.h>
 #include <string.h>
 
@@ -192,7 +195,7 @@ static int wmma_exec(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 	static uint32_t out[8][64];
 	for (int r = 0; r < nd; r++)
 		for (int l = 0; l < L; l++) {
-			int row = 2 * r + (l / 16) % 2 + (l >= 32 ? 8 : 0), col = l % 16;
+			int row = r * (L / 16) + l / 16, col = l % 16;
 			double acc = 0;
 			int64_t iacc = 0;
 			for (int k = 0; k < 16; k++) {
