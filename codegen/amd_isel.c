@@ -354,6 +354,16 @@ static bool salu_capable(const SInst *in)
 	}
 }
 
+/* SIMT registers an instruction defines: dst..dst+n-1. */
+static int dst_count(const SInst *in)
+{
+	if (in->op == SI_MMA)
+		return 4;
+	if (in->op == SI_LD && in->vec > 1)
+		return in->vec;
+	return 1;
+}
+
 static void analyze(Isel *s)
 {
 	const SimtFunc *sf = s->sf;
@@ -369,7 +379,7 @@ static void analyze(Isel *s)
 		if (in->op == SI_LABEL)
 			label_pos[in->imm] = i;
 		if (in->dst >= 0) {
-			int cnt = in->op == SI_MMA ? 4 : 1;
+			int cnt = dst_count(in);
 			for (int k = 0; k < cnt; k++)
 				s->ndefs[in->dst + k]++;
 		}
@@ -425,7 +435,7 @@ static void analyze(Isel *s)
 			const SInst *in = &sf->code.data[i];
 			if (in->dst < 0)
 				continue;
-			int cnt = in->op == SI_MMA ? 4 : 1;
+			int cnt = dst_count(in);
 			bool u = depth == 0 && in->guard < 0 && salu_capable(in);
 			if (u) {
 				int ops[3] = {in->a, in->b, in->c};
@@ -601,11 +611,24 @@ static void sel_add64(Isel *s, Val d, Val a, Val b, bool sub, bool uni)
 	for (int k = 0; k < 2; k++)
 		if (vcls(s, src2[k]) == MR_S || (src2[k].kind == VK_CONST && !is_inline(ISA_TY_B32, src2[k].bits)))
 			src2[k] = to_vgpr(s, src2[k]);
-	valu(s, sub ? ISA_V_SUBB_CO_U32 : ISA_V_ADDC_CO_U32, 2, defs2, 3, src2);
+	MInst *m2 = valu(s, sub ? ISA_V_SUBB_CO_U32 : ISA_V_ADDC_CO_U32, 2, defs2, 3, src2);
+	m2->flags |= MI_EARLY;
 }
 
 static void sel_mul64(Isel *s, const SInst *in, Val d)
 {
+	/* By a power-of-two constant (element sizes): a shift. */
+	for (int side = 0; side < 2; side++) {
+		int cr = side ? in->a : in->b, xr = side ? in->b : in->a;
+		int k = s->isconst[cr] ? log2_exact(s->cval[cr]) : -1;
+		if (k < 0 || k > 31)
+			continue;
+		if (s->uni[in->dst])
+			salu2(s, ISA_S_LSHL_B64, d, opnd_all(s, xr), cst((uint32_t)k));
+		else
+			valu2(s, ISA_V_LSHLREV_B64, d, cst((uint32_t)k), opnd_all(s, xr));
+		return;
+	}
 	Val a = opnd_all(s, in->a), b = opnd_all(s, in->b);
 	int dv = d.vreg;
 	bool alias = (a.kind == VK_REG && a.vreg == dv) || (b.kind == VK_REG && b.vreg == dv);
@@ -861,6 +884,7 @@ static unsigned global_load_op(int bytes, bool sgn)
 	case 1: return sgn ? ISA_GLOBAL_LOAD_SBYTE : ISA_GLOBAL_LOAD_UBYTE;
 	case 2: return sgn ? ISA_GLOBAL_LOAD_SSHORT : ISA_GLOBAL_LOAD_USHORT;
 	case 8: return ISA_GLOBAL_LOAD_DWORDX2;
+	case 16: return ISA_GLOBAL_LOAD_DWORDX4;
 	default: return ISA_GLOBAL_LOAD_DWORD;
 	}
 }
@@ -870,6 +894,7 @@ static unsigned global_store_op(int bytes)
 	case 1: return ISA_GLOBAL_STORE_BYTE;
 	case 2: return ISA_GLOBAL_STORE_SHORT;
 	case 8: return ISA_GLOBAL_STORE_DWORDX2;
+	case 16: return ISA_GLOBAL_STORE_DWORDX4;
 	default: return ISA_GLOBAL_STORE_DWORD;
 	}
 }
@@ -879,6 +904,7 @@ static unsigned ds_load_op(int bytes, bool sgn)
 	case 1: return sgn ? ISA_DS_READ_I8 : ISA_DS_READ_U8;
 	case 2: return sgn ? ISA_DS_READ_I16 : ISA_DS_READ_U16;
 	case 8: return ISA_DS_READ_B64;
+	case 16: return ISA_DS_READ_B128;
 	default: return ISA_DS_READ_B32;
 	}
 }
@@ -888,6 +914,7 @@ static unsigned ds_store_op(int bytes)
 	case 1: return ISA_DS_WRITE_B8;
 	case 2: return ISA_DS_WRITE_B16;
 	case 8: return ISA_DS_WRITE_B64;
+	case 16: return ISA_DS_WRITE_B128;
 	default: return ISA_DS_WRITE_B32;
 	}
 }
@@ -899,7 +926,13 @@ static void sel_ld(Isel *s, const SInst *in)
 	int bytes = dtype_bytes_of(in->type);
 	bool sgn = signed_small(in->type);
 	int n = bytes == 8 ? 2 : 1;
+	int vec = in->vec > 1 ? in->vec : 1;
 	Val d = dst_of(s, in->dst, 0, n);
+	if (vec > 1) { /* one wide load into a tuple, then moves to the SIMT registers */
+		bytes = 4 * vec;
+		n = vec;
+		d = reg(newv(s, MR_V, vec), 0, vec);
+	}
 	if (in->sub == SP_GLOBAL) {
 		GAddr g = global_addr(s, in->a, in->imm);
 		MInst *mi = emit(s, global_load_op(bytes, sgn), 1);
@@ -933,13 +966,27 @@ static void sel_ld(Isel *s, const SInst *in)
 			mi->flags |= MI_PARTIAL;
 	} else {
 		unsupported(s, "local (per-thread array) memory");
+		return;
 	}
+	for (int k = 0; k < vec && vec > 1; k++)
+		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + k, 0, 1), reg(d.vreg, k, 1));
 }
 
 static void sel_st(Isel *s, const SInst *in)
 {
 	int bytes = dtype_bytes_of(in->type);
-	Val v = to_vgpr(s, opnd_all(s, in->b));
+	Val v;
+	if (in->vec > 1) { /* gather the SIMT registers into one tuple */
+		bytes = 4 * in->vec;
+		v = reg(newv(s, MR_V, in->vec), 0, in->vec);
+		for (int k = 0; k < in->vec; k++) {
+			MInst *mi = valu1(s, ISA_V_MOV_B32, reg(v.vreg, k, 1), opnd(s, in->b + k, 0));
+			if (!k)
+				mi->flags |= MI_DEFALL;
+		}
+	} else {
+		v = to_vgpr(s, opnd_all(s, in->b));
+	}
 	if (in->sub == SP_GLOBAL) {
 		GAddr g = global_addr(s, in->a, in->imm);
 		MInst *mi = emit(s, in->op == SI_ATOM_ADD ? (in->type == DT_F32 ? ISA_GLOBAL_ATOMIC_ADD_F32
@@ -1665,8 +1712,11 @@ static void sel_inst(Isel *s, int i)
 	if (guarded) {
 		for (size_t k = before; k < s->mf->insns.len; k++) {
 			MInst *mk = &s->mf->insns.data[k];
-			if (in->dst >= 0 && mk->ndef && (mk->vmask & 1) && mk->vr[0] == s->vr[in->dst])
-				mk->flags |= MI_PARTIAL;
+			if (in->dst < 0 || !mk->ndef || !(mk->vmask & 1))
+				continue;
+			for (int r = 0; r < dst_count(in); r++)
+				if (mk->vr[0] == s->vr[in->dst + r])
+					mk->flags |= MI_PARTIAL;
 		}
 		MInst *mi = emit(s, lmop(s, ISA_S_MOV_B32, ISA_S_MOV_B64), 1);
 		mi_phys(mi, 0, exec_op(s));

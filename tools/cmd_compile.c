@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "amd.h"
 #include "cli.h"
 #include "ptx.h"
 #include "target.h"
@@ -91,6 +92,62 @@ static int compile_ptx(const Module *m, const Target *t, const char *file, const
 	return rc;
 }
 
+/* --target=gfx1100|gfx90a|gfx942: a code object to -o FILE (default: the
+ * input with .hsaco for .tile); --dump-isa prints the code with encodings
+ * and per-kernel resources, --time-passes the backend's pass times. */
+static int compile_amd(const Module *m, const Target *t, const char *file, const char *out, int dump_isa,
+		       int time_passes)
+{
+	Diag d;
+	diag_init(&d);
+	AmdOutput ao;
+	memset(&ao, 0, sizeof ao);
+	ao.want_listing = dump_isa;
+	int rc = amd_compile(m, t, &ao, &d) ? 1 : 0;
+	fputs(diag_text(&d), stderr);
+	diag_free(&d);
+	if (!rc && dump_isa) {
+		for (int i = 0; i < ao.nkernels; i++) {
+			const AmdKernelInfo *k = &ao.kernels[i];
+			printf("; kernel %s: sgprs %d, vgprs %d, agprs %d, lds %d bytes, scratch %d bytes, "
+			       "waves/SIMD %d (limited by %s), %d instructions, %d bytes\n",
+			       k->name, k->sgprs, k->vgprs, k->agprs, k->lds_bytes, k->scratch_bytes, k->waves,
+			       k->waves_limit ? k->waves_limit : "?", k->ninsns, k->code_bytes);
+		}
+		if (ao.listing.buf)
+			fwrite(ao.listing.buf, 1, ao.listing.len, stdout);
+	}
+	if (!rc && time_passes) {
+		double total = 0;
+		for (int p = 0; p < AMD_PASS_COUNT; p++)
+			total += ao.pass_ms[p];
+		for (int p = 0; p < AMD_PASS_COUNT; p++)
+			fprintf(stderr, "  %-10s %8.3f ms\n", amd_pass_name[p], ao.pass_ms[p]);
+		fprintf(stderr, "  %-10s %8.3f ms\n", "total", total);
+	}
+	if (!rc && (out || !dump_isa)) {
+		char *path = NULL;
+		if (!out) {
+			size_t n = strlen(file);
+			if (n > 5 && !strcmp(file + n - 5, ".tile"))
+				n -= 5;
+			path = malloc(n + 7);
+			if (path) {
+				memcpy(path, file, n);
+				memcpy(path + n, ".hsaco", 7);
+			}
+		}
+		const char *dst = out ? out : path;
+		if (!dst || write_file_atomic(dst, ao.code_object, ao.code_object_len)) {
+			fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", dst ? dst : "?", strerror(errno));
+			rc = 1;
+		}
+		free(path);
+	}
+	amd_output_free(&ao);
+	return rc;
+}
+
 int cli_compile(int argc, char **argv)
 {
 	const char *file = NULL, *target = NULL, *out = NULL, *val;
@@ -166,8 +223,9 @@ int cli_compile(int argc, char **argv)
 	if (target && target_is_nvidia(t.id)) {
 		(void)time_passes;
 		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa);
+	} else if (target && target_is_amd(t.id)) {
+		rc = compile_amd(ta_module_ir(m), &t, file, out, dump_isa, time_passes);
 	} else if (target) {
-		(void)out, (void)dump_isa, (void)time_passes;
 		fprintf(stderr, "tileasm: error: code generation for %s is not available yet\n", target_name(t.id));
 		rc = 2;
 	}
