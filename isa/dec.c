@@ -66,7 +66,7 @@ static IsaOperand from_code(Dec *c, unsigned code, int count, int areg)
 		o.count = (uint8_t)count;
 		return o;
 	}
-	if (code < 106) {
+	if (code < (ISA_TARGET(c->t) == TA_TARGET_GFX1100 ? 106u : 102u)) {
 		o.kind = ISA_K_SGPR;
 		o.reg = (uint16_t)code;
 		o.count = (uint8_t)count;
@@ -458,9 +458,16 @@ static int decode(Dec *c, IsaInsn *in)
 			return -1;
 		uint32_t lit = get32(c->p + len);
 		len += 4;
+		IsaType ty = (IsaType)isa_ops[in->op].type;
+		if ((ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 || ty == ISA_TY_PKI16) && (lit >> 16) &&
+		    !(isa_ops[in->op].flags & ISA_F_MIX))
+			return -1; /* 16-bit literals: llvm ignores the high half; we do not decode such bytes */
 		for (int i = 0; i < in->nops; i++)
-			if (in->ops[i].kind == ISA_K_LIT)
+			if (in->ops[i].kind == ISA_K_LIT) {
 				in->ops[i].imm = (int32_t)lit;
+				if (isa_inline_code(ty, lit) >= 0)
+					return -1; /* an inlinable value as a literal: llvm prints it as the constant */
+			}
 	}
 	return len;
 }

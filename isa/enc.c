@@ -96,6 +96,35 @@ int isa_e64_opcode(ta_target t, IsaFmt fmt, int opc)
 
 /* ---- operand checks -------------------------------------------------- */
 
+/* Which operands of a VALU op are 16-bit values, from its name: v_cvt_<dst>_<src>,
+ * otherwise the source type (packed and dot ops use 32-bit registers). */
+void isa_16bit_operands(const char *name, IsaType ty, int *dst16, int *src16)
+{
+	*dst16 = *src16 = 0;
+	if (!name || strstr(name, "_pk") || strstr(name, "dot2") || strstr(name, "pkrtz"))
+		return;
+	if (!strncmp(name, "v_cvt_", 6)) {
+		const char *d = name + 6, *u = strchr(d, '_');
+		if (!u)
+			return;
+		*dst16 = (u - d == 3 && !strncmp(d + 1, "16", 2));
+		*src16 = strlen(u + 1) == 3 && !strncmp(u + 2, "16", 2);
+		return;
+	}
+	*dst16 = *src16 = ty == ISA_TY_F16 || ty == ISA_TY_B16;
+}
+
+int isa_dpp_ctrl_valid(ta_target t, unsigned c)
+{
+	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100;
+	if (c <= 0xff || (c >= 0x101 && c <= 0x10f) || (c >= 0x111 && c <= 0x11f) || (c >= 0x121 && c <= 0x12f) ||
+	    c == 0x140 || c == 0x141)
+		return 1;
+	if (g11)
+		return (c >= 0x150 && c <= 0x15f) || (c >= 0x160 && c <= 0x16f);
+	return c == 0x130 || c == 0x134 || c == 0x138 || c == 0x13c || c == 0x142 || c == 0x143;
+}
+
 static int reg_ok_align(ta_target t, const IsaOperand *o)
 {
 	if (o->count < 2)
@@ -124,7 +153,7 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 	int reg = k == ISA_K_SGPR || k == ISA_K_VGPR || k == ISA_K_AGPR;
 	if (reg && o->count != cnt && role != ISA_R_FA && role != ISA_R_MVA && role != ISA_R_RSRC && role != ISA_R_FS && role != ISA_R_SB)
 		return "invalid register count for operand";
-	if (reg && o->reg + o->count > (k == ISA_K_SGPR ? 106u : 256u))
+	if (reg && o->reg + o->count > (k == ISA_K_SGPR ? (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 106u : 102u) : 256u))
 		return "register index is out of range";
 	if (reg && !reg_ok_align(t, o))
 		return "invalid register alignment";
@@ -228,7 +257,10 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	}
 	if (in->nops != n)
 		return "invalid number of operands";
-	int e64 = in->enc == ISA_ENC_E64 || fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P;
+	/* VGPR-only sources relax in VOP3 forms of VOP1/VOP2/VOPC ops (gfx11 has some
+	 * only as VOP3, e.g. v_add_co_u32). */
+	int e64 = in->enc == ISA_ENC_E64 ||
+		  (fmt == ISA_FMT_VOP3 && (isa_ops[in->op].fmt[0] == ISA_FMT_VOP2 || isa_ops[in->op].fmt[2] == ISA_FMT_VOP2));
 	int is_fa = 0;
 	for (int i = 0; i < n; i++) {
 		const char *m = check_one(t, sig[i], &in->ops[i], e64,
@@ -272,6 +304,116 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	const IsaMods *m = &in->mod;
 	if ((oi->flags & ISA_F_NOMODS) && (m->neg || m->abs || m->clamp || m->omod))
 		return "not a valid operand: this instruction takes no input/output modifiers";
+	IsaType ty = (IsaType)oi->type;
+	int fp = ty == ISA_TY_F32 || ty == ISA_TY_F16 || ty == ISA_TY_F64 || ty == ISA_TY_PK16;
+	int vop3 = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP;
+	if (vop3 && (m->neg || m->abs || m->omod) && !fp && in->op != ISA_V_CNDMASK_B32)
+		return "not a valid operand: integer instructions take no neg/abs/omod modifiers";
+	if (vop3 && m->clamp && !fp && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_WMMA)) {
+		/* integer clamp means saturation: only arithmetic has it */
+		static const char *const sat[] = {"v_add_co", "v_add_u", "v_add_i", "v_add_nc", "v_addc", "v_sub",
+						  "v_mad_u", "v_mad_i", "v_mul_u32_u24", "v_mul_i32_i24"};
+		const char *nm = oi->name[isa_tidx(t)];
+		int ok = 0;
+		for (size_t i = 0; i < TA_ARRAY_LEN(sat); i++)
+			ok |= !strncmp(nm, sat[i], strlen(sat[i]));
+		if (!ok)
+			return "not a valid operand: clamp";
+	}
+	for (int i = 0; i < n; i++)
+		if (SIG_ROLE(sig[i]) == ISA_R_MSG) {
+			unsigned v = (unsigned)in->ops[i].imm;
+			if (v > (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 3u : 1u))
+				return "unsupported s_sendmsg message (tileasm knows MSG_INTERRUPT"
+				       " and, on gfx11, MSG_HS_TESSFACTOR/MSG_DEALLOC_VGPRS)";
+		}
+	if ((oi->flags & ISA_F_MFMA) && strstr(oi->name[isa_tidx(t)], "f64") && (m->cbsz || m->abid))
+		return "not a valid operand: cbsz/abid on an f64 MFMA";
+	if (fmt == ISA_FMT_VOPC && (m->omod || m->clamp))
+		return "not a valid operand: compares take no clamp/omod";
+	if (fmt == ISA_FMT_VOP2 && in->enc == ISA_ENC_E64 && (oi->flags & ISA_F_RVCC) && m->omod)
+		return "not a valid operand";
+	if (in->enc == ISA_ENC_DPP && !isa_dpp_ctrl_valid(t, m->dpp_ctrl))
+		return "invalid dpp_ctrl value";
+	if (ISA_TARGET(t) == TA_TARGET_GFX1100 && in->enc != ISA_ENC_E64 &&
+	    (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC)) {
+		/* gfx11 16-bit e32/DPP operands address v0-v127 only. */
+		int d16, s16;
+		isa_16bit_operands(oi->name[2], ty, &d16, &s16);
+		for (int i = 0; i < n; i++) {
+			const IsaOperand *o = &in->ops[i];
+			int is_dst = i == 0 && SIG_ROLE(sig[0]) == ISA_R_VD;
+			if (o->kind == ISA_K_VGPR && o->reg + o->count > 128 && (is_dst ? d16 : s16)) {
+				*bad = i;
+				return "invalid register: 16-bit e32 operands must be v0-v127";
+			}
+		}
+	}
+	if ((oi->flags & ISA_F_BRANCH) && fmt == ISA_FMT_SOP1)
+		for (int i = 0; i < n; i++)
+			if (in->ops[i].kind != ISA_K_SGPR) {
+				*bad = i;
+				return "invalid operand for instruction: expected an SGPR pair";
+			}
+	if (in->enc == ISA_ENC_DPP)
+		for (int i = 0; i < n; i++)
+			if (in->ops[i].count > 1 && in->ops[i].kind != ISA_K_SPECIAL)
+				return "dpp variant of this instruction is not supported for 64-bit operands";
+	if (oi->flags & ISA_F_MFMA)
+		for (int i = 1; i < 3 && i < n; i++)
+			if (in->ops[i].kind != ISA_K_VGPR && in->ops[i].kind != ISA_K_AGPR) {
+				*bad = i;
+				return "invalid operand for instruction: MFMA A/B must be registers";
+			}
+	if (oi->flags & ISA_F_WMMA) {
+		if (m->op_sel || m->op_sel_hi != 7)
+			return "not a valid operand: op_sel on WMMA";
+		if (m->clamp && oi->type != ISA_TY_B32)
+			return "not a valid operand: clamp on a float WMMA";
+		if (m->clamp && strstr(oi->name[2], "_iu") == NULL)
+			return "not a valid operand: clamp";
+	}
+	if (m->gds)
+		return "gds is not supported by tileasm";
+	if (in->enc == ISA_ENC_DPP && (oi->flags & ISA_F_NOE64))
+		return "dpp variant of this instruction is not supported";
+	if ((m->cpol & ISA_CPOL_SC1) && ISA_TARGET(t) == TA_TARGET_GFX90A && (oi->flags & ISA_F_ATOMIC))
+		return "scc is not supported on atomics";
+	if (m->omod && !strcmp(oi->name[isa_tidx(t)], "v_pack_b32_f16"))
+		return "not a valid operand: omod";
+	if (strstr(oi->name[isa_tidx(t)], "ldexp") && ((m->neg | m->abs) & 2))
+		return "not a valid operand: the exponent takes no modifiers";
+	for (int i = 0; i < n; i++)
+		if (SIG_ROLE(sig[i]) == ISA_R_DELAY) {
+			unsigned v = (unsigned)in->ops[i].imm;
+			if ((v & 15) > 11 || (v >> 4 & 7) > 5 || (v >> 7 & 15) > 11 || v >> 11)
+				return "invalid s_delay_alu value";
+		}
+	if (fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP) {
+		/* Modifier bits must not name sources the instruction does not have. */
+		int ns = 0;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_VS || r == ISA_R_VV || r == ISA_R_SS || r == ISA_R_WV || (r == ISA_R_LM && i > 1))
+				ns++;
+		}
+		unsigned extra = 7u & ~((1u << ns) - 1);
+		for (int i = 0, k = 0; i < n; i++) { /* scalar-only sources (lane masks, lane selects) take no modifiers */
+			unsigned r = SIG_ROLE(sig[i]);
+			if (!(r == ISA_R_VS || r == ISA_R_VV || r == ISA_R_SS || r == ISA_R_WV || (r == ISA_R_LM && i > 1)))
+				continue;
+			if ((r == ISA_R_LM || r == ISA_R_SS) && ((m->neg | m->abs) >> k & 1) && fmt != ISA_FMT_VOP3P)
+				return "not a valid operand: modifiers on a scalar-only source";
+			k++;
+		}
+		unsigned hi_def = (oi->flags & ISA_F_MIX) ? 0 : 7;
+		if (((m->neg | m->abs | m->neg_hi | (m->op_sel & 7)) & extra) ||
+		    (fmt == ISA_FMT_VOP3P && (m->op_sel_hi & extra) != (hi_def & extra)))
+			return "not a valid operand: modifier on a missing source";
+		if (fmt == ISA_FMT_VOP3P && (m->neg || m->neg_hi) && ty != ISA_TY_PK16 && ty != ISA_TY_F32 &&
+		    ty != ISA_TY_F16 && !(oi->flags & ISA_F_WMMA))
+			return "not a valid operand: integer packed instructions take no neg_lo/neg_hi";
+	}
 	if (m->op_sel && fmt != ISA_FMT_VOP3P && fmt != ISA_FMT_MAI &&
 	    !((oi->flags & ISA_F_OPSEL) && fmt == ISA_FMT_VOP3 && in->enc != ISA_ENC_E64))
 		return "not a valid operand: op_sel is not supported by this instruction";

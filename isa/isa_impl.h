@@ -21,6 +21,9 @@ int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 int isa_parse_encode(ta_target t, const char *text, IsaInsn *out, uint8_t bytes[16], int *len,
 		     const SrcFile *src, SrcPos pos, Diag *d);
 
+int isa_dpp_ctrl_valid(ta_target t, unsigned ctrl);
+void isa_16bit_operands(const char *name, IsaType ty, int *dst16, int *src16);
+
 /* VOP3 opcode of a VOP1/VOP2/VOPC instruction promoted to _e64. */
 int isa_e64_opcode(ta_target t, IsaFmt fmt, int opc);
 

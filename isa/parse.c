@@ -359,8 +359,13 @@ static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg,
 		break;
 	}
 	/* Modifiers on sources: -x, |x|, -|x|, neg(x), abs(x). */
-	if (*p->p == '-' && !isdigit((unsigned char)p->p[1]) && p->p[1] != '.')
+	int negfn = 0, absfn = 0;
+	if (!strncmp(p->p, "neg(", 4))
+		*neg = 1, negfn = 1, p->p += 4;
+	else if (*p->p == '-' && !isdigit((unsigned char)p->p[1]) && p->p[1] != '.')
 		*neg = 1, p->p++;
+	if (!strncmp(p->p, "abs(", 4))
+		*abs = 1, absfn = 1, p->p += 4;
 	int absbar = 0;
 	if (*p->p == '|')
 		*abs = 1, absbar = 1, p->p++;
@@ -398,6 +403,8 @@ static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg,
 		p->p = end;
 		if (role == ISA_R_K32 || role == ISA_R_SOFF)
 			*o = (IsaOperand){role == ISA_R_K32 ? ISA_K_LIT : ISA_K_IMM, 1, 0, (int32_t)bits, 0, 0};
+		else if (isfloat && (ty == ISA_TY_B16 || ty == ISA_TY_PKI16))
+			*o = isa_const_u32(ISA_TY_F16, bits); /* 1.0 is an inline constant even for int16 ops */
 		else
 			*o = isa_const_u32(ty, bits);
 		if (o->kind == ISA_K_LIT && (ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 ||
@@ -407,6 +414,11 @@ static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg,
 	if (absbar) {
 		if (*p->p != '|')
 			return fail(p, p->p, "expected '|'");
+		p->p++;
+	}
+	for (int k = 0; k < absfn + negfn; k++) {
+		if (*p->p != ')')
+			return fail(p, p->p, "expected ')'");
 		p->p++;
 	}
 	return 0;
@@ -494,7 +506,7 @@ static int parse_swizzle(P *p, int32_t *off)
 			unsigned b = 1u << (4 - i);
 			switch (mask[i]) {
 			case '0': break;
-			case '1': or_m |= b; break;
+			case '1': or_m |= b; break; /* forced to one */
 			case 'p': and_m |= b; break;
 			case 'i': and_m |= b, xor_m |= b; break;
 			default: return fail(p, at, "invalid swizzle mask");
@@ -573,6 +585,8 @@ static int parse_modifier(P *p, IsaInsn *in)
 			return parse_bits(p, &m->neg, 0);
 		if (word_is(s, n, "neg_hi"))
 			return parse_bits(p, &m->neg_hi, 0);
+		if (word_is(s, n, "neg") && (isa_ops[in->op].flags & ISA_F_MFMA))
+			return parse_bits(p, &m->blgp, 0); /* f64 MFMA */
 		if (word_is(s, n, "cbsz"))
 			return mod_int(p, s, 0, 7, &v) ? -1 : (m->cbsz = (uint8_t)v, 0);
 		if (word_is(s, n, "abid"))
@@ -653,6 +667,8 @@ static int parse_modifier(P *p, IsaInsn *in)
 		return m->cpol |= ISA_CPOL_SLC, 0;
 	if (g11 && word_is(s, n, "dlc"))
 		return m->cpol |= ISA_CPOL_DLC, 0;
+	if (ISA_TARGET(p->t) == TA_TARGET_GFX90A && word_is(s, n, "scc"))
+		return m->cpol |= ISA_CPOL_SC1, 0;
 	if (g942 && word_is(s, n, "sc0"))
 		return m->cpol |= ISA_CPOL_SC0, 0;
 	if (g942 && word_is(s, n, "sc1"))
@@ -692,11 +708,15 @@ static int parse_body(P *p, IsaInsn *in, unsigned op, int first, int vopd)
 		int is_src = !(i == 0 && (r == ISA_R_VD || r == ISA_R_SD || r == ISA_R_LM || r == ISA_R_AVD ||
 					   r == ISA_R_AD || r == ISA_R_WD)) &&
 			     !(i == 1 && r == ISA_R_LM && fmt != ISA_FMT_VOPC) && r != ISA_R_K32;
-		if ((neg || abs) && (!is_src || src >= 3 || fmt == ISA_FMT_VOP3P))
+		int mix = (isa_ops[op].flags & ISA_F_MIX) != 0;
+		if ((neg || abs) && (!is_src || src >= 3 || (fmt == ISA_FMT_VOP3P && !mix)))
 			return fail(p, at, "invalid operand for instruction: modifiers not allowed here");
 		if (is_src) {
 			in->mod.neg |= (uint8_t)(neg << src);
-			in->mod.abs |= (uint8_t)(abs << src);
+			if (mix)
+				in->mod.neg_hi |= (uint8_t)(abs << src); /* v_fma_mix: |x| is neg_hi */
+			else
+				in->mod.abs |= (uint8_t)(abs << src);
 			src++;
 		}
 		if (p->p[0] && p->p[0] != ',' && p->p[0] != ' ' && p->p[0] != '\t' && !(vopd && p->p[0] == ':'))

@@ -7,7 +7,7 @@
 #include "isa_impl.h"
 
 static const char *const special_names[ISA_SP_NUM] = {
-	"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0", "null", "scc", "vccz", "execz",
+	"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0", "null", "src_scc", "src_vccz", "src_execz",
 	"flat_scratch_lo", "flat_scratch_hi",
 };
 
@@ -22,7 +22,9 @@ static void print_reg(StrBuf *sb, char c, int r, int n)
 static const char *const float_consts[9] = {"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0",
 					     "0.15915494"};
 
-static void print_operand(StrBuf *sb, const IsaOperand *o)
+static const uint16_t f16_consts[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118};
+
+static void print_operand(StrBuf *sb, const IsaOperand *o, IsaType ty)
 {
 	switch (o->kind) {
 	case ISA_K_SGPR: print_reg(sb, 's', o->reg, o->count); break;
@@ -43,6 +45,10 @@ static void print_operand(StrBuf *sb, const IsaOperand *o)
 			sb_printf(sb, "%d", o->reg - 128);
 		else if (o->reg >= 193 && o->reg <= 208)
 			sb_printf(sb, "%d", 192 - o->reg);
+		else if (o->reg >= 240 && o->reg <= 248 && ty == ISA_TY_B16)
+			sb_printf(sb, "0x%x", f16_consts[o->reg - 240]); /* 16-bit integer operands: hex */
+		else if (o->reg == 248 && (ty == ISA_TY_F64 || ty == ISA_TY_B64))
+			sb_puts(sb, "0.15915494309189532");
 		else if (o->reg >= 240 && o->reg <= 248)
 			sb_puts(sb, float_consts[o->reg - 240]);
 		else
@@ -129,8 +135,12 @@ static void print_sendmsg(ta_target t, StrBuf *sb, uint16_t v)
 
 static void print_swizzle(StrBuf *sb, unsigned v)
 {
-	if (v & 0x8000) {
+	if ((v & 0xff00) == 0x8000) {
 		sb_printf(sb, "swizzle(QUAD_PERM,%u,%u,%u,%u)", v & 3, v >> 2 & 3, v >> 4 & 3, v >> 6 & 3);
+		return;
+	}
+	if (v & 0x8000) {
+		sb_printf(sb, "%u", v);
 		return;
 	}
 	unsigned and_m = v & 31, or_m = v >> 5 & 31, xor_m = v >> 10 & 31;
@@ -148,9 +158,9 @@ static void print_swizzle(StrBuf *sb, unsigned v)
 		return;
 	}
 	sb_puts(sb, "swizzle(BITMASK_PERM,\"");
-	for (int i = 4; i >= 0; i--) {
+	for (int i = 4; i >= 0; i--) { /* lane bit = ((id & and) | or) ^ xor */
 		unsigned a = and_m >> i & 1, o = or_m >> i & 1, x = xor_m >> i & 1;
-		sb_putc(sb, !a ? (o ? '1' : '0') : (x ? 'i' : 'p'));
+		sb_putc(sb, o ? (x ? '0' : '1') : a ? (x ? 'i' : 'p') : (x ? '1' : '0'));
 	}
 	sb_puts(sb, "\")");
 }
@@ -206,7 +216,9 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 			   IsaFmt fmt, StrBuf *sb)
 {
 	const IsaMods *m = &in->mod;
-	int src = 0, mods = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP;
+	IsaType ty = (IsaType)isa_ops[in->op].type;
+	int mix = (isa_ops[in->op].flags & ISA_F_MIX) != 0; /* v_fma_mix: neg_lo/neg_hi print as -x / |x| */
+	int src = 0, mods = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || mix;
 	for (int i = 0; i < n; i++) {
 		unsigned r = SIG_ROLE(sig[i]);
 		const IsaOperand *o = &ops[i];
@@ -218,33 +230,45 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 		int neg = 0, abs = 0;
 		if (is_src && mods && src < 3 && r != ISA_R_K32) {
 			neg = m->neg >> src & 1;
-			abs = m->abs >> src & 1;
+			abs = (mix ? m->neg_hi : m->abs) >> src & 1;
 		}
 		if (is_src && r != ISA_R_K32)
 			src++;
-		if (neg)
+		int negf = neg && !abs && (o->kind == ISA_K_CONST || o->kind == ISA_K_LIT); /* llvm: neg(1.0), -|1.0| */
+		if (negf)
+			sb_puts(sb, "neg(");
+		else if (neg)
 			sb_putc(sb, '-');
 		if (abs)
 			sb_putc(sb, '|');
 		switch (r) {
 		case ISA_R_K16: sb_printf(sb, "0x%x", (uint32_t)o->imm & 0xffff); break;
-		case ISA_R_K32: case ISA_R_SOFF:
+		case ISA_R_K32:
+			sb_printf(sb, "0x%x", (uint32_t)o->imm);
+			break;
+		case ISA_R_SOFF:
 			if (o->kind == ISA_K_IMM || o->kind == ISA_K_LIT) {
 				if (o->imm < 0)
 					sb_printf(sb, "-0x%x", (uint32_t)-o->imm);
 				else
 					sb_printf(sb, "0x%x", (uint32_t)o->imm);
 			} else
-				print_operand(sb, o);
+				print_operand(sb, o, ty);
 			break;
 		case ISA_R_WAIT: print_waitcnt(t, sb, (uint16_t)o->imm); break;
 		case ISA_R_DELAY: print_delay(sb, (uint16_t)o->imm); break;
 		case ISA_R_MSG: print_sendmsg(t, sb, (uint16_t)o->imm); break;
-		case ISA_R_I16: sb_printf(sb, "%u", (uint32_t)o->imm & 0xffff); break;
-		default: print_operand(sb, o); break;
+		case ISA_R_I16: {
+			uint32_t v = (uint32_t)o->imm & 0xffff; /* llvm: small values decimal, others hex */
+			sb_printf(sb, v <= 64 ? "%u" : "0x%x", v);
+			break;
+		}
+		default: print_operand(sb, o, ty); break;
 		}
 		if (abs)
 			sb_putc(sb, '|');
+		if (negf)
+			sb_putc(sb, ')');
 	}
 }
 
@@ -313,15 +337,20 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 			print_bits(sb, "op_sel", m->op_sel, ns);
 		if ((m->op_sel_hi & ((1u << ns) - 1)) != hi_def)
 			print_bits(sb, "op_sel_hi", m->op_sel_hi, ns);
-		if (m->neg)
+		if (m->neg && !(oi->flags & ISA_F_MIX))
 			print_bits(sb, "neg_lo", m->neg, ns);
-		if (m->neg_hi)
+		if (m->neg_hi && !(oi->flags & ISA_F_MIX))
 			print_bits(sb, "neg_hi", m->neg_hi, ns);
 		if (m->clamp)
 			sb_puts(sb, " clamp");
 		break;
 	}
 	case ISA_FMT_MAI:
+		if ((oi->flags & ISA_F_MFMA) && g942 && strstr(oi->name[isa_tidx(t)], "f64")) {
+			if (m->blgp) /* f64 MFMAs reuse blgp as source negation */
+				print_bits(sb, "neg", m->blgp, 3);
+			break;
+		}
 		if (m->cbsz)
 			sb_printf(sb, " cbsz:%u", m->cbsz);
 		if (m->abid)
@@ -337,8 +366,10 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 		break;
 	case ISA_FMT_DS:
 		if (oi->flags & ISA_F_SWIZZLE) {
-			sb_puts(sb, " offset:");
-			print_swizzle(sb, (unsigned)m->offset);
+			if (m->offset) {
+				sb_puts(sb, " offset:");
+				print_swizzle(sb, (unsigned)m->offset);
+			}
 		} else if (oi->flags & ISA_F_DS2) {
 			if (m->offset0)
 				sb_printf(sb, " offset0:%u", m->offset0);
@@ -372,6 +403,8 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 				sb_puts(sb, " slc");
 			if (g11 && (m->cpol & ISA_CPOL_DLC))
 				sb_puts(sb, " dlc");
+			if (!g11 && (m->cpol & ISA_CPOL_SC1))
+				sb_puts(sb, " scc"); /* gfx90a: the bit gfx942 calls sc1 */
 		}
 		break;
 	default:
