@@ -1,0 +1,86 @@
+/* test_family.c — one test per instruction family, on every target that has
+ * it (gfx90a, gfx942, gfx1100 wave32, gfx1100 wave64).  Kernel bodies are
+ * tests/emu/fam_*.s (see family.h for the conventions); the expected
+ * results are computed here in C. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "family.h"
+
+static float fu(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+static uint32_t uf(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+#define EACH_TARGET(ft) for (const FamTarget *ft = fam_targets; ft < fam_targets + 4; ft++)
+
+/* Compares R results of every work-item with want(gid, j). */
+#define CHECK_ALL(ft, c, out, nthreads, want_expr)                                                          \
+	for (uint32_t gid = 0; gid < (nthreads); gid++)                                                     \
+		for (int j = 0; j < (c).results; j++) {                                                     \
+			uint32_t got_ = (out)[gid * (uint32_t)(c).results + (uint32_t)j], want_ = (want_expr); \
+			cr_assert_eq(got_, want_, "%s: %s: work-item %u result %d: got 0x%08x, want 0x%08x",  \
+				     (ft)->name, (c).file, gid, j, got_, want_);                              \
+		}
+
+Test(emu_family, salu)
+{
+	uint32_t in[4] = {0x8000001au, 0xfffff123u, 0xffffffffu, 5};
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft);
+		FamCase c = {"fam_salu.s", 16, L, 1, in, sizeof in, 0, 0};
+		uint32_t *out = fam_run(ft, &c);
+		uint32_t a = in[0], b = in[1], cc = in[2], d = in[3];
+		uint64_t ab = (uint64_t)b << 32 | a;
+		uint32_t carry = (uint32_t)(((uint64_t)a + b) >> 32);
+		uint32_t want[16] = {a + b, cc + d + carry, a - b, a << 5, (uint32_t)((int32_t)b >> 3),
+				     (uint32_t)(ab >> 40), (uint32_t)(ab >> 40), 0,
+				     a * cc, (a >> 4) & 0xff, (int32_t)b < (int32_t)a ? 11u : 22u, 7,
+				     (a & 15) * ((a & 15) + 1) / 2, L, 4, a > b ? a : b};
+		want[7] = (uint32_t)((ab >> 40) >> 32);
+		CHECK_ALL(ft, c, out, L, want[j]);
+		free(out);
+	}
+}
+
+Test(emu_family, valu)
+{
+	enum { N = 128 };
+	uint32_t in[N * 4];
+	for (uint32_t g = 0; g < N; g++) {
+		in[4 * g] = uf(0.5f * (float)g - 7.25f);
+		in[4 * g + 1] = uf(3.0f - (float)g * 0.125f);
+		in[4 * g + 2] = 0x9e3779b9u * (g + 1);
+		in[4 * g + 3] = g * 12345u + 0x7ffffff0u;
+	}
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft);
+		FamCase c = {"fam_valu.s", 16, L, N / L, in, sizeof in, 0, 0};
+		uint32_t *out = fam_run(ft, &c);
+		for (uint32_t g = 0; g < N; g++) {
+			float x = fu(in[4 * g]), y = fu(in[4 * g + 1]);
+			uint32_t i = in[4 * g + 2], j = in[4 * g + 3];
+			uint32_t cy = (uint32_t)(((uint64_t)i + j) >> 32), bw = j > i;
+			uint32_t bw2 = (uint64_t)i + bw > j;
+			uint32_t w[16] = {uf(x + y), uf(x * y), uf(fmaf(x, y, 1.0f)), uf(fmaxf(x, y)), uf(-x + fabsf(y)),
+					  i * j, (uint32_t)((uint64_t)i * j >> 32), i + j, j + cy, i - j, j - i - bw, bw2,
+					  (uint32_t)((int32_t)i >> 3), (i >> 4) & 0xff,
+					  (uint32_t)((int32_t)i < (int32_t)j ? (int32_t)i : (int32_t)j), i > j ? i : j};
+			for (int r = 0; r < 16; r++)
+				cr_assert_eq(out[g * 16 + (uint32_t)r], w[r], "%s: work-item %u result %d: got 0x%08x, want 0x%08x",
+					     ft->name, g, r, out[g * 16 + (uint32_t)r], w[r]);
+		}
+		free(out);
+	}
+}
