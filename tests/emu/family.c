@@ -39,7 +39,7 @@ static const char *const rename11[][2] = {
 	{"v_add_u32", "v_add_nc_u32"}, {"v_sub_u32", "v_sub_nc_u32"}, {"v_subrev_u32", "v_subrev_nc_u32"},
 	{"v_addc_co_u32", "v_add_co_ci_u32"}, {"v_subb_co_u32", "v_sub_co_ci_u32"},
 	{"v_subbrev_co_u32", "v_subrev_co_ci_u32"},
-	{"s_andn2_b32", "s_and_not1_b32"}, {"s_andn2_b64", "s_and_not1_b64"},
+	{"v_cvt_pkrtz_f16_f32", "v_cvt_pk_rtz_f16_f32"}, {"s_andn2_b32", "s_and_not1_b32"}, {"s_andn2_b64", "s_and_not1_b64"},
 	{"s_andn2_saveexec_b32", "s_and_not1_saveexec_b32"}, {"s_andn2_saveexec_b64", "s_and_not1_saveexec_b64"},
 };
 

@@ -84,3 +84,47 @@ Test(emu_family, valu)
 		free(out);
 	}
 }
+
+static uint32_t h16(double v) { return dt_f16_from_double(v); }
+static double d16(uint32_t h) { return dt_f16_to_double((uint16_t)h); }
+/* f32 -> f16 rounding toward zero. */
+static uint32_t h16_rtz(float f)
+{
+	uint32_t h = h16((double)f);
+	if (fabs(d16(h)) > fabs((double)f))
+		h--;
+	return h;
+}
+
+Test(emu_family, f16_and_conversions)
+{
+	enum { N = 64 };
+	uint32_t in[N * 4];
+	for (uint32_t g = 0; g < N; g++) {
+		in[4 * g] = uf(0.37f * (float)g - 7.25f);
+		in[4 * g + 1] = uf(3.0f - (float)g * 0.1f);
+		in[4 * g + 2] = h16(0.25 * g - 3.125) | h16(1.5 + g / 8.0) << 16;
+		in[4 * g + 3] = (g * 7919u) ^ (g & 1 ? 0x80000000u : 0);
+	}
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft);
+		FamCase c = {"fam_f16.s", 16, L, N / L, in, sizeof in, 0, 0};
+		uint32_t *out = fam_run(ft, &c);
+		for (uint32_t g = 0; g < N; g++) {
+			float x = fu(in[4 * g]), y = fu(in[4 * g + 1]);
+			uint32_t ha = in[4 * g + 2] & 0xffff, hb = in[4 * g + 2] >> 16, i = in[4 * g + 3];
+			double a = d16(ha), b = d16(hb);
+			uint32_t bx = dt_bf16_from_double((double)x);
+			uint32_t w[16] = {h16((double)x), uf((float)a), uf((float)(int32_t)i), (uint32_t)(int32_t)x,
+					  y < 0 ? 0 : (uint32_t)y, uf((float)i), h16(a + a), h16(a * a + a),
+					  h16(a + a) | h16(b + b) << 16, h16(b * a) | h16(a * b) << 16,
+					  h16(-a * a + a) | h16(b * b + b) << 16, h16_rtz(x) | h16_rtz(y) << 16,
+					  uf((float)(a * a + b * b + (double)x)), bx, uf(fu(bx << 16) * y),
+					  (ha & 0x7fff) | (hb & 0x7fff) << 16};
+			for (int r = 0; r < 16; r++)
+				cr_assert_eq(out[g * 16 + (uint32_t)r], w[r], "%s: work-item %u result %d: got 0x%08x, want 0x%08x",
+					     ft->name, g, r, out[g * 16 + (uint32_t)r], w[r]);
+		}
+		free(out);
+	}
+}
