@@ -180,6 +180,9 @@ static MInst *valu(Isel *s, unsigned op, int ndef, const Val *defs, int nsrc, Va
 	 * always use e64 so their lane masks can be any SGPRs, not vcc. */
 	bool e64 = fmt == ISA_FMT_VOPC || carry ||
 		   (fmt == ISA_FMT_VOP2 && nsrc >= 2 && vcls(s, src[1]) != MR_V);
+	/* gfx11 e32 encodes 16-bit operands in 7 bits (v0-v127): use e64. */
+	if (s->gfx11 && (ty == ISA_TY_F16 || ty == ISA_TY_B16 || op == ISA_V_CVT_F32_F16 || op == ISA_V_CVT_F16_F32))
+		e64 = true;
 	bool vop3 = e64 || fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P;
 	int32_t sg[8];
 	int nsg = 0, nlit = 0;

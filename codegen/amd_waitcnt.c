@@ -135,10 +135,13 @@ static void issue(ta_target t, WState *st, const MInst *mi)
 	int smem, c = counter_of(t, &mi->in, &smem);
 	if (c < 0)
 		return;
+	/* Counts saturate at the field maximum (a wait can ask no more), which
+	 * also bounds the dataflow lattice: the fixed point comes quickly. */
+	int mx = maxcnt(t, c);
 	for (int r = 0; r < NSL; r++)
-		if (st->pend[c][r] >= 0 && st->pend[c][r] < 32000)
+		if (st->pend[c][r] >= 0 && st->pend[c][r] < mx)
 			st->pend[c][r]++;
-	if (st->outstanding[c] < 32000)
+	if (st->outstanding[c] < mx)
 		st->outstanding[c]++;
 	if (smem)
 		st->smem = 1;
