@@ -120,6 +120,11 @@ static int mfma_exec(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, co
 		br[i] = emu_vreg(w, ob->kind == ISA_K_AGPR, ob->reg + i);
 	int nd = od->count;
 	static uint32_t out[16][64];
+	/* Decode every lane's A and B values once (kper <= 16). */
+	static double av[64][16], bv[64][16];
+	for (int l = 0; l < 64; l++)
+		for (int j = 0; j < kper && j < 16; j++)
+			av[l][j] = elem(mi->ta, ar, l, j, 1), bv[l][j] = elem(mi->tb, br, l, j, 1);
 	for (int r = 0; r < nd; r++)
 		for (int l = 0; l < 64; l++) {
 			int row = (r / 4) * 4 * G + (l / M) * 4 + r % 4, col = l % M;
@@ -127,7 +132,7 @@ static int mfma_exec(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, co
 			int64_t iacc = 0;
 			for (int k = 0; k < K; k++) {
 				int la = row + M * (k / kper), lb = col + M * (k / kper), j = k % kper;
-				double x = elem(mi->ta, ar, la, j, 1), y = elem(mi->tb, br, lb, j, 1);
+				double x = av[la][j], y = bv[lb][j];
 				if (mi->out)
 					iacc += (int64_t)x * (int64_t)y;
 				else
@@ -193,13 +198,17 @@ static int wmma_exec(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 		br[i] = emu_vreg(w, 0, ob->reg + i);
 	int nd = od->count;
 	static uint32_t out[8][64];
+	static double av[16][16], bv[16][16]; /* A rows / B columns, decoded once */
+	for (int i = 0; i < 16; i++)
+		for (int k = 0; k < 16; k++)
+			av[i][k] = elem(t, ar, i, k, sa), bv[i][k] = elem(t, br, i, k, sb);
 	for (int r = 0; r < nd; r++)
 		for (int l = 0; l < L; l++) {
 			int row = r * (L / 16) + l / 16, col = l % 16;
 			double acc = 0;
 			int64_t iacc = 0;
 			for (int k = 0; k < 16; k++) {
-				double x = elem(t, ar, row, k, sa), y = elem(t, br, col, k, sb);
+				double x = av[row][k], y = bv[col][k];
 				if (iout)
 					iacc += (int64_t)x * (int64_t)y;
 				else
