@@ -423,14 +423,21 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 	/* Destinations and sources by role. */
 	static Src S[4];
 	const IsaOperand *src[4] = {0};
-	int ns = 0;
+	int ns = 0, srcw[4] = {1, 1, 1, 1};
+	/* Source widths come from the signature: a 64-bit source (v_mad_u64_u32's
+	 * src2, v_lshl_add_u64) given as an inline constant still needs its high
+	 * word (the sign extension), not whatever the previous instruction left. */
+	uint16_t sig[ISA_MAX_SIG];
+	int nsig = isa_sig(dev->wt, op, sig);
 	for (int j = 0; j < nops; j++) {
 		if ((acc[j] & WR) && !r->dst && ops[j].kind != ISA_K_SPECIAL && !(j == 1 && r->dst && ops[j].kind == ISA_K_SGPR))
 			r->dst = &ops[j];
 		else if ((acc[j] & WR))
 			r->sdst_op = &ops[j];
-		if ((acc[j] & RD) && !(acc[j] & WR) && ns < 4)
+		if ((acc[j] & RD) && !(acc[j] & WR) && ns < 4) {
+			srcw[ns] = j < nsig && ISA_SIG_CNT(sig[j]) >= 2 ? 2 : 1;
 			src[ns++] = &ops[j];
+		}
 	}
 	/* Lane-mask destinations: VOPC/e64 compares write ops[0] (SGPR or vcc). */
 	if (r->dst && (r->dst->kind == ISA_K_SGPR) && cmp_info[op].cond >= 0) {
@@ -442,11 +449,11 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 	int words = ty == ISA_TY_F64 || ty == ISA_TY_B64 ? 2 : 1;
 	for (int i = 0; i < ns; i++) {
 		int wd = words;
-		if (src[i]->count >= 2)
+		if (src[i]->count >= 2 || srcw[i] == 2)
 			wd = 2;
 		if (op == ISA_V_LSHLREV_B64 || op == ISA_V_LSHRREV_B64 || op == ISA_V_ASHRREV_I64)
 			wd = i == 0 ? 1 : 2;
-		fetch(dev, w, src[i], ty, wd, &S[i]);
+		fetch(dev, w, src[i], wd == 2 && ty == ISA_TY_B32 ? ISA_TY_B64 : ty, wd, &S[i]);
 		/* VOP3 / DPP float modifiers. */
 		if (is_float_ty(ty) && (m->neg >> i & 1 || m->abs >> i & 1) && !(isa_ops[op].flags & ISA_F_NOMODS) &&
 		    isa_op_fmt(dev->wt, op) != ISA_FMT_VOP3P) {
