@@ -8,7 +8,7 @@
 #include "isa.h"
 #include "isa_impl.h"
 
-#define NFMT (ISA_FMT_MUBUF + 1)
+#define NFMT (ISA_FMT_SCRATCH + 1)
 #define NOPC 1024
 #define NONE 0xffff
 
@@ -351,11 +351,12 @@ static int decode(Dec *c, IsaInsn *in)
 	} else if ((w0 >> 26) == 0x37) { /* FLAT / GLOBAL */
 		NEED8();
 		unsigned seg = g11 ? w0 >> 16 & 3 : w0 >> 14 & 3;
-		if (seg != 2)
+		if (seg == 3)
 			return -1;
+		IsaFmt ff = seg == 2 ? ISA_FMT_GLOBAL : seg == 1 ? ISA_FMT_SCRATCH : ISA_FMT_FLAT;
 		unsigned opc = w0 >> 18 & 0x7f;
 		int glc = g11 ? w0 >> 14 & 1 : w0 >> 16 & 1;
-		op = glc && rtn[ti][opc] != NONE ? rtn[ti][opc] : lookup(ti, ISA_FMT_GLOBAL, opc);
+		op = glc && seg == 2 && rtn[ti][opc] != NONE ? rtn[ti][opc] : lookup(ti, ff, opc);
 		if (op < 0)
 			return -1;
 		isa_insn_init(in, (unsigned)op);
@@ -366,14 +367,16 @@ static int decode(Dec *c, IsaInsn *in)
 		else
 			m->cpol = (uint8_t)((w0 >> 16 & 1 ? ISA_CPOL_GLC : 0) | (w0 >> 17 & 1 ? ISA_CPOL_SLC : 0) |
 					    (w0 >> 25 & 1 ? ISA_CPOL_SC1 : 0));
-		if (!g11 && (w0 >> 13 & 1))
-			return -1; /* lds */
-		m->offset = sext(w0 & 0x1fff, 13);
 		unsigned saddr = w1 >> 16 & 0x7f;
 		int off = saddr == (g11 ? 0x7Cu : 0x7Fu);
-		int acc = w1 >> 23 & 1;
-		if (acc && g11)
-			return -1; /* sve */
+		/* scratch uses vaddr: gfx11 sve bit, gfx942 bit 13, gfx90a whenever saddr is off */
+		int sve = ff == ISA_FMT_SCRATCH && (g11 ? (int)(w1 >> 23 & 1) : ISA_TARGET(t) == TA_TARGET_GFX942 ? (int)(w0 >> 13 & 1) : off);
+		if (!g11 && (w0 >> 13 & 1) && !(sve && ISA_TARGET(t) == TA_TARGET_GFX942))
+			return -1; /* lds */
+		m->offset = ff == ISA_FMT_FLAT ? (int32_t)(w0 & 0xfff) : sext(w0 & 0x1fff, 13);
+		int acc = !g11 && (w1 >> 23 & 1);
+		if (g11 && (w1 >> 23 & 1) && ff != ISA_FMT_SCRATCH)
+			return -1; /* sve outside scratch */
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]), cnt = SIG_CNT(sig[i]);
 			if (r == ISA_R_VD)
@@ -384,9 +387,18 @@ static int decode(Dec *c, IsaInsn *in)
 				in->ops[i] = vreg(w1 >> 8 & 0xff, (int)cnt, acc);
 			else if (r == ISA_R_FS)
 				in->ops[i] = off ? isa_off() : isa_sgpr((int)saddr, 2);
+			else if (r == ISA_R_XA)
+				in->ops[i] = sve ? vreg(w1 & 0xff, 1, 0) : isa_off();
+			else if (r == ISA_R_XS)
+				in->ops[i] = off ? isa_off() : from_code(c, saddr, 1, 0);
+		}
+		if (ff == ISA_FMT_FLAT) {
+			for (int i = 0; i < n; i++)
+				if (SIG_ROLE(sig[i]) == ISA_R_FA)
+					in->ops[i] = vreg(w1 & 0xff, 2, 0);
 		}
 		in->nops = (uint8_t)n;
-		if (!off && (saddr & 1 || saddr >= 106))
+		if (ff == ISA_FMT_GLOBAL && !off && (saddr & 1 || saddr >= 106))
 			return -1;
 	} else if ((w0 >> 26) == 0x38) { /* MUBUF */
 		NEED8();
@@ -459,13 +471,19 @@ static int decode(Dec *c, IsaInsn *in)
 		uint32_t lit = get32(c->p + len);
 		len += 4;
 		IsaType ty = (IsaType)isa_ops[in->op].type;
-		if ((ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 || ty == ISA_TY_PKI16) && (lit >> 16) &&
-		    !(isa_ops[in->op].flags & ISA_F_MIX))
+		int lit16 = ty == ISA_TY_F16 || ty == ISA_TY_B16 || ty == ISA_TY_PK16 || ty == ISA_TY_PKI16;
+		if (isa_ops[in->op].flags & ISA_F_MIX) { /* v_fma_mix: f16 only where op_sel_hi selects it */
+			lit16 = 0;
+			for (int i = 1; i < in->nops; i++)
+				if (in->ops[i].kind == ISA_K_LIT && (in->mod.op_sel_hi >> (i - 1) & 1))
+					lit16 = 1;
+		}
+		if (lit16 && (lit >> 16))
 			return -1; /* 16-bit literals: llvm ignores the high half; we do not decode such bytes */
 		for (int i = 0; i < in->nops; i++)
 			if (in->ops[i].kind == ISA_K_LIT) {
 				in->ops[i].imm = (int32_t)lit;
-				if (isa_inline_code(ty, lit) >= 0)
+				if (isa_inline_code(lit16 || !(isa_ops[in->op].flags & ISA_F_MIX) ? ty : ISA_TY_F32, lit) >= 0)
 					return -1; /* an inlinable value as a literal: llvm prints it as the constant */
 			}
 	}

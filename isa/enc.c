@@ -230,6 +230,14 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 	case ISA_R_FS:
 		return k == ISA_K_OFF || (k == ISA_K_SGPR && o->count == 2) ? NULL
 			: "invalid operand for instruction: expected off or an SGPR pair";
+	case ISA_R_XA:
+		return k == ISA_K_OFF || (k == ISA_K_VGPR && o->count == 1) ? NULL
+			: "invalid operand for instruction: expected off or a VGPR";
+	case ISA_R_XS:
+		return k == ISA_K_OFF || (k == ISA_K_SGPR && o->count == 1) ||
+				       (k == ISA_K_SPECIAL && o->count == 1 && (o->reg == ISA_SP_M0 || o->reg == ISA_SP_VCC_LO ||
+							   o->reg == ISA_SP_VCC_HI))
+			       ? NULL : "invalid operand for instruction: expected off or an SGPR";
 	case ISA_R_MVA:
 		return k == ISA_K_OFF || k == ISA_K_VGPR ? NULL : "invalid operand for instruction";
 	case ISA_R_RSRC:
@@ -264,7 +272,8 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	int is_fa = 0;
 	for (int i = 0; i < n; i++) {
 		const char *m = check_one(t, sig[i], &in->ops[i], e64,
-					  fmt == ISA_FMT_DS || fmt == ISA_FMT_GLOBAL || fmt == ISA_FMT_MUBUF);
+					  fmt == ISA_FMT_DS || fmt == ISA_FMT_GLOBAL || fmt == ISA_FMT_MUBUF ||
+					  fmt == ISA_FMT_FLAT || fmt == ISA_FMT_SCRATCH);
 		if (m) {
 			*bad = i;
 			return m;
@@ -444,7 +453,23 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 		if (nb + lit > (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 2 : 1))
 			return "invalid operand (violates constant bus restrictions)";
 	}
-	if (is_fa) { /* global address: 64-bit with `off`, 32-bit offset with saddr */
+	if (fmt == ISA_FMT_SCRATCH) { /* address: vaddr, saddr, or (gfx942/gfx11) both; never neither */
+		int va = -1, sa = -1;
+		for (int i = 0; i < n; i++)
+			if (SIG_ROLE(sig[i]) == ISA_R_XA)
+				va = in->ops[i].kind == ISA_K_VGPR;
+			else if (SIG_ROLE(sig[i]) == ISA_R_XS)
+				sa = in->ops[i].kind != ISA_K_OFF;
+		if (!va && !sa)
+			return "invalid operand for instruction: scratch needs a VGPR or SGPR address";
+		if (va && sa && ISA_TARGET(t) == TA_TARGET_GFX90A)
+			return "operands are not valid for this GPU or mode";
+	}
+	if (is_fa && fmt == ISA_FMT_FLAT && in->ops[is_fa - 1].count != 2) {
+		*bad = is_fa - 1;
+		return "invalid operand for instruction: expected a 64-bit VGPR address";
+	}
+	if (is_fa && fmt == ISA_FMT_GLOBAL) { /* global address: 64-bit with `off`, 32-bit offset with saddr */
 		int saddr = in->ops[n - 1].kind == ISA_K_SGPR;
 		if (in->ops[is_fa - 1].count != (saddr ? 1 : 2)) {
 			*bad = is_fa - 1;
@@ -769,8 +794,10 @@ int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 		w0 |= off1 << 8 | off0;
 		return finish(&e, out, w0, 1, vdst << 24 | dat[1] << 16 | dat[0] << 8 | addr, 0, d);
 	}
-	case ISA_FMT_GLOBAL: {
-		unsigned vdst = 0, addr = 0, data = 0, saddr = g11 ? 0x7C : 0x7F, acc = 0;
+	case ISA_FMT_GLOBAL: case ISA_FMT_FLAT: case ISA_FMT_SCRATCH: {
+		unsigned seg = fmt == ISA_FMT_GLOBAL ? 2 : fmt == ISA_FMT_SCRATCH ? 1 : 0;
+		unsigned vdst = 0, addr = 0, data = 0, acc = 0, sve = 0;
+		unsigned saddr = fmt == ISA_FMT_FLAT && !g11 ? 0 : g11 ? 0x7C : 0x7F;
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]);
 			acc |= o[i].kind == ISA_K_AGPR;
@@ -778,24 +805,31 @@ int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 				vdst = o[i].reg;
 			else if (r == ISA_R_FA)
 				addr = o[i].reg;
+			else if (r == ISA_R_XA && o[i].kind == ISA_K_VGPR)
+				addr = o[i].reg, sve = 1;
 			else if (r == ISA_R_DD)
 				data = o[i].reg;
-			else if (r == ISA_R_FS && o[i].kind == ISA_K_SGPR)
-				saddr = o[i].reg;
+			else if ((r == ISA_R_FS || r == ISA_R_XS) && o[i].kind != ISA_K_OFF)
+				saddr = o[i].kind == ISA_K_SGPR ? o[i].reg : scode(&e, &o[i]);
 		}
-		if (m->offset < -4096 || m->offset > 4095) {
-			diag_error(d, "invalid offset: expected a 13-bit signed offset");
+		int lo = fmt == ISA_FMT_FLAT ? 0 : -4096, hi = 4095;
+		if (m->offset < lo || m->offset > hi) {
+			diag_error(d, fmt == ISA_FMT_FLAT ? "invalid offset: expected a 12-bit unsigned offset"
+							  : "invalid offset: expected a 13-bit signed offset");
 			return -1;
 		}
-		uint32_t off = (uint32_t)m->offset & 0x1fff, w0;
-		if (g11)
-			w0 = 0xDC000000u | op << 18 | 2u << 16 | (m->cpol & ISA_CPOL_SLC ? 1u << 15 : 0) |
+		uint32_t off = (uint32_t)m->offset & 0x1fff, w0, w1;
+		if (g11) {
+			w0 = 0xDC000000u | op << 18 | seg << 16 | (m->cpol & ISA_CPOL_SLC ? 1u << 15 : 0) |
 			     (m->cpol & ISA_CPOL_GLC ? 1u << 14 : 0) | (m->cpol & ISA_CPOL_DLC ? 1u << 13 : 0) | off;
-		else
+			w1 = vdst << 24 | (fmt == ISA_FMT_SCRATCH ? sve : 0) << 23 | saddr << 16 | data << 8 | addr;
+		} else {
 			w0 = 0xDC000000u | (m->cpol & ISA_CPOL_SC1 ? 1u << 25 : 0) | op << 18 |
 			     (m->cpol & ISA_CPOL_SLC ? 1u << 17 : 0) | (m->cpol & ISA_CPOL_GLC ? 1u << 16 : 0) |
-			     2u << 14 | off;
-		return finish(&e, out, w0, 1, vdst << 24 | acc << 23 | saddr << 16 | data << 8 | addr, 0, d);
+			     seg << 14 | (sve && ISA_TARGET(t) == TA_TARGET_GFX942 ? 1u << 13 : 0) | off;
+			w1 = vdst << 24 | acc << 23 | saddr << 16 | data << 8 | addr;
+		}
+		return finish(&e, out, w0, 1, w1, 0, d);
 	}
 	case ISA_FMT_MUBUF: {
 		unsigned vdata = 0, vaddr = 0, rsrc = 0, soff = 0, acc = 0;

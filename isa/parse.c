@@ -537,13 +537,14 @@ static int parse_modifier(P *p, IsaInsn *in)
 			if (!strncmp(p->p, "swizzle(", 8))
 				return parse_swizzle(p, &m->offset);
 			IsaFmt f = isa_op_fmt(p->t, in->op);
-			int64_t lo = f == ISA_FMT_GLOBAL ? -4096 : 0;
-			int64_t hi = f == ISA_FMT_GLOBAL ? 4095 : f == ISA_FMT_MUBUF ? 4095 : 65535;
+			int sgn = f == ISA_FMT_GLOBAL || f == ISA_FMT_SCRATCH;
+			int64_t lo = sgn ? -4096 : 0;
+			int64_t hi = sgn || f == ISA_FMT_MUBUF || f == ISA_FMT_FLAT ? 4095 : 65535;
 			if (parse_int(p, &v))
 				return fail(p, s, "expected a number after ':'");
 			if (v < lo || v > hi)
-				return fail(p, s, f == ISA_FMT_GLOBAL ? "invalid offset: expected a 13-bit signed offset"
-					: f == ISA_FMT_MUBUF ? "invalid offset: expected a 12-bit unsigned offset"
+				return fail(p, s, sgn ? "invalid offset: expected a 13-bit signed offset"
+					: f == ISA_FMT_MUBUF || f == ISA_FMT_FLAT ? "invalid offset: expected a 12-bit unsigned offset"
 							     : "invalid offset: expected a 16-bit unsigned offset");
 			m->offset = (int32_t)v;
 			return 0;

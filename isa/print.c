@@ -380,7 +380,7 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 		if (m->gds)
 			sb_puts(sb, " gds");
 		break;
-	case ISA_FMT_GLOBAL: case ISA_FMT_MUBUF:
+	case ISA_FMT_GLOBAL: case ISA_FMT_MUBUF: case ISA_FMT_FLAT: case ISA_FMT_SCRATCH:
 		if (fmt == ISA_FMT_MUBUF) {
 			if (m->idxen)
 				sb_puts(sb, " idxen");

@@ -106,9 +106,11 @@ unsigned isa_counters(ta_target t, const IsaInsn *in)
 	if (f & ISA_F_RM0) /* s_sendmsg */
 		return ISA_CNT_LGKM;
 	if (f & (ISA_F_GLOBAL | ISA_F_MUBUF)) {
+		/* FLAT may touch LDS as well, so it also counts in lgkmcnt */
+		unsigned flat = isa_op_fmt(t, in->op) == ISA_FMT_FLAT ? ISA_CNT_LGKM : 0;
 		if (f & ISA_F_LOAD)
-			return ISA_CNT_VM;
-		return g11 ? ISA_CNT_VS : ISA_CNT_VM | ISA_CNT_EXP * 0;
+			return ISA_CNT_VM | flat;
+		return (g11 ? ISA_CNT_VS : ISA_CNT_VM) | flat;
 	}
 	return 0;
 }

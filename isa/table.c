@@ -36,6 +36,8 @@
 #define O_MVA(n) O_(MVA, n)
 #define O_RSRC(n) O_(RSRC, n)
 #define O_MSO(n) O_(MSO, n)
+#define O_XA(n) O_(XA, n)
+#define O_XS(n) O_(XS, n)
 #define COUNT_ARGS(...) (sizeof((uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t))
 
 const IsaOpInfo isa_ops[ISA_NUM_OPS] = {

@@ -23,6 +23,7 @@ Signature tokens (operands in LLVM syntax order):
   sbN  SMEM base (N SGPRs)           soff SMEM offset (imm or SGPR)
   da   DS address VGPR               ddN  DS data VGPRs
   fa   FLAT/GLOBAL address (2 VGPRs with `off`, 1 with saddr)   fs   saddr or off
+  xa   scratch vaddr (VGPR or off)   xs   scratch saddr (SGPR or off)
   mva  MUBUF vaddr (or off)          rsrc MUBUF resource s[n:n+3]  mso  MUBUF soffset
 """
 import os, re, subprocess, sys, tempfile
@@ -374,6 +375,18 @@ for n, c in [("add/add_u32", 1), ("sub/sub_u32", 1), ("smax/max_i32", 1), ("umax
     E("global_atomic_%s/global_atomic_%s" % (a, b), "GLOBAL", "GLOBAL", "vd%d fa dd%d fs" % (rc, c), "B32",
       "GLOBAL LOAD ATOMIC RTN")
 
+# --- FLAT and SCRATCH (private memory for spills) ---
+for n, c in [("dword/b32", 1), ("dwordx2/b64", 2), ("dwordx3/b96", 3), ("dwordx4/b128", 4),
+             ("ubyte/u8", 1), ("sbyte/i8", 1), ("ushort/u16", 1), ("sshort/i16", 1)]:
+    a, b = n.split("/")
+    E("flat_load_%s/flat_load_%s" % (a, b), "FLAT", "FLAT", "vd%d fa" % c, "B32", "GLOBAL LOAD")
+    E("scratch_load_%s/scratch_load_%s" % (a, b), "SCRATCH", "SCRATCH", "vd%d xa xs" % c, "B32", "GLOBAL LOAD")
+for n, c in [("dword/b32", 1), ("dwordx2/b64", 2), ("dwordx3/b96", 3), ("dwordx4/b128", 4),
+             ("byte/b8", 1), ("short/b16", 1)]:
+    a, b = n.split("/")
+    E("flat_store_%s/flat_store_%s" % (a, b), "FLAT", "FLAT", "fa dd%d" % c, "B32", "GLOBAL STORE")
+    E("scratch_store_%s/scratch_store_%s" % (a, b), "SCRATCH", "SCRATCH", "xa dd%d xs" % c, "B32", "GLOBAL STORE")
+
 # --- MUBUF ---
 for n, c in [("dword/b32", 1), ("dwordx2/b64", 2), ("dwordx3/b96", 3), ("dwordx4/b128", 4),
              ("ubyte/u8", 1), ("sbyte/i8", 1), ("ushort/u16", 1), ("sshort/i16", 1)]:
@@ -426,6 +439,8 @@ def sample(e, t, name):
         elif k == "da": ops.append("v1")
         elif k == "fa": ops.append("v[2:3]")
         elif k == "fs": ops.append("off")
+        elif k == "xa": ops.append("v1")
+        elif k == "xs": ops.append("off")
         elif k == "mva": ops.append("v1")
         elif k == "rsrc": ops.append("s[4:7]")
         elif k == "mso": ops.append("0"); mods.append("offen")
@@ -459,7 +474,7 @@ def opcode(fmt, t, b, e):
         w0 = int.from_bytes(bytes(b[0:4]), "little")
         return (w0 >> 17) & 0x1f if "VOPDY" in e["flags"] else (w0 >> 22) & 0xf
     if fmt == "DS": return (w0 >> 18) & 0xff if g11 else (w0 >> 17) & 0xff
-    if fmt == "GLOBAL": return (w0 >> 18) & 0x7f
+    if fmt in ("GLOBAL", "FLAT", "SCRATCH"): return (w0 >> 18) & 0x7f
     if fmt == "MUBUF": return (w0 >> 18) & 0xff if g11 else (w0 >> 18) & 0x7f
     raise SystemExit(fmt)
 
@@ -473,6 +488,7 @@ PREFIX = {  # (mask, value) of word 0 per format: gfx9 family, gfx11
     "MAI": ((0xff800000, 0xd3800000),) * 2, "VOPD": ((0xfc000000, 0xc8000000),) * 2,
     "SMEM": ((0xfc000000, 0xc0000000), (0xfc000000, 0xf4000000)),
     "DS": ((0xfc000000, 0xd8000000),) * 2, "GLOBAL": ((0xfc000000, 0xdc000000),) * 2,
+    "FLAT": ((0xfc000000, 0xdc000000),) * 2, "SCRATCH": ((0xfc000000, 0xdc000000),) * 2,
     "MUBUF": ((0xfc000000, 0xe0000000),) * 2,
 }
 

@@ -90,7 +90,12 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			*o = var == 1 ? isa_sgpr(20, 1) : isa_imm(var * 0x10 + (var == 3 ? 0x1000 : 0));
 			break;
 		case ISA_R_DA: *o = isa_vgpr(1 + var, 1); break;
-		case ISA_R_FA: *o = isa_vgpr(2 * var + 2, (var & 1) ? 1 : 2); break;
+		case ISA_R_FA: *o = isa_vgpr(2 * var + 2, (var & 1) && fmt == ISA_FMT_GLOBAL ? 1 : 2); break;
+		case ISA_R_XA: *o = var == 1 ? isa_off() : isa_vgpr(1 + var, 1); break;
+		case ISA_R_XS:
+			*o = var == 1 || (var == 2 && ISA_TARGET(t) != TA_TARGET_GFX90A) ? isa_sgpr(3 + var, 1)
+			   : var == 3 && ISA_TARGET(t) != TA_TARGET_GFX90A ? isa_special(ISA_SP_M0, 1) : isa_off();
+			break;
 		case ISA_R_FS: *o = (var & 1) ? isa_sgpr(4 + 2 * var, 2) : isa_off(); break;
 		case ISA_R_MVA: *o = var == 0 ? isa_off() : isa_vgpr(1 + var, 1); break;
 		case ISA_R_MSO: *o = var == 2 ? isa_sgpr(3, 1) : isa_const_u32(ISA_TY_B32, 0); break;
@@ -256,7 +261,7 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 		} else if (var)
 			return 0;
 		break;
-	case ISA_FMT_DS: case ISA_FMT_GLOBAL: case ISA_FMT_MUBUF:
+	case ISA_FMT_DS: case ISA_FMT_GLOBAL: case ISA_FMT_MUBUF: case ISA_FMT_FLAT: case ISA_FMT_SCRATCH:
 		if (var == 4 && !g11) { /* gfx90a+: data in AGPRs */
 			int any = 0;
 			isa_variant(t, op, 1, in);
@@ -286,10 +291,10 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 		if (var == 3 && (oi->flags & ISA_F_DS2))
 			return 0;
 		break;
-	case ISA_FMT_GLOBAL:
+	case ISA_FMT_GLOBAL: case ISA_FMT_FLAT: case ISA_FMT_SCRATCH:
 		if (var > 3)
 			return 0;
-		in->mod.offset = var == 0 ? 0 : var == 1 ? -4096 : var == 2 ? 4095 : 64;
+		in->mod.offset = var == 0 ? 0 : var == 1 ? (fmt == ISA_FMT_FLAT ? 8 : -4096) : var == 2 ? 4095 : 64;
 		if (oi->flags & ISA_F_RTN)
 			in->mod.cpol = ISA_CPOL_GLC;
 		if (var == 2)
