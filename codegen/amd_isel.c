@@ -657,13 +657,11 @@ static void sel_mul64(Isel *s, const SInst *in, Val d)
 	int t = alias ? newv(s, MR_V, 2) : dv;
 	Val al = a.kind == VK_CONST ? a : reg(a.vreg, 0, 1), ah = a.kind == VK_CONST ? cst(0) : reg(a.vreg, 1, 1);
 	Val bl = b.kind == VK_CONST ? b : reg(b.vreg, 0, 1), bh = b.kind == VK_CONST ? cst(0) : reg(b.vreg, 1, 1);
-	/* lo*lo as 64 bits, then add the cross products to the high half. */
-	Val z = cst(0);
-	z.count = 2;
-	int c = newv(s, MR_S, s->lm);
-	Val defs[2] = {reg(t, 0, 2), reg(c, 0, s->lm)};
-	Val src[3] = {al, bl, z};
-	valu(s, ISA_V_MAD_U64_U32, 2, defs, 3, src);
+	/* lo*lo as two 32-bit halves, then add the cross products to the high
+	 * half (v_mad_u64_u32 would also need a carry-out SGPR pair). */
+	MInst *lo = valu2(s, ISA_V_MUL_LO_U32, reg(t, 0, 1), al, bl);
+	lo->flags |= MI_DEFALL;
+	valu2(s, ISA_V_MUL_HI_U32, reg(t, 1, 1), al, bl);
 	bool ah0 = a.kind == VK_CONST && a.count == 1, bh0 = b.kind == VK_CONST && b.count == 1;
 	if (!bh0) {
 		Val x = reg(newv(s, MR_V, 1), 0, 1);
