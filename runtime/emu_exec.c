@@ -419,6 +419,7 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 	const IsaMods *m = &in->mod;
 	uint64_t ex = emu_exec_mask(w);
 	memset(r, 0, offsetof(VRes, swap_val));
+	r->sgpr_dst = 0; /* after swap_val: not covered by the memset (a stale 1 dropped every VALU write after a v_readlane) */
 	r->mask = ex;
 	/* Destinations and sources by role. */
 	static Src S[4];

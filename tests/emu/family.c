@@ -36,7 +36,7 @@ static const char *const rename11[][2] = {
 	{"ds_write_b32", "ds_store_b32"}, {"ds_read_b32", "ds_load_b32"}, {"ds_write_b64", "ds_store_b64"},
 	{"ds_read_b64", "ds_load_b64"}, {"ds_read2_b32", "ds_load_2addr_b32"}, {"ds_write2_b32", "ds_store_2addr_b32"},
 	{"ds_read_u16", "ds_load_u16"}, {"ds_write_b16", "ds_store_b16"},
-	{"v_add_u32", "v_add_nc_u32"}, {"v_sub_u32", "v_sub_nc_u32"}, {"v_subrev_u32", "v_subrev_nc_u32"},
+	{"v_add_u32", "v_add_nc_u32"}, {"v_add_u32_dpp", "v_add_nc_u32_dpp"}, {"v_sub_u32", "v_sub_nc_u32"}, {"v_subrev_u32", "v_subrev_nc_u32"},
 	{"v_addc_co_u32", "v_add_co_ci_u32"}, {"v_subb_co_u32", "v_sub_co_ci_u32"},
 	{"v_subbrev_co_u32", "v_subrev_co_ci_u32"},
 	{"v_cvt_pkrtz_f16_f32", "v_cvt_pk_rtz_f16_f32"}, {"s_andn2_b32", "s_and_not1_b32"}, {"s_andn2_b64", "s_and_not1_b64"},

@@ -199,3 +199,44 @@ Test(emu_family, fp8_gfx942)
 	}
 	free(out);
 }
+
+Test(emu_family, lds_barrier_atomics)
+{
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft), B = 4 * L, G = 2;
+		FamCase c = {"fam_lds.s", 6, B, G, NULL, 0, B * 4 - 1, B * 4 + 8};
+		uint32_t *out = fam_run(ft, &c);
+		for (uint32_t wg = 0; wg < G; wg++) {
+			uint8_t seen[256] = {0};
+			for (uint32_t lid = 0; lid < B; lid++) {
+				uint32_t gid = wg * B + lid, *r = out + gid * 6;
+				cr_assert_eq(r[0], wg * B + (lid + 64) % B, "%s: wi %u r0 %u", ft->name, gid, r[0]);
+				cr_assert_lt(r[1], B, "%s: wi %u counter %u", ft->name, gid, r[1]);
+				cr_assert(!seen[r[1]], "%s: ds_add_rtn returned %u twice", ft->name, r[1]);
+				seen[r[1]] = 1;
+				cr_assert_eq(r[2], B, "%s: wi %u: counter after the barrier %u", ft->name, gid, r[2]);
+				cr_assert_eq(r[3], wg * B + B - 1, "%s: wi %u: max %u", ft->name, gid, r[3]);
+				cr_assert_eq(r[4], gid, "%s: wi %u: read2 lo %u", ft->name, gid, r[4]);
+				cr_assert_eq(r[5], lid + 1 < B ? gid + 1 : B, "%s: wi %u: read2 hi %u", ft->name, gid, r[5]);
+			}
+		}
+		free(out);
+	}
+}
+
+Test(emu_family, cross_lane)
+{
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft), N = 128;
+		FamCase c = {"fam_xlane.s", 9, L, N / L, NULL, 0, 777, 0};
+		uint32_t *out = fam_run(ft, &c);
+		for (uint32_t gid = 0; gid < N; gid++) {
+			uint32_t l = gid % L, wb = gid - l, *r = out + gid * 9, rl = l % 16;
+			uint32_t w[9] = {gid ^ 3, rl ? 2 * gid - 1 : 1000, gid - rl + 15 - rl, gid ^ 1, wb + ((l & ~31u) | ((l & 31) ^ 16)),
+					 wb + 5, wb, l == 7 ? 777 : gid, L * wb + L * (L - 1) / 2};
+			for (int j = 0; j < 9; j++)
+				cr_assert_eq(r[j], w[j], "%s: work-item %u result %d: got %u, want %u", ft->name, gid, j, r[j], w[j]);
+		}
+		free(out);
+	}
+}
