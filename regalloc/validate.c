@@ -115,41 +115,45 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 			return -1;
 		}
 	int32_t *in = malloc(sizeof(int32_t) * NSLOT * (size_t)nb), *cur = malloc(sizeof(int32_t) * NSLOT);
-	int *work = malloc(sizeof(int) * (size_t)nb);
 	char *inwork = calloc((size_t)nb, 1);
 	int rc = -1;
-	if (!in || !cur || !work || !inwork)
+	if (!in || !cur || !inwork)
 		goto out;
 	for (size_t i = 0; i < (size_t)NSLOT * nb; i++)
 		in[i] = H_UNSEEN;
 	for (int s = 0; s < NSLOT; s++)
 		in[s] = H_UNDEF;
-	/* Worklist in layout order (a stack popped lowest-first is enough:
-	 * the lattice has height 3, so every block is revisited a bounded
-	 * number of times). */
-	int nw = 0;
-	work[nw++] = 0, inwork[0] = 1;
-	(void)0;
-	while (nw) {
-		int b = work[--nw];
-		inwork[b] = 0;
-		memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
-		run_block(f, phys, b, cur, err, 0);
-		for (int s = 0; s < 3; s++) {
-			int t = f->blocks.data[b].succ[s];
-			if (t < 0)
+	/* Sweeps in layout order over the blocks whose entry state changed:
+	 * the lattice has height 3, so a few sweeps reach the fixed point
+	 * (a LIFO worklist could revisit blocks many times on long chains). */
+	inwork[0] = 1;
+	for (int any = 1; any;) {
+		any = 0;
+		for (int b = 0; b < nb; b++) {
+			if (!inwork[b])
 				continue;
-			int32_t *ti = in + (size_t)t * NSLOT;
-			int changed = 0;
-			/* succ[2]: parked lanes resume there; only their VGPR/AGPR
-			 * values travel along it. */
-			for (int k = s == 2 ? NS : 0; k < NSLOT; k++) {
-				int32_t m = meet(ti[k], cur[k]);
-				if (m != ti[k])
-					ti[k] = m, changed = 1;
+			inwork[b] = 0;
+			memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
+			run_block(f, phys, b, cur, err, 0);
+			for (int s = 0; s < 3; s++) {
+				int t = f->blocks.data[b].succ[s];
+				if (t < 0)
+					continue;
+				int32_t *ti = in + (size_t)t * NSLOT;
+				int changed = 0;
+				/* succ[2]: parked lanes resume there; only their VGPR/AGPR
+				 * values travel along it. */
+				for (int k = s == 2 ? NS : 0; k < NSLOT; k++) {
+					int32_t m = meet(ti[k], cur[k]);
+					if (m != ti[k])
+						ti[k] = m, changed = 1;
+				}
+				if (changed) {
+					inwork[t] = 1;
+					if (t <= b)
+						any = 1;
+				}
 			}
-			if (changed && !inwork[t])
-				work[nw++] = t, inwork[t] = 1;
 		}
 	}
 	/* Check with the final states only: during the iteration a block may
@@ -161,6 +165,6 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	}
 	rc = 0;
 out:
-	free(in), free(cur), free(work), free(inwork);
+	free(in), free(cur), free(inwork);
 	return rc;
 }
