@@ -70,6 +70,8 @@ static void expand_line(const FamTarget *ft, const char *p, size_t n, StrBuf *sb
 				sb_puts(sb, w64 ? "vcc" : "vcc_lo");
 			else if (tl == 4 && !memcmp(tok, "EXEC", 4))
 				sb_puts(sb, w64 ? "exec" : "exec_lo");
+			else if (tl == 3 && !memcmp(tok, "RTN", 3))
+				sb_puts(sb, ft->t == TA_TARGET_GFX942 ? "sc0" : "glc");
 			else if (tl == 1 && tok[0] == 'W')
 				sb_puts(sb, w64 ? "64" : "32");
 			else if (tl > 1 && tok[0] == 'M') {

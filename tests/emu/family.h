@@ -16,7 +16,8 @@
  * (s_load_dword -> s_load_b32, global_store_dword -> global_store_b32,
  * v_add_u32 -> v_add_nc_u32, ds_write_b32 -> ds_store_b32, ...; the table is
  * in family.c).  Lane-mask operands are written %VCC%, %EXEC%, %W% (32 or 64,
- * for _b%W% suffixes) and %Mn% (s[n:n+1] in wave64, sn in wave32).  Files
+ * for _b%W% suffixes), %Mn% (s[n:n+1] in wave64, sn in wave32) and %RTN% (the
+ * returning-atomic bit: sc0 on gfx942, glc elsewhere).  Files
  * named fam_X_gfx9.s / fam_X_gfx11.s are used as they are on that family. */
 #ifndef TILEASM_TEST_EMU_FAMILY_H
 #define TILEASM_TEST_EMU_FAMILY_H

@@ -240,3 +240,26 @@ Test(emu_family, cross_lane)
 		free(out);
 	}
 }
+
+Test(emu_family, global_atomics)
+{
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft), N = 256, in[4] = {0, 0, 0, 0};
+		FamCase c = {"fam_gatomic.s", 2, L, N / L, in, sizeof in, 0, 0};
+		uint32_t *out = fam_run(ft, &c);
+		uint8_t seen[256] = {0};
+		uint32_t winners = 0, winner = 0;
+		for (uint32_t g = 0; g < N; g++) {
+			cr_assert_lt(out[2 * g], N, "%s: wi %u: counter %u", ft->name, g, out[2 * g]);
+			cr_assert(!seen[out[2 * g]], "%s: atomic add returned %u twice", ft->name, out[2 * g]);
+			seen[out[2 * g]] = 1;
+			if (out[2 * g + 1] == 0)
+				winners++, winner = g;
+		}
+		cr_assert_eq(winners, 1, "%s: %u cmpswap winners", ft->name, winners);
+		for (uint32_t g = 0; g < N; g++)
+			if (g != winner)
+				cr_assert_eq(out[2 * g + 1], winner + 1, "%s: wi %u saw %u", ft->name, g, out[2 * g + 1]);
+		free(out);
+	}
+}
