@@ -10,8 +10,8 @@
  *                   128x256 tile (128 f32 accumulators per thread), issues
  *                   4 x wgmma m64n256k16 per k-step, keeps one wgmma group in
  *                   flight and releases a stage one k-step late, then writes
- *                   its rows of C (packed column-pair stores, predicated
- *                   on M and N only in edge tiles).
+ *                   its rows of C (packed column-pair stores, each
+ *                   predicated on M and N).
  * The ring's stage/parity counters run on across tiles, so the producer
  * loads the next tile while the consumers are in the epilogue.
  *
@@ -496,40 +496,18 @@ static void emit_consumer_mainloop(const Sm90Gemm *g, StrBuf *o)
 		sb_printf(o, "\tmov.f32 %%f%d, 0f00000000;\n", i);
 }
 
-/* One column-pair store pair (rows r and r+8) for accumulator group j;
- * guarded: predicated on M and N (edge tiles). */
-static void emit_pair_stores(const Sm90Gemm *g, int j, bool guarded, StrBuf *o)
-{
-	const char *cvt2 = g->out_dtype == DT_BF16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32";
-	const char *p0 = guarded ? "@%pe " : "", *p8 = guarded ? "@%pe8 " : "";
-	int f = 4 * j;
-	if (guarded)
-		sb_printf(o,
-			"\tsetp.gt.s32 %%pc, %%clim, %d;\n"
-			"\tand.pred %%pe, %%pc, %%pr0;\n"
-			"\tand.pred %%pe8, %%pc, %%pr8;\n",
-			8 * j);
-	if (g->out_dtype == DT_F32) {
-		sb_printf(o, "\t%sst.global.v2.f32 [%%ptr+%d], {%%f%d, %%f%d};\n", p0, 32 * j, f, f + 1);
-		sb_printf(o, "\t%sst.global.v2.f32 [%%ptr8+%d], {%%f%d, %%f%d};\n", p8, 32 * j, f + 2, f + 3);
-	} else {
-		sb_printf(o, "\t%s %%h2a, %%f%d, %%f%d;\n\t%sst.global.b32 [%%ptr+%d], %%h2a;\n", cvt2, f + 1, f, p0,
-			  16 * j);
-		sb_printf(o, "\t%s %%h2b, %%f%d, %%f%d;\n\t%sst.global.b32 [%%ptr8+%d], %%h2b;\n", cvt2, f + 3, f + 2,
-			  p8, 16 * j);
-	}
-}
-
 /* Epilogue.  Accumulator i of lane l in warp w of the warpgroup holds
  * row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1).
  * Elements go out in column pairs (one packed store each).  N is even
  * (sm90_check_shapes), so a pair is either wholly inside or wholly outside
- * the matrix: edge tiles need one predicate per pair and row, not one per
- * element, which keeps the entry small (the driver JIT time grows with it).
- * Full tiles skip the predicates (measured ~1% at 4096^3). */
+ * the matrix: one predicate per pair and row covers full and edge tiles
+ * alike, and keeps the entry small (the driver JIT time grows with it).
+ * An unpredicated copy for full tiles measured no faster on an H200
+ * (docs/performance.md) and made the entry 25% larger. */
 static void emit_epilogue(const Sm90Gemm *g, StrBuf *o)
 {
 	int esz = dtype_bytes((DType)g->out_dtype);
+	const char *cvt2 = g->out_dtype == DT_BF16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32";
 	sb_printf(o,
 		"$C_EPI:\n"
 		"\tadd.u32 %%row, %%m0, %%row_in;\n"
@@ -539,24 +517,28 @@ static void emit_epilogue(const Sm90Gemm *g, StrBuf *o)
 		"\tadd.s64 %%ra, %%ra, %%rb;\n"
 		"\tmad.lo.s64 %%ptr, %%ra, %d, %%pC;\n"
 		"\tadd.s64 %%ptr8, %%ptr, %%row8;\n"
-		"\tadd.u32 %%t0, %%m0, %d;\n"
-		"\tsetp.le.u32 %%p0, %%t0, %%M;\n"
-		"\tadd.u32 %%t0, %%n0, %d;\n"
-		"\tsetp.le.and.u32 %%p0, %%t0, %%N, %%p0;\n"
-		"\t@!%%p0 bra $C_EDGE;\n",
-		esz, BM, BN);
-	for (int j = 0; j < BN / 8; j++)
-		emit_pair_stores(g, j, false, o);
-	sb_puts(o,
-		"\tbra $C_NEXT;\n"
-		"$C_EDGE:\n"
-		"\tsub.s32 %rlim, %M, %row;\n"
-		"\tsub.s32 %clim, %N, %col;\n"
-		"\tsetp.gt.s32 %pr0, %rlim, 0;\n"
-		"\tsetp.gt.s32 %pr8, %rlim, 8;\n");
-	for (int j = 0; j < BN / 8; j++)
-		emit_pair_stores(g, j, true, o);
-	sb_puts(o, "$C_NEXT:\n");
+		"\tsub.s32 %%rlim, %%M, %%row;\n"
+		"\tsub.s32 %%clim, %%N, %%col;\n"
+		"\tsetp.gt.s32 %%pr0, %%rlim, 0;\n"
+		"\tsetp.gt.s32 %%pr8, %%rlim, 8;\n",
+		esz);
+	for (int j = 0; j < BN / 8; j++) {
+		int f = 4 * j;
+		sb_printf(o,
+			"\tsetp.gt.s32 %%pc, %%clim, %d;\n"
+			"\tand.pred %%pe, %%pc, %%pr0;\n"
+			"\tand.pred %%pe8, %%pc, %%pr8;\n",
+			8 * j);
+		if (g->out_dtype == DT_F32) {
+			sb_printf(o, "\t@%%pe st.global.v2.f32 [%%ptr+%d], {%%f%d, %%f%d};\n", 32 * j, f, f + 1);
+			sb_printf(o, "\t@%%pe8 st.global.v2.f32 [%%ptr8+%d], {%%f%d, %%f%d};\n", 32 * j, f + 2, f + 3);
+		} else {
+			sb_printf(o, "\t%s %%h2a, %%f%d, %%f%d;\n\t@%%pe st.global.b32 [%%ptr+%d], %%h2a;\n", cvt2, f + 1,
+				  f, 16 * j);
+			sb_printf(o, "\t%s %%h2b, %%f%d, %%f%d;\n\t@%%pe8 st.global.b32 [%%ptr8+%d], %%h2b;\n", cvt2,
+				  f + 3, f + 2, 16 * j);
+		}
+	}
 }
 
 static void emit_consumer(const Sm90Gemm *g, StrBuf *o)
