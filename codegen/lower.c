@@ -30,6 +30,10 @@ typedef struct {
 	int32_t base;   /* global: i64 register holding the pointer */
 	int32_t dim[IR_MAX_RANK];   /* global: i32 registers of the dimensions */
 	int32_t dim64[IR_MAX_RANK]; /* global: the same as i64 */
+	/* register-resident fragment (gemm accumulator in the MMA C layout):
+	 * rf >= 0 is the first of rf_n consecutive f32 registers */
+	int32_t rf, rf_n;
+	int16_t rf_nb, rf_ntn;
 } BufLoc;
 
 typedef struct {
@@ -49,6 +53,7 @@ typedef struct {
 	bool dirty;
 	uint32_t *srd, *swr, sgen;
 	VEC(int32_t) touched;
+	int32_t rf_slot;     /* inside a register-fragment parallel body: the element slot, else -1 */
 	bool collect_locals; /* collect_*: record written locals instead */
 	VEC(int32_t) wlocals;
 } L;
@@ -435,6 +440,8 @@ static int32_t expr(L *c, int32_t id)
 	case E_BOOL: return movi(c, DT_BOOL, e->ival != 0);
 	case E_VAR: return var_value(c, e->var, e->pos);
 	case E_LOAD: {
+		if (c->bl[e->buf].rf >= 0) /* eligibility guarantees F[i, j] of the current slot */
+			return c->bl[e->buf].rf + c->rf_slot;
 		int32_t idx[IR_MAX_RANK];
 		for (int i = 0; i < e->nargs; i++)
 			idx[i] = expr_as(c, e->args[i], DT_I32);
@@ -521,7 +528,7 @@ static int32_t expr(L *c, int32_t id)
 
 static bool tracked(L *c, int32_t b)
 {
-	return BUF(b)->scope != SCOPE_LOCAL;
+	return BUF(b)->scope != SCOPE_LOCAL && c->bl[b].rf < 0;
 }
 
 static void touch(L *c, int32_t b, bool write)
@@ -721,6 +728,10 @@ static void region_idx(L *c, const Region *r, const int32_t *ti, int rank, int32
 /* ---- statements ----------------------------------------------------------- */
 
 static void stmt(L *c, int32_t id);
+static int32_t rf_find_block(L *c, const Block *b);
+static void lower_parallel_rf(L *c, const Stmt *s, int32_t F);
+static void copy_rf(L *c, const Stmt *s);
+static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K);
 
 static void block(L *c, const Block *b)
 {
@@ -788,6 +799,11 @@ static void shadows_end(L *c, Shadows *sh)
 
 static void lower_parallel(L *c, const Stmt *s)
 {
+	int32_t F = rf_find_block(c, &s->body);
+	if (F >= 0) { /* iterate in the register fragment's layout */
+		lower_parallel_rf(c, s, F);
+		return;
+	}
 	int64_t ext[IR_MAX_RANK], total = 1;
 	for (int i = 0; i < s->nvars; i++) {
 		if (!ir_const_int(c->m, s->extents[i], &ext[i])) {
@@ -897,6 +913,10 @@ static int32_t single_thread_guard(L *c, int32_t bufid)
 static void lower_store(L *c, const Stmt *s)
 {
 	const Buffer *b = BUF(s->dst.buf);
+	if (c->bl[s->dst.buf].rf >= 0) {
+		emit(c, I(SI_MOV, DT_F32, c->bl[s->dst.buf].rf + c->rf_slot, expr_as(c, s->value, DT_F32), -1));
+		return;
+	}
 	int32_t idx[IR_MAX_RANK];
 	for (int i = 0; i < s->dst.nidx; i++)
 		idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
@@ -997,6 +1017,10 @@ static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total
 
 static void lower_copy(L *c, const Stmt *s)
 {
+	if (c->bl[s->src.buf].rf >= 0 || c->bl[s->dst.buf].rf >= 0) {
+		copy_rf(c, s);
+		return;
+	}
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
 	bool a_whole = a->scope != SCOPE_GLOBAL && !s->src.nidx;
 	const Buffer *ext_b = a_whole ? a : b;
@@ -1064,6 +1088,11 @@ static void lower_fill(L *c, const Stmt *s)
 	const Buffer *b = BUF(s->dst.buf);
 	DType t = (DType)b->dtype;
 	int32_t v = s->kind == S_CLEAR ? zero_canon(c, t) : expr_as(c, s->value, t);
+	if (c->bl[s->dst.buf].rf >= 0) {
+		for (int e = 0; e < c->bl[s->dst.buf].rf_n; e++)
+			emit(c, I(SI_MOV, DT_F32, c->bl[s->dst.buf].rf + e, v, -1));
+		return;
+	}
 	v = pack(c, t, v);
 	int64_t ext[IR_MAX_RANK], total;
 	shape_of(c, b, ext, &total);
@@ -1398,6 +1427,10 @@ static void lower_gemm(L *c, const Stmt *s)
 	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
 	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
 	DType in = (DType)A->dtype, acct = (DType)C->dtype;
+	if (c->bl[s->dst.buf].rf >= 0) {
+		lower_gemm_mma_rf(c, s, K);
+		return;
+	}
 	if ((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
 	    A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL) {
 		lower_gemm_mma(c, s, M, N, K);
@@ -1426,6 +1459,396 @@ static void lower_gemm(L *c, const Stmt *s)
 	place(c, end);
 	store_elem(c, s->dst.buf, mn, acc, -1);
 	dloop_end(c, &l);
+}
+
+/* ---- register-resident fragments ---------------------------------------
+ *
+ * A 2-D f32 fragment that is the accumulator of an mma gemm lives in
+ * registers, in the MMA C layout, when every other use is layout-agnostic:
+ * clear/fill, whole-buffer copies to or from a non-fragment, and parallel
+ * loops over exactly its shape that touch it only at [i, j] with the loop
+ * variables.  Thread (warp w, lane l; g = l/4, t = l%4) holds slots
+ * e = (s * NB + nb) * 4 + q for strips s < S = tiles / warps:
+ *   tile = w + warps * s, row = (tile / ntn) * 16 + g + 8 * (q >> 1),
+ *   col = (tile % ntn) * 8 * NB + 8 * nb + 2t + (q & 1).
+ * Nothing else can see these elements, so they need no barriers. */
+
+typedef struct {
+	uint8_t *bad, *acc;
+	const int32_t *par_vars; /* the enclosing parallel's two vars, or NULL */
+	const Stmt *par;
+} RfScan;
+
+static int gemm_nb(int64_t N)
+{
+	return (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
+}
+
+static bool gemm_is_mma(L *c, const Stmt *s)
+{
+	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
+	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
+	DType in = (DType)A->dtype;
+	return (in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
+	       A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL;
+}
+
+static bool is_frag(L *c, int32_t b) { return b >= 0 && BUF(b)->scope == SCOPE_FRAGMENT; }
+
+/* An element access F[args] is fine only as F[i, j] of a parallel over F's shape. */
+static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *args)
+{
+	if (!is_frag(c, b))
+		return;
+	const Stmt *p = r->par;
+	bool ok = p && p->nvars == 2 && nargs == 2 && BUF(b)->rank == 2;
+	for (int d = 0; ok && d < 2; d++) {
+		const Expr *x = EX(args[d]);
+		int64_t ext;
+		ok = x->kind == E_VAR && x->var == p->vars[d] && ir_const_int(c->m, p->extents[d], &ext) &&
+		     ext == bdim(c, BUF(b), d);
+	}
+	if (!ok)
+		r->bad[b] = 1;
+}
+
+static void rf_expr(L *c, RfScan *r, int32_t id)
+{
+	if (id < 0)
+		return;
+	const Expr *e = EX(id);
+	if (e->kind == E_LOAD)
+		rf_access(c, r, e->buf, e->nargs, e->args);
+	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
+		rf_expr(c, r, e->a);
+		if (e->kind == E_BINARY)
+			rf_expr(c, r, e->b);
+	}
+	if (e->kind == E_LOAD || e->kind == E_CALL)
+		for (int i = 0; i < e->nargs; i++)
+			rf_expr(c, r, e->args[i]);
+}
+
+static void rf_region_exprs(L *c, RfScan *r, const Region *g)
+{
+	for (int i = 0; i < g->nidx; i++)
+		rf_expr(c, r, g->idx[i]);
+}
+
+static void rf_block(L *c, RfScan *r, const Block *b);
+
+static void rf_stmt(L *c, RfScan *r, int32_t id)
+{
+	const Stmt *s = ST(id);
+	rf_expr(c, r, s->value);
+	rf_region_exprs(c, r, &s->src);
+	rf_region_exprs(c, r, &s->dst);
+	switch ((StmtKind)s->kind) {
+	case S_STORE: rf_access(c, r, s->dst.buf, s->dst.nidx, s->dst.idx); break;
+	case S_COPY:
+		/* whole fragment <-> a non-fragment only */
+		if (is_frag(c, s->src.buf) && (s->src.nidx || is_frag(c, s->dst.buf)))
+			r->bad[s->src.buf] = 1;
+		if (is_frag(c, s->dst.buf) && (s->dst.nidx || is_frag(c, s->src.buf)))
+			r->bad[s->dst.buf] = 1;
+		if (is_frag(c, s->src.buf) && is_frag(c, s->dst.buf))
+			r->bad[s->src.buf] = r->bad[s->dst.buf] = 1;
+		/* a local destination needs every element in every thread */
+		if (is_frag(c, s->src.buf) && BUF(s->dst.buf)->scope == SCOPE_LOCAL)
+			r->bad[s->src.buf] = 1;
+		break;
+	case S_GEMM:
+		if (is_frag(c, s->src.buf))
+			r->bad[s->src.buf] = 1;
+		if (is_frag(c, s->src2.buf))
+			r->bad[s->src2.buf] = 1;
+		if (gemm_is_mma(c, s)) {
+			const Buffer *C = BUF(s->dst.buf);
+			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * gemm_nb(bdim(c, C, 1))));
+			int64_t slots = ntiles / (c->nthreads / 32) * gemm_nb(bdim(c, C, 1)) * 4;
+			if (ntiles % (c->nthreads / 32) || slots > 128 || C->dtype != DT_F32)
+				r->bad[s->dst.buf] = 1;
+			else
+				r->acc[s->dst.buf] = 1;
+		} else {
+			r->bad[s->dst.buf] = 1;
+		}
+		break;
+	case S_CLEAR:
+	case S_FILL: break;
+	case S_REDUCE:
+	case S_CUMSUM:
+	case S_ATOMIC_ADD:
+		if (is_frag(c, s->src.buf))
+			r->bad[s->src.buf] = 1;
+		if (is_frag(c, s->dst.buf))
+			r->bad[s->dst.buf] = 1;
+		break;
+	case S_FOR:
+		rf_expr(c, r, s->lo);
+		rf_expr(c, r, s->hi);
+		rf_block(c, r, &s->body);
+		break;
+	case S_IF:
+		rf_block(c, r, &s->body);
+		rf_block(c, r, &s->els);
+		break;
+	case S_PARALLEL: {
+		const Stmt *was = r->par;
+		r->par = s;
+		rf_block(c, r, &s->body);
+		r->par = was;
+		break;
+	}
+	default: break;
+	}
+}
+
+static void rf_block(L *c, RfScan *r, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		rf_stmt(c, r, b->ids[i]);
+}
+
+/* Marks the eligible fragments (bl[].rf = 1 as a flag; registers come later). */
+static void rf_analyze(L *c)
+{
+	size_t nb = c->m->bufs.len;
+	RfScan r = {calloc(nb + 1, 1), calloc(nb + 1, 1), NULL, NULL};
+	if (!r.bad || !r.acc) {
+		c->failed = true;
+	} else {
+		rf_block(c, &r, &c->k->body);
+		for (size_t b = 0; b < nb; b++)
+			if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 && BUF(b)->dtype == DT_F32)
+				c->bl[b].rf = 1;
+	}
+	free(r.bad);
+	free(r.acc);
+}
+
+/* Per strip s of register fragment b: the row of q = 0 (rb) and the
+ * column of nb = 0, q = 0 (cb) for this thread.  Slot e = (s * NB + nb) * 4
+ * + q is then at (rb[s] + 8 * (q >> 1), cb[s] + 8 * nb + (q & 1)). */
+#define RF_MAX_STRIPS 32
+static int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb)
+{
+	const BufLoc *bl = &c->bl[b];
+	int NB = bl->rf_nb, W = c->nthreads / 32, S = bl->rf_n / (NB * 4);
+	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
+	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, 32));
+	int32_t g = bin(c, SI_DIV, DT_U32, lane, i32c(c, 4));
+	int32_t t2 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, 2));
+	for (int si = 0; si < S; si++) {
+		int32_t tile = bin(c, SI_ADD, DT_I32, warp, i32c(c, W * si));
+		int32_t tm = bin(c, SI_DIV, DT_U32, tile, i32c(c, bl->rf_ntn));
+		int32_t tn = bin(c, SI_REM, DT_U32, tile, i32c(c, bl->rf_ntn));
+		rb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm, i32c(c, 16)), g);
+		cb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn, i32c(c, 8 * NB)), t2);
+	}
+	return S;
+}
+
+static void rf_rowcol(L *c, int32_t b, const int32_t *rb, const int32_t *cb, int e, int32_t *row, int32_t *col)
+{
+	int NB = c->bl[b].rf_nb;
+	int si = e / (NB * 4), nb = (e / 4) % NB, q = e % 4;
+	*row = q >> 1 ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, 8)) : rb[si];
+	*col = 8 * nb + (q & 1) ? bin(c, SI_ADD, DT_I32, cb[si], i32c(c, 8 * nb + (q & 1))) : cb[si];
+}
+
+/* The register fragment that a parallel body touches, or -1. */
+static int32_t rf_find_expr(L *c, int32_t id)
+{
+	if (id < 0)
+		return -1;
+	const Expr *e = EX(id);
+	if (e->kind == E_LOAD && c->bl[e->buf].rf >= 0)
+		return e->buf;
+	int32_t r = -1;
+	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
+		r = rf_find_expr(c, e->a);
+		if (r < 0 && e->kind == E_BINARY)
+			r = rf_find_expr(c, e->b);
+	}
+	if (e->kind == E_LOAD || e->kind == E_CALL)
+		for (int i = 0; i < e->nargs && r < 0; i++)
+			r = rf_find_expr(c, e->args[i]);
+	return r;
+}
+
+static int32_t rf_find_block(L *c, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		int32_t r = rf_find_expr(c, s->value);
+		if (r < 0 && s->kind == S_STORE && c->bl[s->dst.buf].rf >= 0)
+			r = s->dst.buf;
+		for (int k = 0; r < 0 && k < s->dst.nidx; k++)
+			r = rf_find_expr(c, s->dst.idx[k]);
+		if (r < 0 && s->kind == S_FOR) {
+			r = rf_find_expr(c, s->lo);
+			if (r < 0)
+				r = rf_find_expr(c, s->hi);
+		}
+		if (r < 0 && (s->kind == S_FOR || s->kind == S_IF))
+			r = rf_find_block(c, &s->body);
+		if (r < 0 && s->kind == S_IF)
+			r = rf_find_block(c, &s->els);
+		if (r >= 0)
+			return r;
+	}
+	return -1;
+}
+
+/* Registers for the fragments rf_analyze accepted (after place_bufs). */
+static void rf_place(L *c, int32_t b)
+{
+	const Buffer *buf = BUF(b);
+	BufLoc *bl = &c->bl[b];
+	int64_t M = bdim(c, buf, 0), N = bdim(c, buf, 1);
+	int NB = gemm_nb(N);
+	bl->rf_nb = (int16_t)NB;
+	bl->rf_ntn = (int16_t)(N / (8 * NB));
+	int64_t ntiles = (M / 16) * bl->rf_ntn;
+	bl->rf_n = (int32_t)(ntiles / (c->nthreads / 32) * NB * 4);
+	bl->rf = (int32_t)c->f->regs.len;
+	for (int i = 0; i < bl->rf_n; i++)
+		reg(c, VT_F32);
+}
+
+static void lower_parallel_rf(L *c, const Stmt *s, int32_t F)
+{
+	Shadows sh;
+	int32_t ids[16];
+	shadows_begin(c, &s->body, &sh, ids);
+	bool was = c->par;
+	c->par = true;
+	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
+	rf_bases(c, F, rb, cb);
+	for (int e = 0; e < c->bl[F].rf_n && !c->failed; e++) {
+		int32_t row, col;
+		rf_rowcol(c, F, rb, cb, e, &row, &col);
+		c->varreg[s->vars[0]] = cvt(c, (DType)VAR(s->vars[0])->type, DT_I32, row);
+		c->varreg[s->vars[1]] = cvt(c, (DType)VAR(s->vars[1])->type, DT_I32, col);
+		c->rf_slot = e;
+		shadows_copy(c, &sh);
+		block(c, &s->body);
+	}
+	c->rf_slot = -1;
+	c->par = was;
+	shadows_end(c, &sh);
+}
+
+/* Whole register fragment <-> a tile of a global/shared buffer.  Row
+ * addresses and row bounds are computed once per strip half; each slot
+ * then costs a column add, a column check and the access. */
+static void copy_rf(L *c, const Stmt *s)
+{
+	bool from = c->bl[s->src.buf].rf >= 0;
+	int32_t F = from ? s->src.buf : s->dst.buf;
+	const Region *other = from ? &s->dst : &s->src;
+	const Buffer *ob = BUF(other->buf);
+	DType ot = (DType)ob->dtype;
+	int es = dtype_bytes(ot), NB = c->bl[F].rf_nb;
+	bool glob = ob->scope == SCOPE_GLOBAL;
+	const BufLoc *obl = &c->bl[other->buf];
+	int32_t off0 = other->nidx ? expr_as(c, other->idx[0], DT_I32) : i32c(c, 0);
+	int32_t off1 = other->nidx ? expr_as(c, other->idx[1], DT_I32) : i32c(c, 0);
+	int32_t d1 = glob ? obl->dim[1] : i32c(c, bdim(c, ob, 1));
+	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
+	int S = rf_bases(c, F, rb, cb);
+	int32_t esr = i32c(c, es);
+	for (int si = 0; si < S; si++) {
+		int32_t ocb = bin(c, SI_ADD, DT_I32, off1, cb[si]);
+		for (int h = 0; h < 2; h++) {
+			int32_t orow = bin(c, SI_ADD, DT_I32, off0, h ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, 8)) : rb[si]);
+			int32_t rowok = glob ? setp(c, CMP_LT, DT_U32, orow, obl->dim[0]) : -1;
+			/* address of (orow, ocb) */
+			int32_t rowaddr;
+			if (glob) {
+				int32_t lin = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, orow), obl->dim64[1]),
+				                  cvt(c, DT_I64, DT_I32, ocb));
+				rowaddr = bin(c, SI_ADD, DT_I64, obl->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+			} else {
+				int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, orow, d1), ocb);
+				rowaddr = bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, esr));
+			}
+			for (int nb = 0; nb < NB; nb++)
+				for (int q1 = 0; q1 < 2; q1++) {
+					int e = (si * NB + nb) * 4 + h * 2 + q1, dc = 8 * nb + q1;
+					int32_t ok = rowok;
+					if (glob) {
+						int32_t ocol = bin(c, SI_ADD, DT_I32, ocb, i32c(c, dc));
+						ok = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_LT, DT_U32, ocol, obl->dim[1]));
+					}
+					Space sp = glob ? SP_GLOBAL : SP_SHARED;
+					int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
+					int32_t r = c->bl[F].rf + e;
+					if (from) {
+						st(c, sp, ot, rowaddr, imm, pack(c, ot, cvt(c, ot, DT_F32, r)), ok);
+						continue;
+					}
+					int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
+					SInst in = I(SI_LD, ot, v, rowaddr, -1);
+					in.sub = (uint8_t)sp;
+					in.imm = imm;
+					in.guard = ok;
+					emit(c, in);
+					emit(c, I(SI_MOV, DT_F32, r, cvt(c, DT_F32, ot, unpack(c, ot, v)), -1));
+				}
+		}
+	}
+}
+
+static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K)
+{
+	const BufLoc *bl = &c->bl[s->dst.buf];
+	int W = c->nthreads / 32, NB = bl->rf_nb, S = bl->rf_n / (NB * 4);
+	DType in = (DType)BUF(s->src.buf)->dtype;
+	if (s->flag_clear)
+		for (int e = 0; e < bl->rf_n; e++)
+			emit(c, I(SI_MOVF, DT_F32, bl->rf + e, -1, -1));
+	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
+	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, 32));
+	int32_t g = bin(c, SI_DIV, DT_U32, lane, i32c(c, 4));
+	int32_t t2 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, 2));
+	int32_t kk = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
+	int32_t k0 = bin(c, SI_ADD, DT_I32, kk, t2), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, 8));
+	for (int si = 0; si < S; si++) {
+		int32_t tile = bin(c, SI_ADD, DT_I32, warp, i32c(c, W * si));
+		int32_t r0 = bin(c, SI_ADD, DT_I32,
+		                 bin(c, SI_MUL, DT_I32, bin(c, SI_DIV, DT_U32, tile, i32c(c, bl->rf_ntn)), i32c(c, 16)), g);
+		int32_t r8 = bin(c, SI_ADD, DT_I32, r0, i32c(c, 8));
+		int32_t n0 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, tile, i32c(c, bl->rf_ntn)), i32c(c, 8 * NB));
+		int32_t af = (int32_t)c->f->regs.len;
+		for (int i = 0; i < 4; i++)
+			reg(c, VT_I32);
+		frag_pair(c, s->src.buf, s->flag_a, r0, k0, af + 0);
+		frag_pair(c, s->src.buf, s->flag_a, r8, k0, af + 1);
+		frag_pair(c, s->src.buf, s->flag_a, r0, k8, af + 2);
+		frag_pair(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+		for (int nb = 0; nb < NB; nb++) {
+			int32_t n = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), g);
+			int32_t bf = (int32_t)c->f->regs.len;
+			reg(c, VT_I32);
+			reg(c, VT_I32);
+			frag_pair(c, s->src2.buf, !s->flag_b, n, k0, bf);
+			frag_pair(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+			int32_t acc = bl->rf + (si * NB + nb) * 4;
+			SInst m = I(SI_MMA, in, acc, af, bf);
+			m.c = acc;
+			emit(c, m);
+		}
+	}
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+	bra(c, ktop, -1, false);
+	place(c, kend);
+	c->f->nmma++;
 }
 
 static void stmt(L *c, int32_t id)
@@ -1480,6 +1903,8 @@ static void place_bufs(L *c, const Block *b)
 				if (vec_push(&c->f->locals, (bytes + 7) & ~7LL))
 					c->failed = true;
 				c->bl[s->buf].local = (int32_t)c->f->locals.len - 1;
+			} else if (c->bl[s->buf].rf == 1) {
+				rf_place(c, s->buf);
 			} else {
 				c->bl[s->buf].smem = c->f->smem_bytes;
 				c->f->smem_bytes += (bytes + 15) & ~15LL;
@@ -1531,7 +1956,8 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 	for (size_t i = 0; i < nv; i++)
 		c->varreg[i] = -1;
 	for (size_t i = 0; i < nb; i++)
-		c->bl[i].shadow = -1;
+		c->bl[i].shadow = c->bl[i].rf = -1;
+	c->rf_slot = -1;
 	/* parameters */
 	for (int i = 0; i < kn->nargs; i++) {
 		SimtParam p = {.arg = i};
@@ -1596,6 +2022,7 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 			c->bl[bid].dim64[dd] = cvt(c, DT_I64, DT_I32, r);
 		}
 	}
+	rf_analyze(c);
 	place_bufs(c, &kn->body);
 	block(c, &kn->body);
 	emit(c, I(SI_RET, DT_VOID, -1, -1, -1));
