@@ -170,9 +170,17 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 			iv[n++] = iv[v];
 	qsort(iv, (size_t)n, sizeof *iv, ival_cmp);
 	r->ninterval = n;
-	RegFile rf[MR_NCLASS];
+	RegFile rf[MR_NCLASS], hinted[MR_NCLASS];
 	int limit[MR_NCLASS];
 	memset(rf, 0, sizeof rf);
+	/* Registers some vreg would like (kernel inputs): others take them
+	 * only when nothing else is free, so the entry copies vanish. */
+	memset(hinted, 0, sizeof hinted);
+	for (int v = 0; v < nv; v++) {
+		const MVreg *hv = &f->vregs.data[v];
+		if (hv->hint >= 0 && hv->hint + hv->size <= MAXREG)
+			range_set(&hinted[hv->cls], hv->hint, hv->size, 1);
+	}
 	for (int c = 0; c < MR_NCLASS; c++) {
 		limit[c] = opt && opt->reg_limit[c] ? opt->reg_limit[c] : default_limit(f->target, c);
 		if (limit[c] > MAXREG)
@@ -189,6 +197,12 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		int c = vr->cls, reg = -1;
 		if (vr->hint >= 0 && vr->hint % vr->align == 0 && range_free(&rf[c], vr->hint, vr->size, limit[c]))
 			reg = vr->hint;
+		if (reg < 0) {
+			RegFile both = rf[c];
+			for (int w = 0; w < MAXREG / 64; w++)
+				both.busy[w] |= hinted[c].busy[w];
+			reg = find_free(&both, vr->size, vr->align, limit[c]);
+		}
 		if (reg < 0)
 			reg = find_free(&rf[c], vr->size, vr->align, limit[c]);
 		if (reg < 0) {
