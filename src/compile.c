@@ -9,12 +9,9 @@
  */
 #include <stdio.h>
 
+#include "amd.h"
 #include "api.h"
 #include "ptx.h"
-
-#ifdef TA_HAVE_AMD_BACKEND
-#include "amd.h"
-#endif
 
 static ta_binary *binary_new(const Target *t, const char *format)
 {
@@ -124,32 +121,33 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, ta_bin
 
 static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_binary *b)
 {
-#ifdef TA_HAVE_AMD_BACKEND
 	AmdOutput out = {0};
 	if (amd_compile(m, t, &out, &c->diag)) {
 		amd_output_free(&out);
 		return TA_ERR_UNSUPPORTED;
 	}
 	ta_status st = package_kernels(b, m);
-	for (int k = 0; st == TA_OK && k < b->nkernels; k++) {
-		const AmdKernelStats *s = &out.kernels[k];
-		b->kernels[k].shared_bytes = s->lds_bytes;
-		b->kernels[k].scratch_bytes = s->scratch_bytes;
-		b->kernels[k].sgprs = s->sgprs;
-		b->kernels[k].vgprs = s->vgprs;
-		b->kernels[k].agprs = s->agprs;
-		b->kernels[k].waves_per_simd = s->waves_per_simd;
+	for (int k = 0; st == TA_OK && k < b->nkernels && k < out.nkernels; k++) {
+		const AmdKernelInfo *s = &out.kernels[k];
+		ta_kernel_info *ki = &b->kernels[k];
+		ki->shared_bytes = s->lds_bytes;
+		ki->scratch_bytes = s->scratch_bytes;
+		ki->sgprs = s->sgprs;
+		ki->vgprs = s->vgprs;
+		ki->agprs = s->agprs;
+		ki->waves_per_simd = s->waves;
+		/* The backend's kernarg layout is the authority on AMD. */
+		ta_arg_info *args = (ta_arg_info *)ki->args;
+		for (int p = 0; p < s->nparams; p++)
+			if (s->params[p].arg >= 0 && s->params[p].arg < ki->nargs)
+				args[s->params[p].arg].offset = s->param_offset[p];
+		ki->kernarg_size = s->kernarg_size;
 	}
 	b->data = out.code_object;
-	b->size = out.code_object_size;
+	b->size = out.code_object_len;
 	out.code_object = NULL;
 	amd_output_free(&out);
-	return st;
-#else
-	(void)b, (void)m;
-	diag_error(&c->diag, "code generation for %s is not available yet", target_name(t->id));
-	return TA_ERR_UNSUPPORTED;
-#endif
+	return b->data ? st : TA_ERR_NOMEM;
 }
 
 /* Compiles a verified module; takes ownership of m (kept for ta_binary_grid). */

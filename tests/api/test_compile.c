@@ -19,7 +19,7 @@ static const char *targets[] = {"sm_80", "sm_90a", "gfx1100", "gfx90a", "gfx942"
 #define NTARGETS 5
 /* Targets whose backend is expected to compile every example. The AMD code
  * generator is not merged yet: for those the API must say so cleanly. */
-static int target_ready(int t) { return t < 2; }
+static int target_ready(int t) { return t < NTARGETS; }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
