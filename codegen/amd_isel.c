@@ -330,7 +330,7 @@ static bool int_type(int t)
 
 /* Can this instruction produce a uniform value in SGPRs (given uniform
  * operands)? */
-static bool salu_capable(const SInst *in)
+static bool salu_capable(const Isel *s, const SInst *in)
 {
 	switch (in->op) {
 	case SI_MOVI: case SI_MOVF: case SI_MOV: case SI_CTAID: case SI_PARAM: case SI_SHBASE:
@@ -340,8 +340,9 @@ static bool salu_capable(const SInst *in)
 		return int_type(in->type);
 	case SI_MIN: case SI_MAX: case SI_ABS:
 		return in->type == DT_I32 || in->type == DT_U32;
-	case SI_DIV: case SI_REM:
-		return in->type == DT_I32 || in->type == DT_U32;
+	case SI_DIV: case SI_REM: /* scalar only by a power-of-two constant */
+		return (in->type == DT_I32 || in->type == DT_U32) && in->b >= 0 && s->isconst[in->b] &&
+		       s->cval[in->b] > 0 && !(s->cval[in->b] & (s->cval[in->b] - 1));
 	case SI_SETP:
 		if (in->type == DT_I64)
 			return in->sub == CMP_EQ || in->sub == CMP_NE;
@@ -439,7 +440,7 @@ static void analyze(Isel *s)
 			if (in->dst < 0)
 				continue;
 			int cnt = dst_count(in);
-			bool u = depth == 0 && in->guard < 0 && salu_capable(in);
+			bool u = depth == 0 && in->guard < 0 && salu_capable(s, in);
 			if (u) {
 				int ops[3] = {in->a, in->b, in->c};
 				for (int k = 0; k < 3; k++)
@@ -724,6 +725,70 @@ static void sel_divrem_pow2(Isel *s, const SInst *in, int k)
 	}
 }
 
+static Val vtmp(Isel *s)
+{
+	return reg(newv(s, MR_V, 1), 0, 1);
+}
+
+/* c ? x : y per lane (c a lane mask vreg). */
+static void vsel(Isel *s, Val d, Val c, Val x, Val y)
+{
+	Val src[3] = {y, x, c};
+	valu(s, ISA_V_CNDMASK_B32, 1, &d, 3, src);
+}
+
+/* 32-bit integer division/remainder by a runtime value (VALU): reciprocal
+ * estimate of 2^32/d in float, one Newton step in integers, the quotient
+ * from mul_hi, then at most two corrections.  Signed: on magnitudes, with
+ * the signs applied afterwards (truncating, like C). */
+static void sel_divrem_general(Isel *s, const SInst *in)
+{
+	bool sgn = in->type == DT_I32, rem = in->op == SI_REM;
+	Val n = to_vgpr(s, opnd(s, in->a, 0)), d = to_vgpr(s, opnd(s, in->b, 0));
+	Val sa = {0}, sb = {0};
+	if (sgn) {
+		sa = vtmp(s), sb = vtmp(s);
+		Val an = vtmp(s), ad = vtmp(s);
+		valu2(s, ISA_V_ASHRREV_I32, sa, cst(31), n);
+		valu2(s, ISA_V_ASHRREV_I32, sb, cst(31), d);
+		valu2(s, ISA_V_ADD_U32, an, n, sa);
+		valu2(s, ISA_V_XOR_B32, an, an, sa);
+		valu2(s, ISA_V_ADD_U32, ad, d, sb);
+		valu2(s, ISA_V_XOR_B32, ad, ad, sb);
+		n = an, d = ad;
+	}
+	Val z = vtmp(s), t = vtmp(s), q = vtmp(s), r = vtmp(s);
+	valu1(s, ISA_V_CVT_F32_U32, t, d);
+	valu1(s, ISA_V_RCP_IFLAG_F32, t, t);
+	valu2(s, ISA_V_MUL_F32, t, cst(0x4f7ffffeu), t); /* just under 2^32 */
+	valu1(s, ISA_V_CVT_U32_F32, z, t);
+	valu2(s, ISA_V_SUB_U32, t, cst(0), d);
+	valu2(s, ISA_V_MUL_LO_U32, t, t, z);
+	valu2(s, ISA_V_MUL_HI_U32, t, z, t);
+	valu2(s, ISA_V_ADD_U32, z, z, t);
+	valu2(s, ISA_V_MUL_HI_U32, q, n, z);
+	valu2(s, ISA_V_MUL_LO_U32, t, q, d);
+	valu2(s, ISA_V_SUB_U32, r, n, t);
+	for (int k = 0; k < 2; k++) {
+		Val c = reg(newv(s, MR_S, s->lm), 0, s->lm), q1 = vtmp(s), r1 = vtmp(s);
+		valu2(s, ISA_V_CMP_GE_U32, c, r, d);
+		valu2(s, ISA_V_ADD_U32, q1, q, cst(1));
+		valu2(s, ISA_V_SUB_U32, r1, r, d);
+		vsel(s, q, c, q1, q);
+		vsel(s, r, c, r1, r);
+	}
+	Val res = rem ? r : q, dst = dst_of(s, in->dst, 0, 1);
+	if (!sgn) {
+		valu1(s, ISA_V_MOV_B32, dst, res);
+		return;
+	}
+	Val sg = rem ? sa : vtmp(s);
+	if (!rem)
+		valu2(s, ISA_V_XOR_B32, sg, sa, sb);
+	valu2(s, ISA_V_XOR_B32, res, res, sg);
+	valu2(s, ISA_V_SUB_U32, dst, res, sg);
+}
+
 /* Binary integer/float arithmetic (32-bit). */
 static void sel_arith(Isel *s, const SInst *in)
 {
@@ -778,7 +843,11 @@ static void sel_arith(Isel *s, const SInst *in)
 	if ((in->op == SI_DIV || in->op == SI_REM) && !fl) {
 		int k = in->b >= 0 && s->isconst[in->b] ? log2_exact(s->cval[in->b]) : -1;
 		if (k < 0) {
-			unsupported(s, "integer division by a value that is not a power-of-two constant");
+			if (t != DT_I32 && t != DT_U32) {
+				unsupported(s, "division of this integer type");
+				return;
+			}
+			sel_divrem_general(s, in);
 			return;
 		}
 		if (k == 0) {

@@ -156,9 +156,9 @@ Test(amd_codegen, unsupported_is_a_clear_error)
 	snprintf(path, sizeof path, "%s/k.tile", dir);
 	FILE *f = fopen(path, "w");
 	cr_assert(f);
-	/* integer division by a runtime value is not selected yet */
-	fputs("kernel k(A: i32[N], d: i32) grid(1) threads(64) {\n"
-	      "  parallel (i) in (64) {\n    A[i] = A[i] // d\n  }\n}\n", f);
+	/* f64 arithmetic is not selected yet */
+	fputs("kernel k(A: f64[N], B: f64[N]) grid(1) threads(64) {\n"
+	      "  parallel (i) in (64) {\n    B[i] = A[i] * A[i]\n  }\n}\n", f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "'%s' compile '%s' --target=gfx942 -o '%s/k.hsaco' 2>&1", env("TILEASM"), path, dir);
 	int st;
@@ -206,6 +206,42 @@ Test(amd_codegen, emulator_all_examples)
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (int t = 0; t < NT; t++)
 			emu_run(dir, cases[c].e, targets[t], cases[c].args);
+	rmdir_all(dir);
+}
+
+/* Integer division and remainder by runtime values (the float-reciprocal
+ * expansion), signed and unsigned divisors, against the interpreter. */
+Test(amd_codegen, emulator_integer_division)
+{
+	char *dir = tmpdir(), path[512];
+	snprintf(path, sizeof path, "%s/divk.tile", dir);
+	static const char src[] =
+		"kernel divk(A: i32[N], B: i32[N], Q: i32[N], R: i32[N], d: i32)\n"
+		"    grid(ceildiv(N, 256)) threads(256) {\n"
+		"  parallel (i) in (256) {\n"
+		"    let j = bx * 256 + i\n"
+		"    if (j < N) {\n"
+		"      Q[j] = A[j] // (B[j] * B[j] + 1) + A[j] // d\n"
+		"      R[j] = A[j] % (B[j] * B[j] + 1) + (A[j] * 3) % 7\n"
+		"    }\n  }\n}\n";
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs(src, f);
+	fclose(f);
+	for (int t = 0; t < NT; t++)
+		for (int k = 0; k < 2; k++) {
+			char co[600], cmd[2048];
+			snprintf(co, sizeof co, "%s/divk-%s.hsaco", dir, targets[t]);
+			snprintf(cmd, sizeof cmd,
+				 "'%s' compile '%s' --target=%s -o '%s' 2>&1 && TILEASM_RUN_HSACO='%s' '%s' run '%s' "
+				 "--backend=emu --target=%s --arg N=1000 --arg d=%s 2>&1",
+				 env("TILEASM"), path, targets[t], co, co, env("TILEASM"), path, targets[t],
+				 k ? "-3" : "100003");
+			int st;
+			char *log = run_cmd(cmd, &st);
+			cr_assert(st == 0 && strstr(log, "PASS"), "%s:\n%s", targets[t], log);
+			free(log);
+		}
 	rmdir_all(dir);
 }
 
