@@ -1218,14 +1218,12 @@ static void lower_reduce(L *c, const Stmt *s)
 	{
 		int32_t lin = bin(c, SI_ADD, DT_I32, sbase, bin(c, SI_MUL, DT_I32, k, i32c(c, inner)));
 		Addr sa = {SP_SHARED, 0, 0};
-		if (a->scope == SCOPE_LOCAL) {
-			int32_t one[1] = {lin};
-			/* flat index into a local: address it as rank 1 */
+		if (a->scope == SCOPE_LOCAL) { /* flat byte offset into the local array */
 			int32_t la = reg(c, VT_I64);
 			SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
 			in.imm = c->bl[s->src.buf].shadow >= 0 ? c->bl[s->src.buf].shadow : c->bl[s->src.buf].local;
 			emit(c, in);
-			int32_t off = bin(c, SI_MUL, DT_I32, one[0], i32c(c, dtype_bytes(ta)));
+			int32_t off = bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta)));
 			sa = (Addr){SP_LOCAL, bin(c, SI_ADD, DT_I64, la, cvt(c, DT_I64, DT_I32, off)), 0};
 		} else {
 			int32_t off = bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta)));
@@ -1291,23 +1289,24 @@ static void lower_cumsum(L *c, const Stmt *s)
 	bra(c, end, setp(c, CMP_GE, DT_I32, k, i32c(c, len)), false);
 	int32_t kk = s->flag_reverse ? bin(c, SI_SUB, DT_I32, i32c(c, len - 1), k) : k;
 	int32_t lin = bin(c, SI_ADD, DT_I32, base, bin(c, SI_MUL, DT_I32, kk, i32c(c, inner)));
-	/* flat addressing: both buffers have the same shape */
-	int32_t fi[1] = {lin};
-	int64_t tot = ir_buf_elems(c->m, a);
-	(void)tot;
-	int32_t idx_a[IR_MAX_RANK], idx_b[IR_MAX_RANK];
+	/* src and dst have the same shape: one multi-index serves both */
+	int32_t idx[IR_MAX_RANK];
 	int64_t ext[IR_MAX_RANK], n;
 	shape_of(c, a, ext, &n);
-	decompose(c, fi[0], ext, a->rank, idx_a);
-	for (int d = 0; d < b->rank; d++)
-		idx_b[d] = idx_a[d];
-	int32_t x = cvt(c, t, ta, load_elem(c, s->src.buf, idx_a, -1));
+	decompose(c, lin, ext, a->rank, idx);
+	int32_t x = cvt(c, t, ta, load_elem(c, s->src.buf, idx, -1));
 	emit(c, I(SI_MOV, op_type(t), acc, fix(c, t, bin(c, SI_ADD, op_type(t), acc, x)), -1));
-	store_elem(c, s->dst.buf, idx_b, acc, -1);
+	store_elem(c, s->dst.buf, idx, acc, -1);
 	emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, 1)));
 	bra(c, top, -1, false);
 	place(c, end);
 	dloop_end(c, &l);
+}
+
+/* 8-column groups per warp strip of an mma gemm: NB * 8 columns share one A fragment. */
+static int gemm_nb(int64_t N)
+{
+	return (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
 }
 
 /* Shared-memory address of element (i, j) of a 2-D buffer (no offset). */
@@ -1338,9 +1337,8 @@ static void frag_pair(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int
 
 static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 {
-	const Buffer *C = BUF(s->dst.buf);
 	int W = c->nthreads / 32;
-	int NB = (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
+	int NB = gemm_nb(N);
 	int64_t ntn = N / (8 * NB), ntiles = (M / 16) * ntn;
 	DType in = (DType)BUF(s->src.buf)->dtype;
 	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
@@ -1378,7 +1376,6 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 			}
 		}
 	}
-	(void)C;
 	int32_t kk = reg(c, VT_I32);
 	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
 	int32_t ktop = label(c), kend = label(c);
@@ -1478,11 +1475,6 @@ typedef struct {
 	const int32_t *par_vars; /* the enclosing parallel's two vars, or NULL */
 	const Stmt *par;
 } RfScan;
-
-static int gemm_nb(int64_t N)
-{
-	return (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
-}
 
 static bool gemm_is_mma(L *c, const Stmt *s)
 {

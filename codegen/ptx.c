@@ -461,7 +461,6 @@ static void emit_inst(P *p, const SInst *in)
 int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 {
 	P p0 = {f, t, out}, *p = &p0;
-	const Kernel *kn = &f->m->kernels.data[f->kernel];
 	sb_printf(out, "\n// kernel %s: block %d threads, %lld bytes of dynamic shared memory\n", f->name, f->threads,
 	          (long long)f->smem_bytes);
 	sb_printf(out, ".visible .entry %s(", f->name);
@@ -471,7 +470,6 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 		sb_printf(out, "%s\n\t.param .%s _p%zu /* %s */", i ? "," : "", pt[sp->vt], i, sp->name);
 	}
 	sb_printf(out, ")\n.maxntid %d, 1, 1\n{\n", f->threads);
-	(void)kn;
 	size_t n = f->regs.len;
 	for (int vt = 0; vt < VT_COUNT; vt++) {
 		static const char *const ty[VT_COUNT] = {"pred", "b16", "b32", "b64", "f32", "f64"};

@@ -133,6 +133,8 @@ int run_backend_cuda(RunCase *rc)
 	printf("  cuda: %s (sm_%d), target %s: PTX %zu bytes in %.2f ms, JIT %.1f ms (load %.1f ms)\n",
 	       cuda_device_name(rt), cuda_device_cc(rt), target_name(rc->target.id), ptx.len, t_compile, jit_ms,
 	       t_load);
+	if (log.len) /* ptxas info/warnings from the driver JIT */
+		printf("  jit log: %s\n", log.buf);
 	printf("  launch: grid (%u, %u, %u), block %u, %lld bytes shared, %d mma gemm%s\n", grid[0], grid[1], grid[2],
 	       block[0], (long long)ki->smem_bytes, ki->nmma, ki->nmma == 1 ? "" : "s");
 	if ((grid[0] && cuda_launch(rt, fn, grid, block, smem, lp, NULL)) || cuda_sync(rt)) /* sm90: smem, lp */
