@@ -230,7 +230,7 @@ Test(amd_codegen, emulator_integer_division)
 	fclose(f);
 	for (int t = 0; t < NT; t++)
 		for (int k = 0; k < 2; k++) {
-			char co[600], cmd[2048];
+			char co[600], cmd[8192];
 			snprintf(co, sizeof co, "%s/divk-%s.hsaco", dir, targets[t]);
 			snprintf(cmd, sizeof cmd,
 				 "'%s' compile '%s' --target=%s -o '%s' 2>&1 && TILEASM_RUN_HSACO='%s' '%s' run '%s' "
