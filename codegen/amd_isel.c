@@ -62,6 +62,7 @@ typedef struct {
 	int32_t vgpr_in, tid, lane4; /* entry VGPR v0 copy, thread id, lane*4 */
 	int32_t kernarg, wgid[3];
 	int err;
+	MInst dummy; /* returned after an allocation failure, so callers need no checks */
 } Isel;
 
 static const char *tname(const Isel *s)
@@ -89,9 +90,8 @@ static MInst *emit(Isel *s, unsigned op, int ndef)
 		if (!s->err)
 			diag_error(s->d, "out of memory");
 		s->err = 1;
-		static MInst dummy;
-		memset(&dummy, 0, sizeof dummy);
-		return &dummy;
+		memset(&s->dummy, 0, sizeof s->dummy);
+		return &s->dummy;
 	}
 	return mi;
 }

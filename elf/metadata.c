@@ -253,11 +253,11 @@ CoMd *co_metadata_build(Arena *a, const Target *t, const CoKernel *k, int n)
 /* ---- msgpack out -------------------------------------------------------- */
 
 /* LLVM's msgpack::Document keeps maps in std::map order: string keys sorted
- * bytewise.  Sort an index array, leave the tree as built. */
-static const CoMd *sort_base;
+ * bytewise.  Sort an array of pointers to the keys (each value follows its
+ * key), leave the tree as built; no global state, so threads may pack at once. */
 static int key_cmp(const void *x, const void *y)
 {
-	const CoMd *a = &sort_base[2 * *(const int *)x], *b = &sort_base[2 * *(const int *)y];
+	const CoMd *a = *(const CoMd *const *)x, *b = *(const CoMd *const *)y;
 	if (a->kind != CO_MD_STR || b->kind != CO_MD_STR)
 		return (a->kind > b->kind) - (a->kind < b->kind);
 	return strcmp(a->s, b->s);
@@ -288,19 +288,16 @@ static int pack(msgpack_packer *pk, const CoMd *m, int depth)
 	case CO_MD_MAP: {
 		if (msgpack_pack_map(pk, (size_t)m->n))
 			return -1;
-		int *ord = malloc(sizeof(int) * (size_t)(m->n ? m->n : 1));
+		const CoMd **ord = malloc(sizeof *ord * (size_t)(m->n ? m->n : 1));
 		if (!ord)
 			return -1;
 		for (int i = 0; i < m->n; i++)
-			ord[i] = i;
-		/* qsort is not stable but keys are unique; the static base is
-		 * fine since the sort does not recurse. */
-		sort_base = m->items;
-		qsort(ord, (size_t)m->n, sizeof(int), key_cmp);
+			ord[i] = &m->items[2 * i];
+		/* qsort is not stable, but keys are unique. */
+		qsort(ord, (size_t)m->n, sizeof *ord, key_cmp);
 		int rc = 0;
 		for (int i = 0; i < m->n && !rc; i++)
-			rc = pack(pk, &m->items[2 * ord[i]], depth + 1) ||
-			     pack(pk, &m->items[2 * ord[i] + 1], depth + 1);
+			rc = pack(pk, ord[i], depth + 1) || pack(pk, ord[i] + 1, depth + 1);
 		free(ord);
 		return rc ? -1 : 0;
 	}

@@ -422,7 +422,7 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 	r->sgpr_dst = 0; /* after swap_val: not covered by the memset (a stale 1 dropped every VALU write after a v_readlane) */
 	r->mask = ex;
 	/* Destinations and sources by role. */
-	static Src S[4];
+	static _Thread_local Src S[4]; /* scratch: per thread, so devices may run in several threads */
 	const IsaOperand *src[4] = {0};
 	int ns = 0, srcw[4] = {1, 1, 1, 1};
 	/* Source widths come from the signature: a 64-bit source (v_mad_u64_u32's
@@ -1545,7 +1545,8 @@ static const IsaOperand *op_role(const EmuDevice *dev, const IsaInsn *in, int ro
 	return NULL;
 }
 
-static uint32_t tmp_data[16 * 64];
+/* Scratch for load results: per thread, so devices may run in several threads. */
+static _Thread_local uint32_t tmp_data[16 * 64];
 
 static int exec_smem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 {

@@ -119,9 +119,9 @@ static int mfma_exec(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, co
 	for (int i = 0; i < ob->count && i < 8; i++)
 		br[i] = emu_vreg(w, ob->kind == ISA_K_AGPR, ob->reg + i);
 	int nd = od->count;
-	static uint32_t out[16][64];
+	static _Thread_local uint32_t out[16][64]; /* scratch, per thread */
 	/* Decode every lane's A and B values once (kper <= 16). */
-	static double av[64][16], bv[64][16];
+	static _Thread_local double av[64][16], bv[64][16];
 	for (int l = 0; l < 64; l++)
 		for (int j = 0; j < kper && j < 16; j++)
 			av[l][j] = elem(mi->ta, ar, l, j, 1), bv[l][j] = elem(mi->tb, br, l, j, 1);
@@ -197,8 +197,8 @@ static int wmma_exec(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 	for (int i = 0; i < ob->count && i < 8; i++)
 		br[i] = emu_vreg(w, 0, ob->reg + i);
 	int nd = od->count;
-	static uint32_t out[8][64];
-	static double av[16][16], bv[16][16]; /* A rows / B columns, decoded once */
+	static _Thread_local uint32_t out[8][64]; /* scratch, per thread */
+	static _Thread_local double av[16][16], bv[16][16]; /* A rows / B columns, decoded once */
 	for (int i = 0; i < 16; i++)
 		for (int k = 0; k < 16; k++)
 			av[i][k] = elem(t, ar, i, k, sa), bv[i][k] = elem(t, br, i, k, sb);
