@@ -78,10 +78,14 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 		print_list(p, e->args, e->nargs);
 		sb_putc(p->sb, ']');
 		break;
-	case E_UNARY:
+	case E_UNARY: {
+		/* Operand in parens unless primary (avoids "--x"); a literal always,
+		 * since the parser folds "-5" into the literal itself. */
+		const Expr *x = &p->m->exprs.data[e->a];
 		sb_puts(p->sb, op_name((Op)e->op));
-		print_expr(p, e->a, 7); /* operand in parens unless primary: avoids "--x" */
+		print_expr(p, e->a, x->kind == E_INT || x->kind == E_FLOAT ? 8 : 7);
 		break;
+	}
 	case E_BINARY:
 		/* Left-associative: the right operand needs strictly higher precedence;
 		 * comparisons do not chain, so both sides need higher precedence. */

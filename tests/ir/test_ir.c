@@ -218,3 +218,42 @@ Test(api, module_queries)
 	ta_module_destroy(m);
 	ta_ctx_destroy(ctx);
 }
+
+/* Inputs the fuzzer once broke (tests/fuzz/regress/frontend/): each must
+ * either be rejected with a diagnostic or round-trip through the printer. */
+Test(ir, fuzz_regressions)
+{
+	char *dir = src_path("tests/fuzz/regress/frontend");
+	DIR *dp = opendir(dir);
+	cr_assert(dp, "cannot open %s", dir);
+	int count = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		size_t len;
+		char *text = read_file(path, &len);
+		cr_assert(text);
+		Diag d;
+		diag_init(&d);
+		Module *a = ir_parse(path, text, len, &d);
+		if (a && ir_verify(a, &d) == 0) {
+			char *p1 = print_module(a);
+			Module *b = load_ok("printed", p1, NULL, 0);
+			cr_expect(ir_equal(a, b), "%s: printed text parses to different IR:\n%s", de->d_name, p1);
+			ir_module_free(b);
+			free(p1);
+		} else {
+			cr_expect(d.nerrors > 0, "%s: rejected without a diagnostic", de->d_name);
+		}
+		ir_module_free(a);
+		diag_free(&d);
+		free(text);
+		count++;
+	}
+	closedir(dp);
+	free(dir);
+	cr_expect_geq(count, 1);
+}
