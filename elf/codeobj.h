@@ -276,6 +276,10 @@ void co_object_free(CoObject *o);
  * descriptor as .amdhsa_* lines, the arguments, and the disassembled code.
  * Returns 0, or -1 with the reader's error in d. */
 int co_disasm(const uint8_t *p, size_t n, StrBuf *sb, Diag *d);
+/* The code object as assembly source that co_assemble turns back into the
+ * same bytes (source.c; what `tileasm compile --dump-isa` prints), with each
+ * instruction's encoding as an llvm-mc style comment when encodings != 0. */
+int co_source(const uint8_t *p, size_t n, int encodings, StrBuf *sb, Diag *d);
 
 /* ---- yaml.c ------------------------------------------------------------- */
 

@@ -298,9 +298,17 @@ void co_descriptor_print(const Target *t, const CoDescriptor *kd, StrBuf *sb)
 	sb_printf(sb, ".amdhsa_system_sgpr_workgroup_info %d\n", k.wg_info);
 	sb_printf(sb, ".amdhsa_system_vgpr_workitem_id %d\n", k.workitem_id_dims);
 	sb_printf(sb, ".amdhsa_next_free_vgpr %d\n", is_cdna(t) ? k.vgpr_total : k.vgprs);
-	if (!is_gfx11(t))
-		sb_printf(sb, ".amdhsa_next_free_sgpr %d  // granulated, incl. VCC/XNACK/flat scratch\n",
-			  k.sgprs + co_extra_sgprs(t, &k));
+	/* The descriptor keeps only the granulated total (nothing on gfx11):
+	 * print it as code SGPRs with nothing reserved, so it assembles back to
+	 * the same bits. */
+	if (is_gfx11(t))
+		sb_puts(sb, ".amdhsa_next_free_sgpr 0  // not encoded on gfx11\n");
+	else
+		sb_printf(sb, ".amdhsa_next_free_sgpr %d  // granulated total %d, %d of them implied by the target\n",
+			  k.sgprs, k.sgprs + co_extra_sgprs(t, &k), co_extra_sgprs(t, &k));
+	sb_puts(sb, ".amdhsa_reserve_vcc 0\n");
+	if (!arch_flat_scratch(t))
+		sb_puts(sb, ".amdhsa_reserve_flat_scratch 0\n");
 	if (is_cdna(t))
 		sb_printf(sb, ".amdhsa_accum_offset %d\n", k.accum_offset);
 	sb_printf(sb, ".amdhsa_float_round_mode_32 %d\n", k.float_round_32);

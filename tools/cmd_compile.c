@@ -6,6 +6,7 @@
 
 #include "amd.h"
 #include "cli.h"
+#include "codeobj.h"
 #include "ptx.h"
 #include "target.h"
 #include "tileasm.h"
@@ -102,21 +103,26 @@ static int compile_amd(const Module *m, const Target *t, const char *file, const
 	diag_init(&d);
 	AmdOutput ao;
 	memset(&ao, 0, sizeof ao);
-	ao.want_listing = dump_isa;
 	int rc = amd_compile(m, t, &ao, &d) ? 1 : 0;
-	fputs(diag_text(&d), stderr);
-	diag_free(&d);
 	if (!rc && dump_isa) {
+		/* The listing is assembly source: `tileasm asm` turns it back into
+		 * this very code object (tests/amd checks it). */
+		StrBuf src = {0};
 		for (int i = 0; i < ao.nkernels; i++) {
 			const AmdKernelInfo *k = &ao.kernels[i];
-			printf("; kernel %s: sgprs %d, vgprs %d, agprs %d, lds %d bytes, scratch %d bytes, "
-			       "waves/SIMD %d (limited by %s), %d instructions, %d bytes\n",
-			       k->name, k->sgprs, k->vgprs, k->agprs, k->lds_bytes, k->scratch_bytes, k->waves,
-			       k->waves_limit ? k->waves_limit : "?", k->ninsns, k->code_bytes);
+			sb_printf(&src, "; kernel %s: sgprs %d, vgprs %d, agprs %d, lds %d bytes, scratch %d bytes, "
+			          "waves/SIMD %d (limited by %s), %d instructions, %d bytes\n",
+			          k->name, k->sgprs, k->vgprs, k->agprs, k->lds_bytes, k->scratch_bytes, k->waves,
+			          k->waves_limit ? k->waves_limit : "?", k->ninsns, k->code_bytes);
 		}
-		if (ao.listing.buf)
-			fwrite(ao.listing.buf, 1, ao.listing.len, stdout);
+		if (co_source(ao.code_object, ao.code_object_len, 1, &src, &d) == 0 && src.buf)
+			fwrite(src.buf, 1, src.len, stdout);
+		else
+			rc = 1;
+		sb_free(&src);
 	}
+	fputs(diag_text(&d), stderr);
+	diag_free(&d);
 	if (!rc && time_passes) {
 		double total = 0;
 		for (int p = 0; p < AMD_PASS_COUNT; p++)

@@ -1,0 +1,173 @@
+/* source.c — a code object as assembly source that tileasm's assembler (and
+ * llvm-mc) turns back into the same code object: target directives, each
+ * kernel's code with labels at branch targets, its .amdhsa_kernel block and
+ * the metadata as an .amdgpu_metadata YAML document.
+ *
+ * `tileasm compile --dump-isa` prints this, so a listing a hardware person
+ * edits can be assembled again with `tileasm asm`. */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "codeobj.h"
+
+typedef struct {
+	uint32_t at, target;
+} Branch;
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The branch-offset operand of a decoded SOPP branch, or NULL. */
+static IsaOperand *branch_operand(IsaInsn *in)
+{
+	if (!(isa_ops[in->op].flags & ISA_F_BRANCH))
+		return NULL;
+	for (int i = 0; i < in->nops; i++)
+		if (in->ops[i].kind == ISA_K_LABEL || in->ops[i].kind == ISA_K_IMM)
+			return &in->ops[i];
+	return NULL;
+}
+
+/* Prints the instructions in [at, end) of .text as they are (the code-end
+ * padding after the last kernel: s_nop / s_code_end words). */
+static void print_insn(ta_target t, const IsaInsn *in, const uint8_t *bytes, int n, int encodings, StrBuf *sb)
+{
+	if (!encodings) {
+		sb_putc(sb, '\t');
+		isa_print(t, in, sb);
+		sb_putc(sb, '\n');
+		return;
+	}
+	StrBuf text = {0};
+	isa_print(t, in, &text);
+	isa_format_encoding_line(text.buf ? text.buf : "", bytes, n, sb);
+	sb->oom |= text.oom;
+	sb_free(&text);
+}
+
+static int print_raw(const CoObject *o, ta_target t, size_t at, size_t end, int encodings, StrBuf *sb, Diag *d)
+{
+	while (at < end) {
+		IsaInsn in;
+		int n = isa_decode(t, o->text + at, end - at, &in);
+		if (n <= 0) {
+			diag_error(d, "cannot decode the padding at .text+0x%zx", at);
+			return -1;
+		}
+		print_insn(t, &in, o->text + at, n, encodings, sb);
+		at += (size_t)n;
+	}
+	return 0;
+}
+
+static int print_code(const CoObject *o, int kidx, int encodings, StrBuf *sb, Diag *d)
+{
+	const CoKernelInfo *ki = &o->kernels[kidx];
+	ta_target t = o->target.id;
+	if (t == TA_TARGET_GFX1100 && !ki->k.wave32)
+		t = (ta_target)((int)t | ISA_WAVE64);
+	const uint8_t *p = o->text;
+	size_t start = ki->k.text_offset, end = start + ki->k.code_size;
+	if (end > o->text_size || start > end) {
+		diag_error(d, "kernel %s: code outside .text", ki->k.name);
+		return -1;
+	}
+	/* Pass 1: branch targets, sorted, become labels. */
+	VEC(uint32_t) targets = {0};
+	for (size_t at = start; at < end;) {
+		IsaInsn in;
+		int n = isa_decode(t, p + at, end - at, &in);
+		if (n <= 0) {
+			vec_free(&targets);
+			diag_error(d, "kernel %s: cannot decode the instruction at .text+0x%zx", ki->k.name, at);
+			return -1;
+		}
+		IsaOperand *bo = branch_operand(&in);
+		if (bo && vec_push(&targets, (uint32_t)((int64_t)at + 4 + 4 * (int64_t)(int16_t)bo->imm)))
+			sb->oom = 1;
+		at += (size_t)n;
+	}
+	if (targets.len)
+		qsort(targets.data, targets.len, sizeof *targets.data, cmp_u32);
+	/* Pass 2: print, with a label before every target. */
+	size_t next = 0;
+	char name[64];
+	for (size_t at = start; at <= end;) {
+		while (next < targets.len && targets.data[next] <= at) {
+			if (targets.data[next] == at && (next == 0 || targets.data[next - 1] != at))
+				sb_printf(sb, ".L%d_%zx:\n", kidx, at - start);
+			next++;
+		}
+		if (at == end)
+			break;
+		IsaInsn in;
+		int n = isa_decode(t, p + at, end - at, &in);
+		IsaOperand *bo = branch_operand(&in);
+		if (bo) {
+			int64_t dst = (int64_t)at + 4 + 4 * (int64_t)(int16_t)bo->imm - (int64_t)start;
+			snprintf(name, sizeof name, ".L%d_%llx", kidx, (unsigned long long)dst);
+			bo->kind = ISA_K_LABEL;
+			bo->sym = name;
+			bo->sym_len = (uint16_t)strlen(name);
+		}
+		print_insn(t, &in, p + at, n, encodings, sb);
+		at += (size_t)n;
+	}
+	vec_free(&targets);
+	return 0;
+}
+
+int co_source(const uint8_t *bytes, size_t n, int encodings, StrBuf *sb, Diag *d)
+{
+	CoObject *o;
+	if (co_read(bytes, n, &o, d))
+		return -1;
+	StrBuf id = {0};
+	co_target_id(&o->target, &id);
+	sb_printf(sb, "\t.amdgcn_target \"%s\"\n", id.buf ? id.buf : "?");
+	sb_free(&id);
+	sb_printf(sb, "\t.amdhsa_code_object_version %d\n", o->abi_version == 3 ? 5 : o->abi_version + 2);
+	int rc = 0;
+	for (int i = 0; i < o->nkernels && !rc; i++) {
+		const CoKernel *k = &o->kernels[i].k;
+		sb_printf(sb, "\n\t.text\n\t.globl %s\n\t.p2align 8\n\t.type %s,@function\n%s:\n", k->name, k->name,
+		          k->name);
+		rc = print_code(o, i, encodings, sb, d);
+		sb_printf(sb, ".Lfunc_end%d:\n\t.size %s, .Lfunc_end%d-%s\n", i, k->name, i, k->name);
+		/* After the last kernel in .text: LLVM's code-end padding, verbatim. */
+		bool last = true;
+		for (int j = 0; j < o->nkernels; j++)
+			last &= o->kernels[j].k.text_offset <= k->text_offset;
+		if (!rc && last && k->text_offset + k->code_size < o->text_size) {
+			sb_puts(sb, "\t// code-end padding\n");
+			ta_target t = o->target.id;
+			if (t == TA_TARGET_GFX1100 && !k->wave32)
+				t = (ta_target)((int)t | ISA_WAVE64);
+			rc = print_raw(o, t, k->text_offset + k->code_size, o->text_size, encodings, sb, d);
+		}
+		sb_printf(sb, "\n\t.rodata\n\t.p2align 6\n\t.amdhsa_kernel %s\n", k->name);
+		StrBuf f = {0};
+		co_descriptor_print(&o->target, &o->kernels[i].desc, &f);
+		for (char *line = f.buf; line && *line;) {
+			char *nl = strchr(line, '\n');
+			sb_printf(sb, "\t\t%.*s\n", (int)(nl ? nl - line : (long)strlen(line)), line);
+			line = nl ? nl + 1 : NULL;
+		}
+		sb_free(&f);
+		sb_puts(sb, "\t.end_amdhsa_kernel\n");
+	}
+	if (!rc && o->metadata) {
+		sb_puts(sb, "\n\t.amdgpu_metadata\n");
+		co_metadata_print(o->metadata, sb);
+		sb_puts(sb, "\t.end_amdgpu_metadata\n");
+	}
+	co_object_free(o);
+	if (!rc && sb->oom) {
+		diag_error(d, "out of memory");
+		rc = -1;
+	}
+	return rc;
+}
