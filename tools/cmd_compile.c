@@ -54,6 +54,34 @@ ta_module *cli_load_module(ta_ctx *ctx, const char *path)
 	return st == TA_OK ? m : NULL;
 }
 
+/* Writes the output unless only --dump-isa was asked for: to -o FILE, or to
+ * the input's name with `ext` in place of .tile.  Returns 0 or 1. */
+static int write_output(const char *file, const char *out, int dump_isa, const char *ext, const void *data,
+                        size_t len)
+{
+	if (!out && dump_isa)
+		return 0;
+	char *path = NULL;
+	if (!out) {
+		size_t n = strlen(file), e = strlen(ext);
+		if (n > 5 && !strcmp(file + n - 5, ".tile"))
+			n -= 5;
+		path = malloc(n + e + 1);
+		if (path) {
+			memcpy(path, file, n);
+			memcpy(path + n, ext, e + 1);
+		}
+	}
+	const char *dst = out ? out : path;
+	int rc = 0;
+	if (!dst || write_file_atomic(dst, data, len)) {
+		fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", dst ? dst : "?", strerror(errno));
+		rc = 1;
+	}
+	free(path);
+	return rc;
+}
+
 /* --target=sm_80|sm_90a: PTX to -o FILE (default: the input with .ptx for
  * .tile), and to stdout with --dump-isa (then a file only if -o is given). */
 static int compile_ptx(const Module *m, const Target *t, const char *file, const char *out, int dump_isa)
@@ -70,25 +98,8 @@ static int compile_ptx(const Module *m, const Target *t, const char *file, const
 	}
 	if (!rc && dump_isa)
 		fwrite(sb.buf, 1, sb.len, stdout);
-	if (!rc && (out || !dump_isa)) {
-		char *path = NULL;
-		if (!out) {
-			size_t n = strlen(file);
-			if (n > 5 && !strcmp(file + n - 5, ".tile"))
-				n -= 5;
-			path = malloc(n + 5);
-			if (path) {
-				memcpy(path, file, n);
-				memcpy(path + n, ".ptx", 5);
-			}
-		}
-		const char *dst = out ? out : path;
-		if (!dst || write_file_atomic(dst, sb.buf, sb.len)) {
-			fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", dst ? dst : "?", strerror(errno));
-			rc = 1;
-		}
-		free(path);
-	}
+	if (!rc)
+		rc = write_output(file, out, dump_isa, ".ptx", sb.buf, sb.len);
 	sb_free(&sb);
 	return rc;
 }
@@ -131,25 +142,8 @@ static int compile_amd(const Module *m, const Target *t, const char *file, const
 			fprintf(stderr, "  %-10s %8.3f ms\n", amd_pass_name[p], ao.pass_ms[p]);
 		fprintf(stderr, "  %-10s %8.3f ms\n", "total", total);
 	}
-	if (!rc && (out || !dump_isa)) {
-		char *path = NULL;
-		if (!out) {
-			size_t n = strlen(file);
-			if (n > 5 && !strcmp(file + n - 5, ".tile"))
-				n -= 5;
-			path = malloc(n + 7);
-			if (path) {
-				memcpy(path, file, n);
-				memcpy(path + n, ".hsaco", 7);
-			}
-		}
-		const char *dst = out ? out : path;
-		if (!dst || write_file_atomic(dst, ao.code_object, ao.code_object_len)) {
-			fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", dst ? dst : "?", strerror(errno));
-			rc = 1;
-		}
-		free(path);
-	}
+	if (!rc)
+		rc = write_output(file, out, dump_isa, ".hsaco", ao.code_object, ao.code_object_len);
 	amd_output_free(&ao);
 	return rc;
 }
