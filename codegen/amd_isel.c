@@ -47,6 +47,7 @@ typedef struct {
 	int w64, lm;  /* wave64?  lane-mask dwords */
 	int gfx11;
 	int32_t *vr;      /* SIMT reg -> MIR vreg */
+	uint8_t *vsub;    /* SIMT reg -> first dword in that vreg (MMA operand tuples) */
 	uint8_t *uni;     /* SIMT reg is uniform */
 	uint8_t *isconst; /* SIMT reg has one def, a constant */
 	int64_t *cval;
@@ -298,7 +299,7 @@ static Val opnd(Isel *s, int r, int k)
 		uint64_t b = (uint64_t)s->cval[r];
 		return cst(k ? (uint32_t)(b >> 32) : (uint32_t)b);
 	}
-	return reg(s->vr[r], k, 1);
+	return reg(s->vr[r], s->vsub[r] + k, 1);
 }
 static Val opnd_all(Isel *s, int r)
 {
@@ -313,11 +314,21 @@ static Val opnd_all(Isel *s, int r)
 		}
 		return reg(v, 0, 2);
 	}
-	return reg(s->vr[r], 0, simt_size(s, r));
+	return reg(s->vr[r], s->vsub[r], simt_size(s, r));
 }
 static Val dst_of(Isel *s, int r, int k, int count)
 {
-	return reg(s->vr[r], k, count);
+	return reg(s->vr[r], s->vsub[r] + k, count);
+}
+
+/* SIMT registers r..r+n-1 as one MIR tuple, when they are dwords
+ * [sub, sub + n) of one vreg (grouped by group_mma_tuples). */
+static bool is_tuple(const Isel *s, int r, int n)
+{
+	for (int k = 1; k < n; k++)
+		if (s->vr[r + k] != s->vr[r] || s->vsub[r + k] != s->vsub[r] + k)
+			return false;
+	return !s->isconst[r];
 }
 
 /* ---- uniformity and constants ------------------------------------------ */
@@ -362,7 +373,7 @@ static bool salu_capable(const Isel *s, const SInst *in)
 static int dst_count(const SInst *in)
 {
 	if (in->op == SI_MMA)
-		return 4;
+		return simt_mma[in->sub].nc;
 	if (in->op == SI_LD && in->vec > 1)
 		return in->vec;
 	return 1;
@@ -998,10 +1009,11 @@ static void sel_ld(Isel *s, const SInst *in)
 	int n = bytes == 8 ? 2 : 1;
 	int vec = in->vec > 1 ? in->vec : 1;
 	Val d = dst_of(s, in->dst, 0, n);
+	bool direct = vec > 1 && is_tuple(s, in->dst, vec);
 	if (vec > 1) { /* one wide load into a tuple, then moves to the SIMT registers */
 		bytes = 4 * vec;
 		n = vec;
-		d = reg(newv(s, MR_V, vec), 0, vec);
+		d = direct ? dst_of(s, in->dst, 0, vec) : reg(newv(s, MR_V, vec), 0, vec);
 	}
 	if (in->sub == SP_GLOBAL) {
 		GAddr g = global_addr(s, in->a, in->imm);
@@ -1038,7 +1050,7 @@ static void sel_ld(Isel *s, const SInst *in)
 		unsupported(s, "local (per-thread array) memory");
 		return;
 	}
-	for (int k = 0; k < vec && vec > 1; k++)
+	for (int k = 0; k < vec && vec > 1 && !direct; k++)
 		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + k, 0, 1), reg(d.vreg, k, 1));
 }
 
@@ -1151,7 +1163,7 @@ static void sel_cvt(Isel *s, const SInst *in)
 			return;
 		}
 		Val src[3] = {cst(0), cst(one), m};
-		Val dd = reg(d.vreg, 0, 1);
+		Val dd = reg(d.vreg, d.sub, 1);
 		valu(s, ISA_V_CNDMASK_B32, 1, &dd, 3, src);
 		return;
 	}
@@ -1371,6 +1383,75 @@ static void sel_mma(Isel *s, const SInst *in)
 		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + i, 0, 1), acc[i]);
 }
 
+/* An operand tuple of n registers from SIMT r..r+n-1: the registers
+ * themselves when grouped, else a copy. */
+static Val mma_tuple(Isel *s, int r, int n)
+{
+	if (is_tuple(s, r, n))
+		return dst_of(s, r, 0, n);
+	Val t = reg(newv(s, MR_V, n), 0, n);
+	for (int k = 0; k < n; k++) {
+		MInst *mi = valu1(s, ISA_V_MOV_B32, reg(t.vreg, k, 1), opnd(s, r + k, 0));
+		if (k == 0 && n > 1)
+			mi->flags |= MI_DEFALL;
+	}
+	return t;
+}
+
+/* SI_MMA of an AMD shape: one v_mfma / v_wmma. */
+static void sel_mma_amd(Isel *s, const SInst *in)
+{
+	const MmaInfo *m = &simt_mma[in->sub];
+	bool bf = in->type == DT_BF16;
+	unsigned op = in->sub == MMA_WMMA16 ? (bf ? ISA_V_WMMA_F32_16X16X16_BF16 : ISA_V_WMMA_F32_16X16X16_F16)
+	                                    : (bf ? ISA_V_MFMA_F32_16X16X16_BF16 : ISA_V_MFMA_F32_16X16X16_F16);
+	if (in->sub == MMA_MFMA16 && !s->w64) {
+		unsupported(s, "a wave64 MFMA in wave32 code");
+		return;
+	}
+	Val a = mma_tuple(s, in->a, m->na), b = mma_tuple(s, in->b, m->nb), c = mma_tuple(s, in->c, m->nc);
+	bool same = in->c == in->dst && is_tuple(s, in->dst, m->nc);
+	Val d = same ? c : reg(newv(s, MR_V, m->nc), 0, m->nc);
+	MInst *mi = emit(s, op, 1);
+	put(s, mi, 0, d, ISA_TY_B32);
+	put(s, mi, 1, a, ISA_TY_B32);
+	put(s, mi, 2, b, ISA_TY_B32);
+	put(s, mi, 3, c, ISA_TY_B32);
+	for (int k = 0; k < m->nc && !same; k++)
+		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + k, 0, 1), reg(d.vreg, k, 1));
+}
+
+/* Before vregs are made: each AMD-shape SI_MMA operand range of
+ * non-uniform dword registers becomes one tuple vreg (vsub = position), so
+ * fragments load straight into it and accumulators stay in place.  A
+ * register already in another tuple keeps that one (sel copies). */
+static void group_mma_tuples(Isel *s)
+{
+	const SimtFunc *sf = s->sf;
+	for (size_t i = 0; i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op != SI_MMA || in->sub == MMA_M16N8K16)
+			continue;
+		const MmaInfo *m = &simt_mma[in->sub];
+		int rs[3] = {in->a, in->b, in->dst}, ns[3] = {m->na, m->nb, m->nc};
+		for (int o = 0; o < 3; o++) {
+			int r = rs[o], n = ns[o];
+			bool ok = s->vr[r] < 0 || is_tuple(s, r, n);
+			if (s->vr[r] >= 0)
+				continue; /* already grouped (the same fragment used again) */
+			for (int k = 0; k < n && ok; k++) {
+				int vt = sf->regs.data[r + k];
+				ok = (vt == VT_I32 || vt == VT_F32) && !s->uni[r + k] && !s->isconst[r + k] && s->vr[r + k] < 0;
+			}
+			if (!ok)
+				continue;
+			int v = newv(s, MR_V, n);
+			for (int k = 0; k < n; k++)
+				s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
+		}
+	}
+}
+
 /* ---- control flow -------------------------------------------------------- */
 
 static void start_block(Isel *s)
@@ -1587,7 +1668,7 @@ static void sel_inst(Isel *s, int i)
 			}
 		}
 		for (int k = 0; k < d.count; k++) {
-			Val dk = reg(d.vreg, k, 1);
+			Val dk = reg(d.vreg, d.sub + k, 1);
 			Val c = cst((uint32_t)(bits >> (32 * k)));
 			MInst *mi = uni ? salu1(s, ISA_S_MOV_B32, dk, c) : valu1(s, ISA_V_MOV_B32, dk, c);
 			if (!k && d.count > 1)
@@ -1682,7 +1763,7 @@ static void sel_inst(Isel *s, int i)
 			break;
 		}
 		for (int k = 0; k < d.count; k++) {
-			Val dk = reg(d.vreg, k, 1);
+			Val dk = reg(d.vreg, d.sub + k, 1);
 			Val src[3] = {opnd(s, in->b, k), opnd(s, in->a, k), m};
 			MInst *mi = valu(s, ISA_V_CNDMASK_B32, 1, &dk, 3, src);
 			if (!k && d.count > 1)
@@ -1752,7 +1833,12 @@ static void sel_inst(Isel *s, int i)
 	case SI_ST: case SI_ATOM_ADD: sel_st(s, in); break;
 	case SI_BAR: emit(s, ISA_S_BARRIER, 0); break;
 	case SI_SHFL_BFLY: sel_shfl(s, in); break;
-	case SI_MMA: sel_mma(s, in); break;
+	case SI_MMA:
+		if (in->sub != MMA_M16N8K16)
+			sel_mma_amd(s, in);
+		else
+			sel_mma(s, in);
+		break;
 	case SI_LABEL: sel_label(s, (int)in->imm); break;
 	case SI_BRA: {
 		int L = (int)in->imm;
@@ -1827,6 +1913,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	size_t nr = sf->regs.len + 1, n = sf->code.len + 1;
 	s->nlabels = sf->nlabels + 1;
 	s->vr = calloc(nr, sizeof(int32_t));
+	s->vsub = calloc(nr, 1);
 	s->uni = calloc(nr, 1);
 	s->isconst = calloc(nr, 1);
 	s->cval = calloc(nr, sizeof(int64_t));
@@ -1839,7 +1926,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	int rc = -1;
-	if (!s->vr || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
+	if (!s->vr || !s->vsub || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
 	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos) {
 		diag_error(d, "out of memory");
 		goto out;
@@ -1853,7 +1940,12 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	analyze(s);
 	if (s->err)
 		goto out;
+	for (size_t r = 0; r < nr; r++)
+		s->vr[r] = -1;
+	group_mma_tuples(s);
 	for (size_t r = 0; r + 1 < nr; r++) {
+		if (s->vr[r] >= 0)
+			continue;
 		int vt = sf->regs.data[r];
 		int size = vt == VT_PRED ? s->lm : vt == VT_I64 || vt == VT_F64 ? 2 : 1;
 		int cls = vt == VT_PRED || s->uni[r] ? MR_S : MR_V;
@@ -1869,7 +1961,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	link_blocks(s);
 	rc = 0;
 out:
-	free(s->vr), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
+	free(s->vr), free(s->vsub), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
 	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos);
 	return rc;
 }

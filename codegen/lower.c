@@ -34,6 +34,7 @@ typedef struct {
 	 * rf >= 0 is the first of rf_n consecutive f32 registers */
 	int32_t rf, rf_n;
 	int16_t rf_nb, rf_ntn;
+	uint8_t rf_shape; /* MmaShape of the layout */
 } BufLoc;
 
 typedef struct {
@@ -732,6 +733,8 @@ static int32_t rf_find_block(L *c, const Block *b);
 static void lower_parallel_rf(L *c, const Stmt *s, int32_t F);
 static void copy_rf(L *c, const Stmt *s);
 static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K);
+static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K);
+static void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K);
 
 static void block(L *c, const Block *b)
 {
@@ -1309,6 +1312,51 @@ static int gemm_nb(int64_t N)
 	return (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
 }
 
+/* ---- matrix shapes of AMD matrix cores ----------------------------------
+ *
+ * On gfx90a/gfx942 (v_mfma_f32_16x16x16*, wave64) and gfx1100
+ * (v_wmma_f32_16x16x16_*, wave32) a gemm tile is 16x16 and one wave owns
+ * it; the per-lane layouts are in lower.h (MmaShape).  A wave's strip is
+ * 16 rows x 16*NB columns: one A fragment serves NB instructions.  When
+ * every strip of a wave has the same columns (ntn divides the wave count),
+ * each B fragment is loaded once per k-step and serves all strips. */
+const MmaInfo simt_mma[MMA_NSHAPES] = {
+	{"mma.m16n8k16", 32, 16, 8, 16, 4, 2, 4, 0, 0, 0},
+	{"mma.mfma16x16x16", 64, 16, 16, 16, 2, 2, 4, 4, 4, 1},
+	{"mma.wmma16x16x16", 32, 16, 16, 16, 8, 8, 8, 0, 1, 2},
+};
+
+static int nb_units(int64_t u)
+{
+	return u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
+}
+
+/* The shape a gemm with an M x N accumulator uses on this target (given
+ * M % 16 == 0): the target's matrix core when the tile and wave fit, else
+ * PTX's m16n8k16 (which the AMD backend emulates). */
+static int target_shape(L *c, int64_t N)
+{
+	ta_target id = c->t->id;
+	int sh = id == TA_TARGET_GFX1100 ? MMA_WMMA16
+	       : id == TA_TARGET_GFX90A || id == TA_TARGET_GFX942 ? MMA_MFMA16 : MMA_M16N8K16;
+	if (sh != MMA_M16N8K16 && (N % 16 || c->nthreads % simt_mma[sh].wave))
+		sh = MMA_M16N8K16;
+	return sh;
+}
+
+/* The MMA shape of gemm s, or -1 when it takes the scalar path. */
+static int gemm_shape(L *c, const Stmt *s)
+{
+	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
+	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
+	DType in = (DType)A->dtype;
+	if (!((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
+	      A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL))
+		return -1;
+	return target_shape(c, N);
+}
+
+
 /* Shared-memory address of element (i, j) of a 2-D buffer (no offset). */
 static int32_t sh_addr2(L *c, int32_t bufid, int32_t i, int32_t j)
 {
@@ -1421,15 +1469,22 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 
 static void lower_gemm(L *c, const Stmt *s)
 {
-	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
+	const Buffer *A = BUF(s->src.buf), *C = BUF(s->dst.buf);
 	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
 	DType in = (DType)A->dtype, acct = (DType)C->dtype;
 	if (c->bl[s->dst.buf].rf >= 0) {
-		lower_gemm_mma_rf(c, s, K);
+		if (c->bl[s->dst.buf].rf_shape != MMA_M16N8K16)
+			lower_gemm_amd_rf(c, s, K);
+		else
+			lower_gemm_mma_rf(c, s, K);
 		return;
 	}
-	if ((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
-	    A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL) {
+	int sh = gemm_shape(c, s);
+	if (sh > MMA_M16N8K16) {
+		lower_gemm_amd(c, s, sh, M, N, K);
+		return;
+	}
+	if (sh == MMA_M16N8K16) {
 		lower_gemm_mma(c, s, M, N, K);
 		return;
 	}
@@ -1458,6 +1513,196 @@ static void lower_gemm(L *c, const Stmt *s)
 	dloop_end(c, &l);
 }
 
+#define RF_MAX_STRIPS 32
+
+/* Tiling of an M x N accumulator for an AMD shape. */
+typedef struct {
+	int sh, wave, W, NB, ntn;
+	int64_t ntiles;
+} AmdTiling;
+
+static AmdTiling amd_tiling(L *c, int sh, int64_t M, int64_t N)
+{
+	AmdTiling t;
+	t.sh = sh;
+	t.wave = simt_mma[sh].wave;
+	t.W = c->nthreads / t.wave;
+	t.NB = nb_units(N / 16);
+	t.ntn = (int)(N / (16 * t.NB));
+	t.ntiles = (M / 16) * t.ntn;
+	return t;
+}
+
+/* Per-lane values of an AMD shape: i = lane % 16, h = lane / 16, the wave. */
+typedef struct {
+	int32_t wave, i, h;
+} AmdLane;
+
+static AmdLane amd_lane(L *c, int wave)
+{
+	AmdLane a;
+	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, wave));
+	a.wave = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, wave));
+	a.i = bin(c, SI_REM, DT_U32, lane, i32c(c, 16));
+	a.h = bin(c, SI_DIV, DT_U32, lane, i32c(c, 16));
+	return a;
+}
+
+/* n operand registers dst.. of an AMD shape: register j holds elements
+ * (r, k + 2j) and (r, k + 2j + 1), where (r, k) is buf[k][r] when trans.
+ * Untransposed they are one contiguous run: ds_read_b64/b128. */
+static void amd_frag(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int n, int32_t dst)
+{
+	const Buffer *b = BUF(bufid);
+	int64_t smem = c->bl[bufid].smem, es = dtype_bytes((DType)b->dtype), row = bdim(c, b, 1);
+	if (!trans) {
+		int32_t base = sh_addr2(c, bufid, r, k);
+		int vec = n >= 4 ? 4 : n;
+		if ((row * es) % (4 * vec)) /* rows not aligned to the vector: pairs */
+			vec = 1;
+		for (int j = 0; j < n; j += vec) {
+			SInst in = I(SI_LD, DT_I32, dst + j, base, -1);
+			in.sub = SP_SHARED;
+			in.imm = smem + 4 * j;
+			in.vec = (uint8_t)vec;
+			emit(c, in);
+		}
+		return;
+	}
+	DType t = (DType)b->dtype;
+	int32_t base = sh_addr2(c, bufid, k, r);
+	for (int j = 0; j < n; j++) {
+		int32_t lo = ld(c, SP_SHARED, t, base, smem + (2 * j) * row * es, -1);
+		int32_t hi = ld(c, SP_SHARED, t, base, smem + (2 * j + 1) * row * es, -1);
+		emit(c, I(SI_PACK2, DT_I32, dst + j, lo, hi));
+	}
+}
+
+static int32_t regs_n(L *c, VType vt, int n)
+{
+	int32_t first = (int32_t)c->f->regs.len;
+	for (int i = 0; i < n; i++)
+		reg(c, vt);
+	return first;
+}
+
+/* One k-step of 16 for S strips of a wave: acc(si, nb) is the first C
+ * register of strip si, column group nb; tm[si]/tn[si] the strip's tile
+ * row and column. */
+static void amd_kstep(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln, int32_t kk, int S,
+		      const int32_t *tm, const int32_t *tn, int32_t acc0, bool same_cols)
+{
+	const MmaInfo *mi = &simt_mma[t->sh];
+	DType in = (DType)BUF(s->src.buf)->dtype;
+	int32_t kb = mi->kstep ? bin(c, SI_ADD, DT_I32, kk, bin(c, SI_MUL, DT_I32, ln->h, i32c(c, mi->kstep))) : kk;
+	int32_t af[RF_MAX_STRIPS];
+	for (int si = 0; si < S; si++) {
+		af[si] = regs_n(c, VT_I32, mi->na);
+		int32_t arow = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm[si], i32c(c, 16)), ln->i);
+		amd_frag(c, s->src.buf, s->flag_a, arow, kb, mi->na, af[si]);
+	}
+	int32_t bf = -1;
+	for (int o = 0; o < S * t->NB; o++) {
+		/* same_cols: nb outer, strips inner (one B fragment per nb) */
+		int si = same_cols ? o % S : o / t->NB, nb = same_cols ? o / S : o % t->NB;
+		if (!same_cols || si == 0) {
+			int32_t col = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn[si], i32c(c, 16 * t->NB)),
+					  bin(c, SI_ADD, DT_I32, ln->i, i32c(c, 16 * nb)));
+			bf = regs_n(c, VT_I32, mi->nb);
+			/* B element (k, n) is B[k][n], or B[n][k] with transpose_b */
+			amd_frag(c, s->src2.buf, !s->flag_b, col, kb, mi->nb, bf);
+		}
+		int32_t acc = acc0 + (si * t->NB + nb) * mi->nc;
+		SInst m = I(SI_MMA, in, acc, af[si], bf);
+		m.c = acc;
+		m.sub = (uint8_t)t->sh;
+		emit(c, m);
+	}
+}
+
+/* gemm into a shared/fragment-memory accumulator: each wave loops over
+ * its tiles, keeping one strip's C in registers over the whole K. */
+static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K)
+{
+	AmdTiling t = amd_tiling(c, sh, M, N);
+	const MmaInfo *mi = &simt_mma[sh];
+	AmdLane ln = amd_lane(c, t.wave);
+	const Buffer *C = BUF(s->dst.buf);
+	int64_t coff = c->bl[s->dst.buf].smem, ldc = bdim(c, C, 1);
+	int32_t tile = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, tile, ln.wave, -1));
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, DT_I32, tile, i32c(c, t.ntiles)), false);
+	int32_t tm = bin(c, SI_DIV, DT_U32, tile, i32c(c, t.ntn));
+	int32_t tn = bin(c, SI_REM, DT_U32, tile, i32c(c, t.ntn));
+	int32_t acc = regs_n(c, VT_F32, t.NB * mi->nc);
+	/* C element (row0 + q * qrow, col0 + 16 nb) at cbase + imm */
+	int32_t row0 = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm, i32c(c, 16)),
+			   bin(c, SI_MUL, DT_I32, ln.h, i32c(c, mi->hrow)));
+	int32_t col0 = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn, i32c(c, 16 * t.NB)), ln.i);
+	int32_t cbase = sh_addr2(c, s->dst.buf, row0, col0);
+	for (int nb = 0; nb < t.NB; nb++)
+		for (int q = 0; q < mi->nc; q++) {
+			int32_t dst = acc + nb * mi->nc + q;
+			if (s->flag_clear) {
+				emit(c, I(SI_MOVF, DT_F32, dst, -1, -1));
+				continue;
+			}
+			SInst l = I(SI_LD, DT_F32, dst, cbase, -1);
+			l.sub = SP_SHARED;
+			l.imm = coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4;
+			emit(c, l);
+		}
+	int32_t kk = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
+	amd_kstep(c, s, &t, &ln, kk, 1, &tm, &tn, acc, false);
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+	bra(c, ktop, -1, false);
+	place(c, kend);
+	for (int nb = 0; nb < t.NB; nb++)
+		for (int q = 0; q < mi->nc; q++)
+			st(c, SP_SHARED, DT_F32, cbase, coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4,
+			   acc + nb * mi->nc + q, -1);
+	emit(c, I(SI_ADD, DT_I32, tile, tile, i32c(c, t.W)));
+	bra(c, top, -1, false);
+	place(c, end);
+	c->f->nmma++;
+}
+
+/* gemm into a register fragment (rf_place laid it out for shape sh). */
+static void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K)
+{
+	const BufLoc *bl = &c->bl[s->dst.buf];
+	const Buffer *C = BUF(s->dst.buf);
+	AmdTiling t = amd_tiling(c, bl->rf_shape, bdim(c, C, 0), bdim(c, C, 1));
+	const MmaInfo *mi = &simt_mma[t.sh];
+	int S = bl->rf_n / (t.NB * mi->nc);
+	if (s->flag_clear)
+		for (int e = 0; e < bl->rf_n; e++)
+			emit(c, I(SI_MOVF, DT_F32, bl->rf + e, -1, -1));
+	AmdLane ln = amd_lane(c, t.wave);
+	int32_t tm[RF_MAX_STRIPS], tn[RF_MAX_STRIPS];
+	for (int si = 0; si < S; si++) {
+		int32_t tile = bin(c, SI_ADD, DT_I32, ln.wave, i32c(c, t.W * si));
+		tm[si] = bin(c, SI_DIV, DT_U32, tile, i32c(c, t.ntn));
+		tn[si] = bin(c, SI_REM, DT_U32, tile, i32c(c, t.ntn));
+	}
+	int32_t kk = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
+	amd_kstep(c, s, &t, &ln, kk, S, tm, tn, bl->rf, t.W % t.ntn == 0);
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+	bra(c, ktop, -1, false);
+	place(c, kend);
+	c->f->nmma++;
+}
+
 /* ---- register-resident fragments ---------------------------------------
  *
  * A 2-D f32 fragment that is the accumulator of an mma gemm lives in
@@ -1475,15 +1720,6 @@ typedef struct {
 	const int32_t *par_vars; /* the enclosing parallel's two vars, or NULL */
 	const Stmt *par;
 } RfScan;
-
-static bool gemm_is_mma(L *c, const Stmt *s)
-{
-	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
-	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
-	DType in = (DType)A->dtype;
-	return (in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
-	       A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL;
-}
 
 static bool is_frag(L *c, int32_t b) { return b >= 0 && BUF(b)->scope == SCOPE_FRAGMENT; }
 
@@ -1554,11 +1790,19 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			r->bad[s->src.buf] = 1;
 		if (is_frag(c, s->src2.buf))
 			r->bad[s->src2.buf] = 1;
-		if (gemm_is_mma(c, s)) {
+		int sh = gemm_shape(c, s);
+		if (sh >= 0) {
 			const Buffer *C = BUF(s->dst.buf);
 			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * gemm_nb(bdim(c, C, 1))));
 			int64_t slots = ntiles / (c->nthreads / 32) * gemm_nb(bdim(c, C, 1)) * 4;
-			if (ntiles % (c->nthreads / 32) || slots > 128 || C->dtype != DT_F32)
+			int W = c->nthreads / 32;
+			if (sh != MMA_M16N8K16) {
+				AmdTiling t = amd_tiling(c, sh, bdim(c, C, 0), bdim(c, C, 1));
+				ntiles = t.ntiles;
+				W = t.W;
+				slots = ntiles / W * t.NB * simt_mma[sh].nc;
+			}
+			if (ntiles % W || slots > 128 || C->dtype != DT_F32)
 				r->bad[s->dst.buf] = 1;
 			else
 				r->acc[s->dst.buf] = 1;
@@ -1622,10 +1866,23 @@ static void rf_analyze(L *c)
 /* Per strip s of register fragment b: the row of q = 0 (rb) and the
  * column of nb = 0, q = 0 (cb) for this thread.  Slot e = (s * NB + nb) * 4
  * + q is then at (rb[s] + 8 * (q >> 1), cb[s] + 8 * nb + (q & 1)). */
-#define RF_MAX_STRIPS 32
 static int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb)
 {
 	const BufLoc *bl = &c->bl[b];
+	if (bl->rf_shape != MMA_M16N8K16) { /* rb: row of q = 0, cb: column of nb = 0 */
+		const MmaInfo *mi = &simt_mma[bl->rf_shape];
+		int S = bl->rf_n / (bl->rf_nb * mi->nc), W = c->nthreads / mi->wave;
+		AmdLane ln = amd_lane(c, mi->wave);
+		int32_t hr = bin(c, SI_MUL, DT_I32, ln.h, i32c(c, mi->hrow));
+		for (int si = 0; si < S; si++) {
+			int32_t tile = bin(c, SI_ADD, DT_I32, ln.wave, i32c(c, W * si));
+			int32_t tm = bin(c, SI_DIV, DT_U32, tile, i32c(c, bl->rf_ntn));
+			int32_t tn = bin(c, SI_REM, DT_U32, tile, i32c(c, bl->rf_ntn));
+			rb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm, i32c(c, 16)), hr);
+			cb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn, i32c(c, 16 * bl->rf_nb)), ln.i);
+		}
+		return S;
+	}
 	int NB = bl->rf_nb, W = c->nthreads / 32, S = bl->rf_n / (NB * 4);
 	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
 	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, 32));
@@ -1644,6 +1901,13 @@ static int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb)
 static void rf_rowcol(L *c, int32_t b, const int32_t *rb, const int32_t *cb, int e, int32_t *row, int32_t *col)
 {
 	int NB = c->bl[b].rf_nb;
+	if (c->bl[b].rf_shape != MMA_M16N8K16) {
+		const MmaInfo *mi = &simt_mma[c->bl[b].rf_shape];
+		int si = e / (NB * mi->nc), nb = (e / mi->nc) % NB, q = e % mi->nc;
+		*row = q ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, q * mi->qrow)) : rb[si];
+		*col = nb ? bin(c, SI_ADD, DT_I32, cb[si], i32c(c, 16 * nb)) : cb[si];
+		return;
+	}
 	int si = e / (NB * 4), nb = (e / 4) % NB, q = e % 4;
 	*row = q >> 1 ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, 8)) : rb[si];
 	*col = 8 * nb + (q & 1) ? bin(c, SI_ADD, DT_I32, cb[si], i32c(c, 8 * nb + (q & 1))) : cb[si];
@@ -1699,6 +1963,18 @@ static void rf_place(L *c, int32_t b)
 	const Buffer *buf = BUF(b);
 	BufLoc *bl = &c->bl[b];
 	int64_t M = bdim(c, buf, 0), N = bdim(c, buf, 1);
+	int sh = target_shape(c, N);
+	bl->rf_shape = (uint8_t)sh;
+	if (sh != MMA_M16N8K16) {
+		AmdTiling t = amd_tiling(c, sh, M, N);
+		bl->rf_nb = (int16_t)t.NB;
+		bl->rf_ntn = (int16_t)t.ntn;
+		bl->rf_n = (int32_t)(t.ntiles / t.W * t.NB * simt_mma[sh].nc);
+		bl->rf = (int32_t)c->f->regs.len;
+		for (int i = 0; i < bl->rf_n; i++)
+			reg(c, VT_F32);
+		return;
+	}
 	int NB = gemm_nb(N);
 	bl->rf_nb = (int16_t)NB;
 	bl->rf_ntn = (int16_t)(N / (8 * NB));
@@ -1751,10 +2027,16 @@ static void copy_rf(L *c, const Stmt *s)
 	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
 	int S = rf_bases(c, F, rb, cb);
 	int32_t esr = i32c(c, es);
+	/* rows per strip and slots per row: PTX h (rows g, g + 8) x (nb, q1);
+	 * AMD shapes q (rows rb + q * qrow) x nb */
+	int sh = c->bl[F].rf_shape, nc = simt_mma[sh].nc, qrow = simt_mma[sh].qrow;
+	bool amd = sh != MMA_M16N8K16;
+	int nrows = amd ? nc : 2, ncols = amd ? NB : 2 * NB;
 	for (int si = 0; si < S; si++) {
 		int32_t ocb = bin(c, SI_ADD, DT_I32, off1, cb[si]);
-		for (int h = 0; h < 2; h++) {
-			int32_t orow = bin(c, SI_ADD, DT_I32, off0, h ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, 8)) : rb[si]);
+		for (int h = 0; h < nrows; h++) {
+			int dr = amd ? h * qrow : 8 * h;
+			int32_t orow = bin(c, SI_ADD, DT_I32, off0, dr ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, dr)) : rb[si]);
 			int32_t rowok = glob ? setp(c, CMP_LT, DT_U32, orow, obl->dim[0]) : -1;
 			/* address of (orow, ocb) */
 			int32_t rowaddr;
@@ -1766,9 +2048,10 @@ static void copy_rf(L *c, const Stmt *s)
 				int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, orow, d1), ocb);
 				rowaddr = bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, esr));
 			}
-			for (int nb = 0; nb < NB; nb++)
-				for (int q1 = 0; q1 < 2; q1++) {
-					int e = (si * NB + nb) * 4 + h * 2 + q1, dc = 8 * nb + q1;
+			for (int x = 0; x < ncols; x++) {
+					int nb = amd ? x : x / 2, q1 = amd ? 0 : x % 2;
+					int e = amd ? (si * NB + nb) * nc + h : (si * NB + nb) * 4 + h * 2 + q1;
+					int dc = amd ? 16 * nb : 8 * nb + q1;
 					int32_t ok = rowok;
 					if (glob) {
 						int32_t ocol = bin(c, SI_ADD, DT_I32, ocb, i32c(c, dc));
@@ -2061,7 +2344,8 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 		sb_puts(sb, "  ");
 		if (in->guard >= 0)
 			sb_printf(sb, "@%s%%%d ", in->guard_neg ? "!" : "", in->guard);
-		sb_printf(sb, "%s", sop_names[in->op]);
+		sb_printf(sb, "%s", in->op == SI_MMA ? simt_mma[in->sub < MMA_NSHAPES ? in->sub : 0].name
+						  : sop_names[in->op]);
 		if (in->op == SI_LD || in->op == SI_ST)
 			sb_printf(sb, ".%s", sp[in->sub]);
 		if (in->vec > 1)

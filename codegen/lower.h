@@ -67,14 +67,38 @@ typedef enum {
 	SI_ATOM_ADD, /* global [a + imm] += b (storage of type) */
 	SI_BAR,    /* block barrier (also orders shared and global memory within the block) */
 	SI_SHFL_BFLY, /* dst = a from lane (lane ^ imm) of the warp, 32-bit; whole warp executes it */
-	SI_MMA,    /* warp MMA m16n8k16, type F16/BF16 inputs, f32 accumulate: dst..dst+3 =
-	            * a..a+3 (i32 pairs) x b..b+1 + c..c+3 (register ids consecutive); the
-	            * per-lane fragment layout is PTX's mma.m16n8k16 (docs/lowering.md) */
+	SI_MMA,    /* warp/wave matrix multiply-accumulate of shape sub (MmaShape), type
+	            * F16/BF16 inputs, f32 accumulate: dst..dst+nc-1 = a..a+na-1 (i32 pairs)
+	            * x b..b+nb-1 + c..c+nc-1 (register ids consecutive; counts and per-lane
+	            * layouts in simt_mma[sub], docs/lowering.md) */
 	SI_LABEL,  /* imm = label id */
 	SI_BRA,    /* goto imm, if guard (negated if guard_neg) */
 	SI_RET,
 	SI_COUNT
 } SOp;
+
+/* SI_MMA shapes (SInst.sub).  The lowering picks one per gemm from the
+ * target; a backend maps each to one matrix instruction (PTX mma.sync,
+ * AMD v_mfma / v_wmma).  Per-lane layouts, with lane l of the wave:
+ *  MMA_M16N8K16 (warp 32): PTX's mma.m16n8k16 layout (docs/lowering.md).
+ *  MMA_MFMA16 / MMA_WMMA16 (16x16x16): i = l % 16, h = l / 16.
+ *    A reg j holds A[i][kb + 2j], A[i][kb + 2j + 1] (lower k in the low half),
+ *    B reg j holds B[kb + 2j][i], B[kb + 2j + 1][i], where kb = h * kstep;
+ *    C/D reg q is C[h * hrow + q * qrow][i].
+ *  MFMA16 (wave64, gfx90a/gfx942 v_mfma_f32_16x16x16*): 2 regs A/B, 4 C,
+ *    kstep 4, hrow 4, qrow 1.
+ *  WMMA16 (wave32, gfx1100 v_wmma_f32_16x16x16_*): 8 regs A/B (all 16 k;
+ *    lanes 16-31 repeat lanes 0-15), 8 C, kstep 0, hrow 1, qrow 2. */
+typedef enum { MMA_M16N8K16, MMA_MFMA16, MMA_WMMA16, MMA_NSHAPES } MmaShape;
+
+typedef struct {
+	const char *name; /* in simt_print */
+	uint8_t wave;     /* lanes that execute it together */
+	uint8_t m, n, k;  /* tile of one instruction */
+	uint8_t na, nb, nc; /* registers per lane of A, B and C/D */
+	uint8_t kstep, hrow, qrow; /* MFMA16/WMMA16 layout constants (above) */
+} MmaInfo;
+extern const MmaInfo simt_mma[MMA_NSHAPES];
 
 typedef struct {
 	uint8_t op;   /* SOp */
