@@ -8,7 +8,8 @@
 
 #include "regalloc.h"
 
-const char *const amd_pass_name[AMD_PASS_COUNT] = {"lower", "isel", "regalloc", "waitcnt", "hazard", "emit"};
+const char *const amd_pass_name[AMD_PASS_COUNT] = {"lower", "isel",    "opt",    "sched",
+							     "regalloc", "waitcnt", "hazard", "emit"};
 
 static double now_ms(void)
 {
@@ -82,7 +83,35 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 		goto out;
 	double t1 = now_ms();
 	out->pass_ms[AMD_PASS_ISEL] += t1 - t0;
-	if (ra_allocate(&mf, NULL, &ra, d))
+	if (amd_opt(&mf, NULL)) {
+		diag_error(d, "out of memory");
+		goto out;
+	}
+	double t1a = now_ms();
+	out->pass_ms[AMD_PASS_OPT] += t1a - t1;
+	/* The scheduler's order is only kept if it allocates: the source order
+	 * is the fallback (one copy of the instructions, block ranges do not move). */
+	MInst *src_order = malloc(sizeof(MInst) * (mf.insns.len + 1));
+	if (src_order)
+		memcpy(src_order, mf.insns.data, sizeof(MInst) * mf.insns.len);
+	if (!src_order || amd_sched(&mf, NULL)) {
+		free(src_order);
+		diag_error(d, "out of memory");
+		goto out;
+	}
+	double t1b = now_ms();
+	out->pass_ms[AMD_PASS_SCHED] += t1b - t1a;
+	t1 = t1b;
+	Diag quiet;
+	diag_init(&quiet);
+	int ra_rc = ra_allocate(&mf, NULL, &ra, &quiet);
+	diag_free(&quiet);
+	if (ra_rc) {
+		memcpy(mf.insns.data, src_order, sizeof(MInst) * mf.insns.len);
+		ra_rc = ra_allocate(&mf, NULL, &ra, d);
+	}
+	free(src_order);
+	if (ra_rc)
 		goto out;
 	StrBuf err = {0};
 	if (ra_validate(&mf, ra.phys, &err)) {

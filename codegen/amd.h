@@ -3,6 +3,8 @@
  *
  * Passes, one file and one entry point each, run in order by amd.c:
  *   amd_isel.c     amd_isel      SIMT IR -> MIR with virtual registers
+ *   amd_opt.c      amd_opt       copy propagation, dead-code elimination (mir.h)
+ *   amd_sched.c    amd_sched     pre-RA load hoisting within blocks (mir.h)
  *   regalloc/      ra_allocate, ra_validate, ra_rewrite
  *   amd_waitcnt.c  amd_waitcnt   s_waitcnt insertion (forward dataflow)
  *   amd_hazard.c   amd_hazard    wait states / s_nop for hardware hazards
@@ -20,7 +22,8 @@
 #include "mir.h"
 #include "target.h"
 
-enum { AMD_PASS_LOWER, AMD_PASS_ISEL, AMD_PASS_RA, AMD_PASS_WAITCNT, AMD_PASS_HAZARD, AMD_PASS_EMIT,
+enum { AMD_PASS_LOWER, AMD_PASS_ISEL, AMD_PASS_OPT, AMD_PASS_SCHED, AMD_PASS_RA, AMD_PASS_WAITCNT,
+       AMD_PASS_HAZARD, AMD_PASS_EMIT,
        AMD_PASS_COUNT };
 extern const char *const amd_pass_name[AMD_PASS_COUNT];
 

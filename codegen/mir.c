@@ -113,7 +113,14 @@ void mir_print_insn(const MFunc *f, const MInst *mi, StrBuf *sb)
 		case ISA_K_VGPR: sb_printf(sb, "v%d", o->reg); if (o->count > 1) sb_printf(sb, "x%d", o->count); break;
 		case ISA_K_AGPR: sb_printf(sb, "a%d", o->reg); break;
 		case ISA_K_SPECIAL: sb_printf(sb, "special%d", o->reg); break;
-		case ISA_K_CONST: sb_printf(sb, "const%d", o->reg); break;
+		case ISA_K_CONST: /* integer inline constants read as their value */
+			if (o->reg >= 128 && o->reg <= 192)
+				sb_printf(sb, "%d", o->reg - 128);
+			else if (o->reg >= 193 && o->reg <= 208)
+				sb_printf(sb, "%d", 192 - o->reg);
+			else
+				sb_printf(sb, "const%d", o->reg);
+			break;
 		case ISA_K_LIT: case ISA_K_IMM: sb_printf(sb, "%d", o->imm); break;
 		case ISA_K_LABEL: sb_printf(sb, "bb%d", o->imm); break;
 		case ISA_K_OFF: sb_puts(sb, "off"); break;

@@ -110,4 +110,28 @@ static inline bool mi_is_use(const MInst *mi, int i)
 void mir_print(const MFunc *f, StrBuf *sb);
 void mir_print_insn(const MFunc *f, const MInst *mi, StrBuf *sb);
 
+/* ---- Passes on virtual MIR (before register allocation) ----------------- */
+
+typedef struct {
+	int copies;        /* copies whose readers now read the source */
+	int removed;       /* instructions deleted */
+	int removed_pairs; /* parallel-copy pairs deleted */
+} AmdOptStats;
+
+/* amd_opt.c: copy propagation and dead-code elimination, O(n + vregs).
+ * st may be NULL.  Returns 0, or -1 on allocation failure (f unchanged). */
+int amd_opt(MFunc *f, AmdOptStats *st);
+
+typedef struct {
+	int moves;             /* loads hoisted */
+	int attempts;          /* mover runs (1 + retries at lower cliffs) */
+	int fallback;          /* 1: gave up, source order kept */
+	int limit_v, limit_s;  /* register limits of the last attempt */
+} AmdSchedStats;
+
+/* amd_sched.c: pre-RA load hoisting and clause forming within blocks,
+ * bounded window, never raising the register demand past the current
+ * occupancy cliff; O(n·W).  st may be NULL.  Returns 0 or -1 (memory). */
+int amd_sched(MFunc *f, AmdSchedStats *st);
+
 #endif

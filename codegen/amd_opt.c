@@ -1,0 +1,354 @@
+/* amd_opt.c — MIR cleanup before register allocation: copy propagation and
+ * dead-code elimination.
+ *
+ * isel is a tree walker: it sign-extends every index into a 64-bit pair
+ * whether or not the high half is read, copies kernel inputs into vregs that
+ * are never used, and copies values around that are never changed.  Left in,
+ * these cost instructions and, worse, registers.
+ *
+ * Copy propagation.  `%d = copy %s` (MOP_COPY or a same-file s_mov/v_mov of
+ * a whole vreg) lets every read of %d read %s instead, when neither can
+ * change in between: both have exactly one defining instruction, neither
+ * merges with an old value (MI_PARTIAL/MI_TIED), and %s's definition runs
+ * once before the copy forever after — it is in the entry block (which no
+ * branch re-enters), or it precedes the copy in the copy's block and every
+ * read of %d follows the copy in that same block.  That rule is narrower than
+ * dominance but needs no dominator tree and is safe in divergent loops.
+ *
+ * Dead-code elimination.  A vreg is dead when nothing but its own defining
+ * instructions reads it.  An instruction is removable when every register it
+ * writes is a dead vreg and it has no other effect: no memory write, no
+ * branch, no wait, no exec/vcc/m0 write, and an SCC write only if SCC is not
+ * read before the next SCC write.  Removing it lowers the read counts of its
+ * operands, which may kill more vregs: a worklist, so each instruction and
+ * each vreg is visited a constant number of times.  Parallel copies lose dead
+ * pairs one by one.  Removed instructions are compacted out at the end.
+ *
+ * Cost: O(n + V) for n instructions and V vregs. */
+#include "mir.h"
+
+#include <stdlib.h>
+
+#include "isa.h"
+
+/* Ops with effects beyond their register results. */
+static int has_effect(const MInst *mi)
+{
+	unsigned op = mi->in.op;
+	if (op >= MOP_BASE)
+		return op == MOP_LABEL;
+	uint32_t fl = isa_ops[op].flags;
+	return (fl & (ISA_F_STORE | ISA_F_ATOMIC | ISA_F_BRANCH | ISA_F_ENDPGM | ISA_F_WAIT | ISA_F_WEXEC |
+		      ISA_F_WVCC)) != 0;
+}
+
+/* Instructions with no ISA def operands but effects (s_barrier, s_nop,
+ * s_sendmsg...) have ndef 0: keep every instruction that defines nothing. */
+static int writes_phys(const MInst *mi)
+{
+	if (mi->ndef == 0)
+		return 1;
+	for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
+		if (!(mi->vmask & (1u << k))) {
+			int kd = mi->in.ops[k].kind;
+			if (kd == ISA_K_SGPR || kd == ISA_K_VGPR || kd == ISA_K_AGPR || kd == ISA_K_SPECIAL)
+				return 1;
+		}
+	return 0;
+}
+
+static int defines_vreg(const MInst *mi, int v)
+{
+	for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
+		if ((mi->vmask & (1u << k)) && mi->vr[k] == v)
+			return 1;
+	return 0;
+}
+
+/* Whole-vreg same-file copy: returns 1 and sets *dst, *src. */
+static int is_copy(const MFunc *f, const MInst *mi, int *dst, int *src)
+{
+	unsigned op = mi->in.op;
+	if (op != MOP_COPY && op != ISA_S_MOV_B32 && op != ISA_S_MOV_B64 && op != ISA_V_MOV_B32)
+		return 0;
+	if (mi->in.nops != 2 || mi->ndef != 1 || (mi->vmask & 3) != 3 || (mi->flags & (MI_TIED | MI_PARTIAL)))
+		return 0;
+	if (mi->in.enc != ISA_ENC_DEFAULT && op != MOP_COPY)
+		return 0;
+	const MVreg *d = &f->vregs.data[mi->vr[0]], *s = &f->vregs.data[mi->vr[1]];
+	if (d->cls != s->cls || d->size != s->size || mi->sub[0] || mi->sub[1] || mi->in.ops[0].count != d->size ||
+	    mi->in.ops[1].count != s->size)
+		return 0;
+	*dst = mi->vr[0];
+	*src = mi->vr[1];
+	return *dst != *src;
+}
+
+int amd_opt(MFunc *f, AmdOptStats *st)
+{
+	int nv = (int)f->vregs.len, ni = (int)f->insns.len, nb = (int)f->blocks.len;
+	AmdOptStats dummy;
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof *st);
+	int32_t *nuse = calloc((size_t)nv + 1, sizeof *nuse);   /* reads by other instructions */
+	int32_t *ndefi = calloc((size_t)nv + 1, sizeof *ndefi); /* defining instructions */
+	int32_t *defstart = calloc((size_t)nv + 2, sizeof *defstart);
+	int32_t *deflist = malloc(sizeof(int32_t) * ((size_t)ni * ISA_MAX_OPS + 1));
+	int32_t *blk = malloc(sizeof(int32_t) * ((size_t)ni + 1)); /* block of each instruction */
+	int32_t *defat = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* the one defining instruction */
+	int32_t *firstuse = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	int32_t *usebl = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* block of all uses, -2 = several */
+	int32_t *repl = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	int32_t *work = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	uint8_t *dead = calloc((size_t)ni + 1, 1);
+	uint8_t *scc_live = calloc((size_t)ni + 1, 1); /* SCC read after i before rewritten */
+	int8_t *first_scc = calloc((size_t)nb + 1, 1);  /* per block: 0 none, 1 read, 2 write */
+	int rc = -1;
+	if (!nuse || !ndefi || !defstart || !deflist || !blk || !defat || !firstuse || !usebl || !repl ||
+	    !work || !dead || !scc_live || !first_scc)
+		goto out;
+
+	int entry_reentered = 0;
+	for (int b = 0; b < nb; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		for (int s = 0; s < 3; s++)
+			if (bl->succ[s] == 0)
+				entry_reentered = 1;
+		for (int i = bl->first; i < bl->last; i++)
+			blk[i] = b;
+	}
+	for (int v = 0; v < nv; v++)
+		defat[v] = -1, firstuse[v] = -1, usebl[v] = -1, repl[v] = v;
+
+	/* Use and def counts; an instruction counts once per vreg it defines. */
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		for (int k = 0; k < mi->in.nops; k++) {
+			if (!(mi->vmask & (1u << k)))
+				continue;
+			int v = mi->vr[k];
+			if (mi_is_def(mi, k)) {
+				int seen = 0;
+				for (int j = 0; j < k; j++)
+					if ((mi->vmask & (1u << j)) && mi->vr[j] == v && mi_is_def(mi, j))
+						seen = 1;
+				if (!seen)
+					ndefi[v]++, defat[v] = i;
+			}
+			if (mi_is_use(mi, k) && !defines_vreg(mi, v)) {
+				nuse[v]++;
+				if (firstuse[v] < 0)
+					firstuse[v] = i;
+				usebl[v] = usebl[v] == -1 || usebl[v] == blk[i] ? blk[i] : -2;
+			}
+		}
+	}
+
+	/* Copy propagation: decide replacements, then rewrite reads in one sweep. */
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		int d, s;
+		if (!is_copy(f, mi, &d, &s) || ndefi[d] != 1 || ndefi[s] != 1 || defat[d] != i)
+			continue;
+		const MInst *sd = &f->insns.data[defat[s]];
+		if (sd->flags & (MI_TIED | MI_PARTIAL))
+			continue;
+		int ok = 0;
+		if (blk[defat[s]] == 0 && !entry_reentered)
+			ok = 1;
+		else if (blk[defat[s]] == blk[i] && defat[s] < i && (nuse[d] == 0 || (usebl[d] == blk[i] && firstuse[d] > i)))
+			ok = 1;
+		if (!ok)
+			continue;
+		/* Chains (%c = copy %d, %d = copy %s) resolve because s's own
+		 * replacement was decided earlier in layout order when it was a copy. */
+		repl[d] = repl[s];
+		st->copies++;
+	}
+	for (int i = 0; i < ni; i++) {
+		MInst *mi = &f->insns.data[i];
+		for (int k = 0; k < mi->in.nops; k++) {
+			if (!(mi->vmask & (1u << k)) || mi_is_def(mi, k))
+				continue;
+			int v = mi->vr[k], r = repl[v];
+			if (r == v)
+				continue;
+			/* Follow the chain (copies of copies); bounded by V steps in total
+			 * because we path-compress. */
+			while (repl[r] != r)
+				r = repl[r];
+			repl[v] = r;
+			mi->vr[k] = r;
+			nuse[v]--;
+			nuse[r]++;
+		}
+	}
+
+	/* SCC liveness: first SCC access per block, then a backward scan. */
+	for (int b = 0; b < nb; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		for (int i = bl->first; i < bl->last && !first_scc[b]; i++) {
+			unsigned op = f->insns.data[i].in.op;
+			uint32_t fl = op < MOP_BASE ? isa_ops[op].flags : 0;
+			if (fl & ISA_F_RSCC)
+				first_scc[b] = 1;
+			else if (fl & ISA_F_WSCC)
+				first_scc[b] = 2;
+		}
+	}
+	for (int b = 0; b < nb; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		int live = 0;
+		for (int s = 0; s < 3; s++)
+			if (bl->succ[s] >= 0 && first_scc[bl->succ[s]] != 2)
+				live = 1; /* read there, or passed through: be conservative */
+		for (int i = bl->last - 1; i >= bl->first; i--) {
+			scc_live[i] = (uint8_t)live;
+			unsigned op = f->insns.data[i].in.op;
+			uint32_t fl = op < MOP_BASE ? isa_ops[op].flags : 0;
+			if (fl & ISA_F_WSCC)
+				live = 0;
+			if (fl & ISA_F_RSCC)
+				live = 1;
+		}
+	}
+
+	/* Def lists (CSR) for the worklist. */
+	for (int v = 0; v < nv; v++)
+		defstart[v + 1] = defstart[v] + ndefi[v];
+	for (int v = 0; v < nv; v++)
+		ndefi[v] = defstart[v];
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		int prev[ISA_MAX_OPS], np = 0;
+		for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
+			if (!(mi->vmask & (1u << k)))
+				continue;
+			int v = mi->vr[k], seen = 0;
+			for (int j = 0; j < np; j++)
+				seen |= prev[j] == v;
+			if (seen)
+				continue;
+			prev[np++] = v;
+			deflist[ndefi[v]++] = i;
+		}
+	}
+
+	int nw = 0;
+	for (int v = 0; v < nv; v++)
+		if (nuse[v] == 0)
+			work[nw++] = v;
+	while (nw) {
+		int v = work[--nw];
+		for (int j = defstart[v]; j < defstart[v + 1]; j++) {
+			int i = deflist[j];
+			MInst *mi = &f->insns.data[i];
+			if (dead[i])
+				continue;
+			if (mi->in.op == MOP_PCOPY) {
+				/* Drop the pairs writing v; the copy dies with its last pair. */
+				int npair = mi->in.nops / 2, live = 0;
+				for (int p = 0; p < npair; p++) {
+					if (mi->in.ops[p].kind == ISA_K_NONE)
+						continue; /* dropped before */
+					if (!(mi->vmask & (1u << p)) || nuse[mi->vr[p]] != 0) {
+						live++;
+						continue;
+					}
+					int q = npair + p;
+					if ((mi->vmask & (1u << q)) && --nuse[mi->vr[q]] == 0)
+						work[nw++] = mi->vr[q];
+					/* Marked by kind NONE, compacted below. */
+					mi->vmask &= (uint8_t) ~((1u << p) | (1u << q));
+					mi->in.ops[p].kind = ISA_K_NONE;
+					mi->vr[p] = mi->vr[q] = -1;
+					st->removed_pairs++;
+				}
+				if (!live) {
+					dead[i] = 1;
+					st->removed++;
+				}
+				continue;
+			}
+			if (has_effect(mi) || writes_phys(mi))
+				continue;
+			if (mi->in.op < MOP_BASE && (isa_ops[mi->in.op].flags & ISA_F_WSCC) && scc_live[i])
+				continue;
+			int alldead = 1;
+			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
+				if ((mi->vmask & (1u << k)) && nuse[mi->vr[k]] != 0)
+					alldead = 0;
+			if (!alldead)
+				continue;
+			dead[i] = 1;
+			st->removed++;
+			for (int k = 0; k < mi->in.nops; k++) {
+				if (!(mi->vmask & (1u << k)) || !mi_is_use(mi, k) || defines_vreg(mi, mi->vr[k]))
+					continue;
+				int s = mi->vr[k];
+				if (--nuse[s] == 0)
+					work[nw++] = s;
+			}
+		}
+	}
+
+	/* Compact: drop dead instructions and dead PCOPY pairs; fix block ranges. */
+	int o = 0;
+	for (int b = 0; b < nb; b++) {
+		MBlock *bl = &f->blocks.data[b];
+		int first = o;
+		for (int i = bl->first; i < bl->last; i++) {
+			if (dead[i])
+				continue;
+			MInst mi = f->insns.data[i];
+			if (mi.in.op == MOP_PCOPY && st->removed_pairs) {
+				int npair = mi.in.nops / 2, n = 0;
+				MInst c = mi;
+				c.vmask = 0;
+				for (int p = 0; p < npair; p++) {
+					if (mi.in.ops[p].kind == ISA_K_NONE)
+						continue;
+					n++;
+				}
+				int at = 0;
+				for (int p = 0; p < npair; p++) {
+					if (mi.in.ops[p].kind == ISA_K_NONE)
+						continue;
+					for (int h = 0; h < 2; h++) {
+						int from = h ? npair + p : p, to = h ? n + at : at;
+						c.in.ops[to] = mi.in.ops[from];
+						c.vr[to] = mi.vr[from];
+						c.sub[to] = mi.sub[from];
+						if (mi.vmask & (1u << from))
+							c.vmask |= (uint8_t)(1u << to);
+					}
+					at++;
+				}
+				c.in.nops = (uint8_t)(2 * n);
+				c.ndef = (uint8_t)n;
+				mi = c;
+			}
+			f->insns.data[o++] = mi;
+		}
+		bl->first = first;
+		bl->last = o;
+	}
+	f->insns.len = (size_t)o;
+	rc = 0;
+out:
+	free(nuse);
+	free(ndefi);
+	free(defstart);
+	free(deflist);
+	free(blk);
+	free(defat);
+	free(firstuse);
+	free(usebl);
+	free(repl);
+	free(work);
+	free(dead);
+	free(scc_live);
+	free(first_scc);
+	return rc;
+}

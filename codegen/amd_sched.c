@@ -1,0 +1,220 @@
+/* amd_sched.c — pre-RA scheduling: hoist loads away from their uses.
+ *
+ * A global or LDS load issued right before its first use stalls the wave
+ * for the whole memory latency at the s_waitcnt that amd_waitcnt puts in
+ * front of the use.  Moving the load up lets independent work hide that
+ * latency, and moving several loads up to the same point forms a clause
+ * (back-to-back loads of one kind, which the hardware issues as a group).
+ *
+ * The mover (ACO's pre-RA scheduler, simplified to one direction): for each
+ * load L of a block, in order, walk upward over at most SCHED_WINDOW
+ * instructions while the one above, X, can be passed:
+ *   - X defines nothing L reads, and reads or writes nothing L writes
+ *     (vreg ids compared, so sub-ranges of one vreg count as conflicts);
+ *   - X is not a memory write, atomic, barrier, wait, branch, pseudo op
+ *     other than COPY, exec/vcc/m0 writer or physical-register writer: the
+ *     per-resource dependency chains reduced to "stop at the last one";
+ *   - X is not a load of the same kind (that is where the clause forms);
+ *   - the register demand across X plus L's result stays within the limit.
+ * L moves to the highest position found.  Each load costs O(W) to scan and
+ * O(W) to move, so a block costs O(n·W).
+ *
+ * The limit comes from the demand: the most VGPRs (and SGPRs) that keep the
+ * kernel's current occupancy, less a margin for the allocator (its interval
+ * hulls need a few registers more than the demand).  The demand of every
+ * passed instruction is raised by L's size as L moves, so the bound holds
+ * without recomputing liveness.  Afterwards liveness is recomputed once; if
+ * the demand still crossed the limit (it cannot, unless the bookkeeping is
+ * wrong) the block order is restored from a copy and the mover retries with
+ * a limit one cliff lower, at most SCHED_RETRIES times, then keeps the
+ * source order. */
+#include "mir.h"
+
+#include <stdlib.h>
+
+#include "isa.h"
+#include "regalloc.h"
+
+enum { SCHED_WINDOW = 64, SCHED_RETRIES = 8, SCHED_MARGIN_V = 4, SCHED_MARGIN_S = 6 };
+
+/* Load kind for clause grouping, 0 = not a movable load. */
+static int load_kind(const MInst *mi)
+{
+	unsigned op = mi->in.op;
+	if (op >= MOP_BASE)
+		return 0;
+	uint32_t fl = isa_ops[op].flags;
+	if (!(fl & ISA_F_LOAD) || (fl & (ISA_F_ATOMIC | ISA_F_STORE | ISA_F_WEXEC | ISA_F_WVCC | ISA_F_WSCC)))
+		return 0;
+	if (mi->flags)
+		return 0; /* merges with an old value or is tied: keep in place */
+	for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
+		if (!(mi->vmask & (1u << k)))
+			return 0; /* writes a physical register */
+	if (fl & ISA_F_GLOBAL)
+		return 1;
+	if (fl & ISA_F_DS)
+		return 2;
+	if (fl & ISA_F_MUBUF)
+		return 3;
+	return 0; /* SMEM stays: scalar registers are the scarcer file */
+}
+
+/* Can a load pass X upward (ignoring the vreg dependencies)? */
+static int passable(const MInst *x, int kind)
+{
+	unsigned op = x->in.op;
+	if (op == MOP_COPY)
+		return 1;
+	if (op >= MOP_BASE || x->ndef == 0)
+		return 0;
+	uint32_t fl = isa_ops[op].flags;
+	if (fl & (ISA_F_STORE | ISA_F_ATOMIC | ISA_F_BRANCH | ISA_F_ENDPGM | ISA_F_WAIT | ISA_F_WEXEC | ISA_F_WVCC))
+		return 0;
+	for (int k = 0; k < x->ndef && k < x->in.nops; k++)
+		if (!(x->vmask & (1u << k)))
+			return 0;
+	if (load_kind(x) == kind)
+		return 0;
+	return 1;
+}
+
+/* vreg conflicts between load L and X above it. */
+static int depends(const MInst *l, const MInst *x)
+{
+	for (int a = 0; a < l->in.nops; a++) {
+		if (!(l->vmask & (1u << a)))
+			continue;
+		int v = l->vr[a];
+		for (int b = 0; b < x->in.nops; b++) {
+			if (!(x->vmask & (1u << b)) || x->vr[b] != v)
+				continue;
+			if (mi_is_def(x, b) || mi_is_def(l, a))
+				return 1; /* RAW, WAR or WAW */
+		}
+	}
+	return 0;
+}
+
+static int def_size(const MFunc *f, const MInst *l, int *cls)
+{
+	int n = 0;
+	*cls = MR_V;
+	for (int k = 0; k < l->ndef && k < l->in.nops; k++) {
+		n += l->in.ops[k].count;
+		*cls = f->vregs.data[l->vr[k]].cls;
+	}
+	return n;
+}
+
+/* Largest count that keeps the waves of `have` (≤ 256). */
+static int cliff(ta_target t, int have, int agprs, int sgprs)
+{
+	int w = occ_waves(t, TA_MAX(have, 1), agprs, sgprs, 0, 0, NULL), n = TA_MAX(have, 1);
+	while (n < 256 && occ_waves(t, n + 1, agprs, sgprs, 0, 0, NULL) >= w)
+		n++;
+	return n;
+}
+
+/* One pass over every block with limits lim_v/lim_s.  Returns moves made. */
+static int mover(MFunc *f, RaDemand *dm, int lim_v, int lim_s)
+{
+	int moves = 0;
+	for (size_t b = 0; b < f->blocks.len; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		for (int i = bl->first; i < bl->last; i++) {
+			MInst *l = &f->insns.data[i];
+			int kind = load_kind(l);
+			if (!kind)
+				continue;
+			int cls, sz = def_size(f, l, &cls), lim = cls == MR_S ? lim_s : cls == MR_V ? lim_v : 0;
+			int to = i;
+			for (int j = i - 1; j >= bl->first && i - j <= SCHED_WINDOW; j--) {
+				const MInst *x = &f->insns.data[j];
+				if (!passable(x, kind) || depends(l, x))
+					break;
+				int have = cls == MR_S ? dm[j].s : cls == MR_V ? dm[j].v : dm[j].a;
+				if (have + sz > lim)
+					break;
+				to = j;
+			}
+			if (to == i)
+				continue;
+			MInst save = *l;
+			RaDemand dsave = dm[i];
+			for (int j = i; j > to; j--) {
+				f->insns.data[j] = f->insns.data[j - 1];
+				dm[j] = dm[j - 1];
+				if (cls == MR_S)
+					dm[j].s = (int16_t)(dm[j].s + sz);
+				else if (cls == MR_V)
+					dm[j].v = (int16_t)(dm[j].v + sz);
+			}
+			f->insns.data[to] = save;
+			dm[to] = dsave;
+			moves++;
+		}
+	}
+	return moves;
+}
+
+int amd_sched(MFunc *f, AmdSchedStats *st)
+{
+	AmdSchedStats dummy;
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof *st);
+	size_t n = f->insns.len;
+	Liveness lv;
+	if (liveness_compute(f, &lv))
+		return -1;
+	MInst *orig = malloc(sizeof(MInst) * (n + 1));
+	RaDemand *dm = malloc(sizeof(RaDemand) * (n + 1));
+	int rc = -1;
+	if (!orig || !dm)
+		goto out;
+	memcpy(orig, f->insns.data, sizeof(MInst) * n);
+	RaDemand mx = lv.max;
+	int lim_v = cliff(f->target, mx.v, mx.a, mx.s + 2);
+	int lim_s = 96 - SCHED_MARGIN_S; /* the allocator's SGPR bound (ra.c) */
+	lim_v = TA_MIN(lim_v, 256) - SCHED_MARGIN_V;
+	st->limit_v = lim_v;
+	st->limit_s = lim_s;
+	for (int attempt = 0; attempt <= SCHED_RETRIES; attempt++) {
+		memcpy(dm, lv.demand, sizeof(RaDemand) * n);
+		int moves = mover(f, dm, lim_v, lim_s);
+		if (!moves)
+			break;
+		Liveness nl;
+		if (liveness_compute(f, &nl))
+			goto out;
+		int okv = nl.max.v <= TA_MAX(lim_v, mx.v), oks = nl.max.s <= TA_MAX(lim_s, mx.s);
+		liveness_free(&nl);
+		if (okv && oks) {
+			st->moves = moves;
+			st->attempts = attempt + 1;
+			break;
+		}
+		/* Restore and try one cliff lower. */
+		memcpy(f->insns.data, orig, sizeof(MInst) * n);
+		st->attempts = attempt + 1;
+		int w = occ_waves(f->target, TA_MAX(lim_v, 1), mx.a, mx.s + 2, 0, 0, NULL);
+		int lower = lim_v;
+		while (lower > mx.v && occ_waves(f->target, lower, mx.a, mx.s + 2, 0, 0, NULL) <= w)
+			lower--;
+		if (lower <= mx.v) {
+			st->fallback = 1;
+			break; /* no room left: keep the source order */
+		}
+		lim_v = lower;
+		st->limit_v = lim_v;
+		if (attempt == SCHED_RETRIES)
+			st->fallback = 1;
+	}
+	rc = 0;
+out:
+	free(orig);
+	free(dm);
+	liveness_free(&lv);
+	return rc;
+}

@@ -1,0 +1,378 @@
+/* test_passes.c — the MIR passes before register allocation (amd_opt,
+ * amd_sched) and the allocation fallback, as tiny hand-built MIR snippets
+ * with the expected dump inline (ACO style), plus the no-spill check on
+ * every example. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "amd.h"
+#include "codeobj.h"
+#include "api.h"
+#include "mir.h"
+#include "regalloc.h"
+#include "tileasm.h"
+
+/* ---- snippet builders ----------------------------------------------------- */
+
+static int V(MFunc *f, int cls, int size)
+{
+	return mir_vreg(f, cls, size);
+}
+
+/* dst = op(a, b): a/b are vregs, or < 0 for the inline constant -a-1. */
+static MInst *op2(MFunc *f, unsigned op, int dst, int a, int b)
+{
+	MInst *mi = mir_emit(f, op, 1);
+	mi_vreg(mi, 0, f, dst, 0, f->vregs.data[dst].size);
+	int src[2] = {a, b};
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && op == ISA_V_MOV_B32)
+			break;
+		if (k == 1 && (op == ISA_S_MOV_B32 || op == ISA_S_MOV_B64 || op == MOP_COPY))
+			break;
+		if (src[k] >= 0)
+			mi_vreg(mi, 1 + k, f, src[k], 0, f->vregs.data[src[k]].size);
+		else
+			mi_phys(mi, 1 + k, isa_const_u32(ISA_TY_B32, (uint32_t)(-src[k] - 1)));
+	}
+	return mi;
+}
+
+static MInst *mov(MFunc *f, unsigned op, int dst, int src)
+{
+	return op2(f, op, dst, src, 0);
+}
+
+/* ds_write_b32 addr, data (a side effect that keeps its operands alive). */
+static void ds_store(MFunc *f, int addr, int data)
+{
+	MInst *mi = mir_emit(f, ISA_DS_WRITE_B32, 0);
+	mi_vreg(mi, 0, f, addr, 0, 1);
+	mi_vreg(mi, 1, f, data, 0, 1);
+}
+
+/* dst = global_load_dword vaddr(pair), off */
+static MInst *gload(MFunc *f, int dst, int vaddr)
+{
+	MInst *mi = mir_emit(f, ISA_GLOBAL_LOAD_DWORD, 1);
+	mi_vreg(mi, 0, f, dst, 0, 1);
+	mi_vreg(mi, 1, f, vaddr, 0, 2);
+	mi_phys(mi, 2, isa_off());
+	return mi;
+}
+
+static void endpgm(MFunc *f)
+{
+	mir_emit(f, ISA_S_ENDPGM, 0);
+}
+
+static char *dump(const MFunc *f)
+{
+	StrBuf sb = {0};
+	mir_print(f, &sb);
+	return sb.buf;
+}
+
+#define EXPECT_DUMP(f, text)                                                                  \
+	do {                                                                                      \
+		char *got_ = dump(f);                                                             \
+		cr_expect_str_eq(got_, text, "got:\n%s\nexpected:\n%s", got_, text);             \
+		free(got_);                                                                       \
+	} while (0)
+
+/* ---- amd_opt ---------------------------------------------------------------- */
+
+Test(opt, dead_chain_and_copy_propagation)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int s0 = V(&f, MR_S, 1), s1 = V(&f, MR_S, 1), v2 = V(&f, MR_V, 1), v3 = V(&f, MR_V, 1),
+	    v4 = V(&f, MR_V, 1), v5 = V(&f, MR_V, 1);
+	mov(&f, ISA_S_MOV_B32, s0, -8);                /* read only by the dead add */
+	op2(&f, ISA_S_ADD_U32, s1, s0, -2);            /* dead; its SCC is never read */
+	mov(&f, ISA_V_MOV_B32, v2, -6);
+	mov(&f, MOP_COPY, v3, v2);                     /* readers of %v3 read %v2 */
+	mov(&f, ISA_V_MOV_B32, v4, v3);                /* a copy too */
+	op2(&f, ISA_V_ADD_U32, v5, v4, v3);
+	ds_store(&f, v2, v5);
+	endpgm(&f);
+	AmdOptStats st;
+	cr_assert_eq(amd_opt(&f, &st), 0);
+	EXPECT_DUMP(&f, "bb0:\n"
+			"\tv_mov_b32 %v2, 5\n"
+			"\tv_add_u32 %v5, %v2, %v2\n"
+			"\tds_write_b32 %v2, %v5\n"
+			"\ts_endpgm\n");
+	cr_expect_eq(st.copies, 2);
+	cr_expect_eq(st.removed, 4);
+	mir_free(&f);
+}
+
+Test(opt, scc_reader_keeps_its_writer)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int s0 = V(&f, MR_S, 1), s1 = V(&f, MR_S, 1), s2 = V(&f, MR_S, 1), v3 = V(&f, MR_V, 1);
+	mov(&f, ISA_S_MOV_B32, s0, -8);
+	op2(&f, ISA_S_ADD_U32, s1, s0, -2);    /* result dead, but s_addc reads its carry */
+	op2(&f, ISA_S_ADDC_U32, s2, s0, -1);
+	mov(&f, ISA_V_MOV_B32, v3, s2);
+	ds_store(&f, v3, v3);
+	endpgm(&f);
+	cr_assert_eq(amd_opt(&f, NULL), 0);
+	EXPECT_DUMP(&f, "bb0:\n"
+			"\ts_mov_b32 %s0, 7\n"
+			"\ts_add_u32 %s1, %s0, 1\n"
+			"\ts_addc_u32 %s2, %s0, 0\n"
+			"\tv_mov_b32 %v3, %s2\n"
+			"\tds_write_b32 %v3, %v3\n"
+			"\ts_endpgm\n");
+	mir_free(&f);
+}
+
+Test(opt, parallel_copy_loses_dead_pairs)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int s0 = V(&f, MR_S, 1), s1 = V(&f, MR_S, 1), s2 = V(&f, MR_S, 1), v3 = V(&f, MR_V, 1);
+	MInst *pc = mir_emit(&f, MOP_PCOPY, 3);
+	int dsts[3] = {s0, s1, s2};
+	for (int k = 0; k < 3; k++) {
+		mi_vreg(pc, k, &f, dsts[k], 0, 1);
+		mi_phys(pc, 3 + k, isa_sgpr(2 + k, 1));
+	}
+	mov(&f, ISA_V_MOV_B32, v3, s1);
+	ds_store(&f, v3, v3);
+	endpgm(&f);
+	AmdOptStats st;
+	cr_assert_eq(amd_opt(&f, &st), 0);
+	EXPECT_DUMP(&f, "bb0:\n"
+			"\tPCOPY %s1, s3\n"
+			"\tv_mov_b32 %v3, %s1\n"
+			"\tds_write_b32 %v3, %v3\n"
+			"\ts_endpgm\n");
+	cr_expect_eq(st.removed_pairs, 2);
+	mir_free(&f);
+}
+
+Test(opt, copy_in_a_loop_is_not_propagated)
+{
+	/* %v1 is redefined every iteration after the copy: readers of %v2 in
+	 * the next block must keep the copy's value. */
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int v0 = V(&f, MR_V, 1), v1 = V(&f, MR_V, 1), v2 = V(&f, MR_V, 1);
+	mir_block(&f);
+	mov(&f, ISA_V_MOV_B32, v0, -1);
+	int b1 = mir_block(&f);
+	op2(&f, ISA_V_ADD_U32, v1, v0, -2);
+	mov(&f, ISA_V_MOV_B32, v2, v1);
+	int b2 = mir_block(&f);
+	ds_store(&f, v2, v2);
+	endpgm(&f);
+	f.blocks.data[0].succ[0] = b1;
+	f.blocks.data[b1].succ[0] = b2;
+	f.blocks.data[b1].succ[1] = b1;
+	cr_assert_eq(amd_opt(&f, NULL), 0);
+	char *got = dump(&f);
+	cr_expect(strstr(got, "v_mov_b32 %v2, %v1") != NULL, "%s", got);
+	cr_expect(strstr(got, "ds_write_b32 %v2, %v2") != NULL, "%s", got);
+	free(got);
+	mir_free(&f);
+}
+
+/* ---- amd_sched ---------------------------------------------------------------- */
+
+/* vaddr pair, k ALU values live to the end, one load, its use, then the k
+ * values stored: the load should climb over the ALU work while the demand
+ * allows. */
+static void load_after_work(MFunc *f, int k, int *load_at)
+{
+	int va = V(f, MR_V, 2);
+	MInst *mi = mir_emit(f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, f, va, 0, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	mi->flags |= MI_DEFALL;
+	mi = mir_emit(f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, f, va, 1, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	int *w = malloc(sizeof(int) * (size_t)k);
+	for (int i = 0; i < k; i++) {
+		w[i] = V(f, MR_V, 1);
+		mov(f, ISA_V_MOV_B32, w[i], -(i % 60) - 1);
+	}
+	int ld = V(f, MR_V, 1);
+	*load_at = (int)f->insns.len;
+	gload(f, ld, va);
+	ds_store(f, ld, ld);
+	for (int i = 0; i < k; i++)
+		ds_store(f, w[i], w[i]);
+	endpgm(f);
+	free(w);
+}
+
+static int find_op(const MFunc *f, unsigned op)
+{
+	for (size_t i = 0; i < f->insns.len; i++)
+		if (f->insns.data[i].in.op == op)
+			return (int)i;
+	return -1;
+}
+
+Test(sched, load_hoisted_to_its_address)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int at;
+	load_after_work(&f, 10, &at);
+	cr_assert_eq(at, 12);
+	AmdSchedStats st;
+	cr_assert_eq(amd_sched(&f, &st), 0);
+	cr_expect_eq(find_op(&f, ISA_GLOBAL_LOAD_DWORD), 2, "the load follows the address moves");
+	cr_expect_eq(st.moves, 1);
+	cr_expect_eq(st.fallback, 0);
+	char *got = dump(&f);
+	cr_expect(strncmp(got,
+			  "bb0:\n"
+			  "\tv_mov_b32 %v0[0:0], 0\n"
+			  "\tv_mov_b32 %v0[1:1], 0\n"
+			  "\tglobal_load_dword %v11, %v0, off\n"
+			  "\tv_mov_b32 %v1, 1\n",
+			  60) == 0,
+		  "%s", got);
+	free(got);
+	mir_free(&f);
+}
+
+Test(sched, occupancy_cliff_limits_the_hoist)
+{
+	/* gfx942: 64 VGPRs keep 8 waves.  58 values are defined, then summed
+	 * one by one (each add kills one), then a load.  Walking up over the adds
+	 * the demand grows; the load's result may only be live where it stays
+	 * within the limit (64 less the allocator margin of 4), so the load stops
+	 * part way up the reduction. */
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int va = V(&f, MR_V, 2);
+	MInst *mi = mir_emit(&f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, &f, va, 0, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	mi->flags |= MI_DEFALL;
+	mi = mir_emit(&f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, &f, va, 1, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	enum { K = 58 };
+	int w[K];
+	for (int i = 0; i < K; i++) {
+		w[i] = V(&f, MR_V, 1);
+		mov(&f, ISA_V_MOV_B32, w[i], -(i % 60) - 1);
+	}
+	int acc = w[0];
+	for (int i = 1; i < K; i++) {
+		int t = V(&f, MR_V, 1);
+		op2(&f, ISA_V_ADD_U32, t, acc, w[i]);
+		acc = t;
+	}
+	int ld = V(&f, MR_V, 1), at = (int)f.insns.len;
+	gload(&f, ld, va);
+	ds_store(&f, ld, acc);
+	endpgm(&f);
+	Liveness lv;
+	cr_assert_eq(liveness_compute(&f, &lv), 0);
+	int before = lv.max.v;
+	liveness_free(&lv);
+	cr_assert_eq(before, 60);
+	AmdSchedStats st;
+	cr_assert_eq(amd_sched(&f, &st), 0);
+	cr_expect_eq(st.limit_v, 60);
+	int pos = find_op(&f, ISA_GLOBAL_LOAD_DWORD);
+	cr_expect(pos > 2 + K && pos < at, "load at %d (was %d)", pos, at);
+	cr_assert_eq(liveness_compute(&f, &lv), 0);
+	cr_expect(lv.max.v <= st.limit_v, "demand %d -> %d", before, lv.max.v);
+	cr_expect_eq(occ_waves(f.target, lv.max.v, 0, 0, 0, 0, NULL), occ_waves(f.target, before, 0, 0, 0, 0, NULL));
+	liveness_free(&lv);
+	/* With a window of adds at lower demand the load climbs further:
+	 * it stopped exactly where the next add up would exceed the limit. */
+	cr_assert_eq(liveness_compute(&f, &lv), 0);
+	cr_expect_eq(lv.demand[pos - 1].v + 1 > st.limit_v, 1, "could have gone higher");
+	liveness_free(&lv);
+	mir_free(&f);
+}
+
+Test(sched, stores_and_barriers_are_fences)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int va = V(&f, MR_V, 2), a = V(&f, MR_V, 1), ld = V(&f, MR_V, 1);
+	mov(&f, ISA_V_MOV_B32, a, -1);
+	MInst *mi = mir_emit(&f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, &f, va, 0, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	mi->flags |= MI_DEFALL;
+	mi = mir_emit(&f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, &f, va, 1, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	ds_store(&f, a, a);
+	mir_emit(&f, ISA_S_BARRIER, 0);
+	mov(&f, ISA_V_MOV_B32, a, -3);
+	gload(&f, ld, va);
+	ds_store(&f, ld, a);
+	endpgm(&f);
+	cr_assert_eq(amd_sched(&f, NULL), 0);
+	cr_expect_eq(find_op(&f, ISA_GLOBAL_LOAD_DWORD), 5, "stops below the barrier");
+	mir_free(&f);
+}
+
+/* ---- the pipeline: no example spills, scratch stays off ------------------- */
+
+static char *slurp(const char *path)
+{
+	size_t n;
+	return read_file(path, &n);
+}
+
+Test(pipeline, examples_do_not_spill)
+{
+	const char *srcdir = getenv("TILEASM_SRCDIR");
+	cr_assert(srcdir, "TILEASM_SRCDIR not set");
+	static const char *ex[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
+				   "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+	static const ta_target tg[] = {TA_TARGET_GFX1100, TA_TARGET_GFX90A, TA_TARGET_GFX942};
+	for (size_t e = 0; e < sizeof ex / sizeof *ex; e++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/examples/%s.tile", srcdir, ex[e]);
+		char *src = slurp(path);
+		cr_assert(src, "cannot read %s", path);
+		for (size_t t = 0; t < sizeof tg / sizeof *tg; t++) {
+			ta_ctx *ctx = ta_ctx_create();
+			ta_binary *bin = NULL;
+			ta_status st = ta_compile_source(ctx, path, src, strlen(src), target_name(tg[t]), &bin);
+			cr_assert_eq(st, TA_OK, "%s %s: %s", ex[e], target_name(tg[t]), ta_ctx_diagnostics(ctx));
+			size_t n;
+			const uint8_t *p = ta_binary_data(bin, &n);
+			CoObject *co = NULL;
+			Diag d;
+			diag_init(&d);
+			cr_assert_eq(co_read(p, n, &co, &d), 0, "%s", diag_text(&d));
+			diag_free(&d);
+			cr_assert(co->nkernels >= 1);
+			for (int k = 0; k < co->nkernels; k++) {
+				const CoKernelInfo *ki = &co->kernels[k];
+				const CoMd *ss = co_md_get(ki->md, ".sgpr_spill_count");
+				const CoMd *vs = co_md_get(ki->md, ".vgpr_spill_count");
+				const CoMd *ps = co_md_get(ki->md, ".private_segment_fixed_size");
+				cr_assert(ss && vs && ps, "%s %s: spill metadata missing", ex[e], target_name(tg[t]));
+				cr_expect_eq(ss->i, 0, "%s %s: SGPR spills", ex[e], target_name(tg[t]));
+				cr_expect_eq(vs->i, 0, "%s %s: VGPR spills", ex[e], target_name(tg[t]));
+				cr_expect_eq(ps->i, 0, "%s %s: private segment", ex[e], target_name(tg[t]));
+				cr_expect_eq(ki->desc.private_segment_fixed_size, 0u, "%s %s", ex[e], target_name(tg[t]));
+				cr_expect_eq(ki->desc.rsrc2 & 1u, 0u, "%s %s: scratch enabled", ex[e], target_name(tg[t]));
+			}
+			co_object_free(co);
+			ta_binary_release(bin);
+			ta_ctx_destroy(ctx);
+		}
+		free(src);
+	}
+}
