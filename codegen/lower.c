@@ -2061,7 +2061,9 @@ static void copy_rf(L *c, const Stmt *s)
 					int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
 					int32_t r = c->bl[F].rf + e;
 					if (from) {
-						st(c, sp, ot, rowaddr, imm, pack(c, ot, cvt(c, ot, DT_F32, r)), ok);
+						/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
+						bool direct = amd && (ot == DT_F16 || ot == DT_BF16);
+						st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, DT_F32, r)), ok);
 						continue;
 					}
 					int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));

@@ -52,4 +52,13 @@ Test(emu_examples, gemm_bf16_tn)
 	each_target("gemm_bf16_tn", "-D M=128 -D N=128 -D K=32");
 	each_target("gemm_bf16_tn", "-D M=67 -D N=130 -D K=24");
 }
+/* Matrix cores (MFMA on gfx9, WMMA on gfx1100): several k-steps and
+ * pipeline stages, two blocks per dimension, ragged M/N/K, TN bf16. */
+Test(emu_examples, gemm_matrix_cores)
+{
+	each_target("gemm", "-D M=128 -D N=256 -D K=96");
+	each_target("gemm", "-D M=200 -D N=144 -D K=72");
+	each_target("gemm_bf16_tn", "-D M=100 -D N=130 -D K=96");
+	each_target("flash_attention_fwd", "-D S=192");
+}
 Test(emu_examples, flash_attention_fwd) { each_target("flash_attention_fwd", "-D S=64"); each_target("flash_attention_fwd", "-D S=100"); }
