@@ -2032,48 +2032,65 @@ static void copy_rf(L *c, const Stmt *s)
 	int sh = c->bl[F].rf_shape, nc = simt_mma[sh].nc, qrow = simt_mma[sh].qrow;
 	bool amd = sh != MMA_M16N8K16;
 	int nrows = amd ? nc : 2, ncols = amd ? NB : 2 * NB;
+	/* AMD shapes: a lane's rows share its columns, so the global row
+	 * stride and the column checks are computed once (rs[h], colok[nb]) */
+	int32_t rs[8] = {0}, colok[8];
+	if (amd && glob) {
+		int32_t stride = bin(c, SI_MUL, DT_I64, obl->dim64[1], movi(c, DT_I64, es));
+		for (int h = 1; h < nrows; h++)
+			rs[h] = bin(c, SI_MUL, DT_I64, stride, movi(c, DT_I64, h * qrow));
+	}
 	for (int si = 0; si < S; si++) {
 		int32_t ocb = bin(c, SI_ADD, DT_I32, off1, cb[si]);
+		for (int nb = 0; amd && glob && nb < NB; nb++)
+			colok[nb] = setp(c, CMP_LT, DT_U32, nb ? bin(c, SI_ADD, DT_I32, ocb, i32c(c, 16 * nb)) : ocb,
+					 obl->dim[1]);
+		int32_t rowaddr0 = -1;
 		for (int h = 0; h < nrows; h++) {
 			int dr = amd ? h * qrow : 8 * h;
 			int32_t orow = bin(c, SI_ADD, DT_I32, off0, dr ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, dr)) : rb[si]);
 			int32_t rowok = glob ? setp(c, CMP_LT, DT_U32, orow, obl->dim[0]) : -1;
 			/* address of (orow, ocb) */
 			int32_t rowaddr;
-			if (glob) {
+			if (glob && amd && h) {
+				rowaddr = bin(c, SI_ADD, DT_I64, rowaddr0, rs[h]);
+			} else if (glob) {
 				int32_t lin = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, orow), obl->dim64[1]),
 				                  cvt(c, DT_I64, DT_I32, ocb));
 				rowaddr = bin(c, SI_ADD, DT_I64, obl->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+				rowaddr0 = rowaddr;
 			} else {
 				int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, orow, d1), ocb);
 				rowaddr = bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, esr));
 			}
 			for (int x = 0; x < ncols; x++) {
-					int nb = amd ? x : x / 2, q1 = amd ? 0 : x % 2;
-					int e = amd ? (si * NB + nb) * nc + h : (si * NB + nb) * 4 + h * 2 + q1;
-					int dc = amd ? 16 * nb : 8 * nb + q1;
-					int32_t ok = rowok;
-					if (glob) {
-						int32_t ocol = bin(c, SI_ADD, DT_I32, ocb, i32c(c, dc));
-						ok = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_LT, DT_U32, ocol, obl->dim[1]));
-					}
-					Space sp = glob ? SP_GLOBAL : SP_SHARED;
-					int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
-					int32_t r = c->bl[F].rf + e;
-					if (from) {
-						/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
-						bool direct = amd && (ot == DT_F16 || ot == DT_BF16);
-						st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, DT_F32, r)), ok);
-						continue;
-					}
-					int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
-					SInst in = I(SI_LD, ot, v, rowaddr, -1);
-					in.sub = (uint8_t)sp;
-					in.imm = imm;
-					in.guard = ok;
-					emit(c, in);
-					emit(c, I(SI_MOV, DT_F32, r, cvt(c, DT_F32, ot, unpack(c, ot, v)), -1));
+				int nb = amd ? x : x / 2, q1 = amd ? 0 : x % 2;
+				int e = amd ? (si * NB + nb) * nc + h : (si * NB + nb) * 4 + h * 2 + q1;
+				int dc = amd ? 16 * nb : 8 * nb + q1;
+				int32_t ok = rowok;
+				if (glob && amd) {
+					ok = bin(c, SI_AND, DT_BOOL, rowok, colok[nb]);
+				} else if (glob) {
+					int32_t ocol = bin(c, SI_ADD, DT_I32, ocb, i32c(c, dc));
+					ok = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_LT, DT_U32, ocol, obl->dim[1]));
 				}
+				Space sp = glob ? SP_GLOBAL : SP_SHARED;
+				int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
+				int32_t r = c->bl[F].rf + e;
+				if (from) {
+					/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
+					bool direct = amd && (ot == DT_F16 || ot == DT_BF16);
+					st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, DT_F32, r)), ok);
+					continue;
+				}
+				int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
+				SInst in = I(SI_LD, ot, v, rowaddr, -1);
+				in.sub = (uint8_t)sp;
+				in.imm = imm;
+				in.guard = ok;
+				emit(c, in);
+				emit(c, I(SI_MOV, DT_F32, r, cvt(c, DT_F32, ot, unpack(c, ot, v)), -1));
+			}
 		}
 	}
 }
