@@ -106,9 +106,11 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	diag_init(&quiet);
 	int ra_rc = ra_allocate(&mf, NULL, &ra, &quiet);
 	diag_free(&quiet);
-	if (ra_rc) {
+	RaSpillStats spills;
+	memset(&spills, 0, sizeof spills);
+	if (ra_rc) { /* source order, then spilling (bounded rounds) */
 		memcpy(mf.insns.data, src_order, sizeof(MInst) * mf.insns.len);
-		ra_rc = ra_allocate(&mf, NULL, &ra, d);
+		ra_rc = ra_allocate_spill(&mf, NULL, &ra, &spills, d);
 	}
 	free(src_order);
 	if (ra_rc)
@@ -147,6 +149,8 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	k->agprs = code.agprs;
 	k->sgprs = TA_MAX(code.sgprs, sys);
 	k->max_flat_workgroup_size = (uint32_t)sf->threads;
+	k->sgpr_spill_count = spills.sgpr_spills;
+	k->vgpr_spill_count = spills.vgpr_spills;
 	ki->sgprs = k->sgprs;
 	ki->vgprs = k->vgprs;
 	ki->agprs = k->agprs;

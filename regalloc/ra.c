@@ -118,6 +118,7 @@ static int default_limit(ta_target t, int cls)
 int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 {
 	memset(r, 0, sizeof *r);
+	r->fail_cls = -1;
 	int nv = (int)f->vregs.len;
 	Liveness lv;
 	if (liveness_compute(f, &lv))
@@ -210,6 +211,7 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 			int at = x.start / 2;
 			RaDemand dm = at < (int)f->insns.len ? lv.demand[at] : lv.max;
 			int dem = c == MR_S ? dm.s : c == MR_V ? dm.v : dm.a;
+			r->fail_cls = c;
 			diag_error(d,
 				"register allocation failed: %d %ss live at instruction %d exceed the %d available "
 				"(spilling is not supported yet)", dem, names[c], at, limit[c]);

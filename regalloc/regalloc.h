@@ -5,6 +5,7 @@
  * Files:  occupancy.c  waves per SIMD from register counts, LDS, workgroup size
  *         liveness.c   per-block live sets and per-instruction demand (S/V/A)
  *         ra.c         linear-scan assignment over live intervals, rewrite
+ *         spill.c      spilling: SGPRs to VGPR lanes, VGPRs to AGPRs, retry loop
  *         pcopy.c      parallel copies -> moves and swaps
  *         validate.c   checks an assignment by simulating register contents
  *
@@ -73,6 +74,7 @@ typedef struct {
 	int16_t *phys;         /* per vreg: first physical register, -1 = unused vreg */
 	int used[MR_NCLASS];   /* highest register used + 1 per file (by vregs) */
 	int ninterval;         /* statistics */
+	int fail_cls;          /* after a failure: the file that ran out (MR_*), else -1 */
 } RaResult;
 
 /* Assigns a physical register range to every vreg.  Returns 0, or -1 with
@@ -82,6 +84,29 @@ void ra_result_free(RaResult *r);
 /* Replaces virtual operands with r's registers and lowers COPY/PCOPY into
  * moves.  Returns 0 or -1 (allocation failure). */
 int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
+
+/* ---- spill.c ------------------------------------------------------------ */
+
+typedef struct {
+	int sgpr_spills;  /* SGPR dwords kept in VGPR lanes (v_writelane/v_readlane) */
+	int vgpr_spills;  /* VGPR dwords kept in AGPRs (CDNA: v_accvgpr_write/read) */
+	int rounds;       /* allocation attempts (1 = no spill needed) */
+} RaSpillStats;
+
+/* Spill-everywhere rewrite of f: every vreg v with spill[v] set lives in a
+ * spill slot; each instruction touching it gets a short-lived temporary,
+ * reloaded before (if read) and stored after (if written).  SGPRs go to
+ * lanes of VGPR slot vregs, VGPRs to AGPR slot vregs (CDNA only).  Returns
+ * 0, or -1 (memory, or a VGPR spill on a target without AGPRs). */
+int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st);
+
+/* ra_allocate, and on failure spill the vregs of the file that ran out
+ * with the longest live spans per access, then retry: at most
+ * RA_SPILL_ROUNDS attempts, each spilling twice as many dwords as the last.
+ * f is modified only when spilling.  Returns 0, or -1 with an error in d
+ * (demand beyond the AGPR window, or a VGPR spill needing scratch). */
+enum { RA_SPILL_ROUNDS = 6 };
+int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d);
 
 /* ---- pcopy.c ------------------------------------------------------------ */
 

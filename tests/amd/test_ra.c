@@ -354,3 +354,45 @@ Test(ra, random_programs_validate)
 	}
 	cr_assert_eq(ok, 3000);
 }
+
+/* The same programs with tiny register files: the spilling driver must
+ * make every one allocate (SGPRs into VGPR lanes everywhere, VGPRs into
+ * AGPRs on gfx90a/gfx942), and the validator must accept the result with
+ * its spill code. */
+Test(ra, random_programs_spill_and_validate)
+{
+	static const ta_target ts[] = {TA_TARGET_GFX90A, TA_TARGET_GFX942, TA_TARGET_GFX1100};
+	int spilled_s = 0, spilled_v = 0;
+	for (int seed = 1; seed <= 1500; seed++) {
+		rng_state = (uint64_t)seed * 0x9e3779b97f4a7c15ull;
+		MFunc f;
+		ta_target t = ts[seed % 3];
+		random_func(&f, t);
+		RaOptions opt = {{12, t == TA_TARGET_GFX1100 ? 0 : 16, 0}};
+		RaResult r;
+		RaSpillStats st;
+		Diag d;
+		diag_init(&d);
+		int rc = ra_allocate_spill(&f, &opt, &r, &st, &d);
+		cr_assert_eq(rc, 0, "seed %d: %s", seed, diag_text(&d));
+		cr_assert_leq(r.used[MR_S], 12, "seed %d", seed);
+		if (t != TA_TARGET_GFX1100)
+			cr_assert_leq(r.used[MR_V], 16, "seed %d", seed);
+		StrBuf err = {0};
+		if (ra_validate(&f, r.phys, &err)) {
+			StrBuf sb = {0};
+			mir_print(&f, &sb);
+			cr_assert_fail("seed %d: %s\n%s", seed, err.buf, sb.buf);
+		}
+		sb_free(&err);
+		cr_assert_eq(ra_rewrite(&f, &r, &d), 0, "seed %d", seed);
+		spilled_s += st.sgpr_spills > 0;
+		spilled_v += st.vgpr_spills > 0;
+		diag_free(&d);
+		ra_result_free(&r);
+		mir_free(&f);
+	}
+	/* The limits must actually bite, or this test proves nothing. */
+	cr_assert_geq(spilled_s, 200, "only %d programs spilled SGPRs", spilled_s);
+	cr_assert_geq(spilled_v, 100, "only %d programs spilled VGPRs", spilled_v);
+}
