@@ -48,6 +48,7 @@ typedef struct {
 	int gfx11;
 	int32_t *vr;      /* SIMT reg -> MIR vreg */
 	uint8_t *vsub;    /* SIMT reg -> first dword in that vreg (MMA operand tuples) */
+	uint8_t *tfirst;  /* SIMT reg's one definition starts a new value of its whole tuple */
 	uint8_t *uni;     /* SIMT reg is uniform */
 	uint8_t *isconst; /* SIMT reg has one def, a constant */
 	int64_t *cval;
@@ -1421,6 +1422,28 @@ static void sel_mma_amd(Isel *s, const SInst *in)
 		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + k, 0, 1), reg(d.vreg, k, 1));
 }
 
+/* An A/B fragment tuple r..r+n-1 whose registers are each defined once,
+ * unguarded, in order and in straight-line code (the lowering's fragment
+ * loads): the definition of r starts a new value of the whole tuple
+ * (MI_DEFALL), so the tuple is not live before it — otherwise its
+ * partial writes would keep it live around the whole kernel. */
+static void mark_tuple_start(Isel *s, const int32_t *defpos, int r, int n)
+{
+	const SimtFunc *sf = s->sf;
+	int first = defpos[r], last = first;
+	for (int k = 0; k < n; k++) {
+		if (s->ndefs[r + k] != 1 || defpos[r + k] < first)
+			return;
+		last = TA_MAX(last, defpos[r + k]);
+	}
+	for (int i = first; i <= last; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op == SI_LABEL || in->op == SI_BRA || (i == first && in->guard >= 0))
+			return;
+	}
+	s->tfirst[r] = 1;
+}
+
 /* Before vregs are made: each AMD-shape SI_MMA operand range of
  * non-uniform dword registers becomes one tuple vreg (vsub = position), so
  * fragments load straight into it and accumulators stay in place.  A
@@ -1428,6 +1451,12 @@ static void sel_mma_amd(Isel *s, const SInst *in)
 static void group_mma_tuples(Isel *s)
 {
 	const SimtFunc *sf = s->sf;
+	int32_t *defpos = malloc(sizeof(int32_t) * (sf->regs.len + 1));
+	for (size_t i = 0; defpos && i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		for (int k = 0; in->dst >= 0 && k < dst_count(in); k++)
+			defpos[in->dst + k] = (int32_t)i;
+	}
 	for (size_t i = 0; i < sf->code.len; i++) {
 		const SInst *in = &sf->code.data[i];
 		if (in->op != SI_MMA || in->sub == MMA_M16N8K16)
@@ -1448,8 +1477,11 @@ static void group_mma_tuples(Isel *s)
 			int v = newv(s, MR_V, n);
 			for (int k = 0; k < n; k++)
 				s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
+			if (o < 2 && defpos)
+				mark_tuple_start(s, defpos, r, n);
 		}
 	}
+	free(defpos);
 }
 
 /* ---- control flow -------------------------------------------------------- */
@@ -1865,6 +1897,14 @@ static void sel_inst(Isel *s, int i)
 		break;
 	default: unsupported(s, "this SIMT instruction"); break;
 	}
+	if (in->dst >= 0 && s->tfirst[in->dst])
+		for (size_t k = before; k < s->mf->insns.len; k++) {
+			MInst *mk = &s->mf->insns.data[k];
+			if (mk->ndef && (mk->vmask & 1) && mk->vr[0] == s->vr[in->dst] && mk->sub[0] == 0) {
+				mk->flags |= MI_DEFALL;
+				break;
+			}
+		}
 	if (guarded) {
 		for (size_t k = before; k < s->mf->insns.len; k++) {
 			MInst *mk = &s->mf->insns.data[k];
@@ -1914,6 +1954,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->nlabels = sf->nlabels + 1;
 	s->vr = calloc(nr, sizeof(int32_t));
 	s->vsub = calloc(nr, 1);
+	s->tfirst = calloc(nr, 1);
 	s->uni = calloc(nr, 1);
 	s->isconst = calloc(nr, 1);
 	s->cval = calloc(nr, sizeof(int64_t));
@@ -1926,7 +1967,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	int rc = -1;
-	if (!s->vr || !s->vsub || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
+	if (!s->vr || !s->vsub || !s->tfirst || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
 	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos) {
 		diag_error(d, "out of memory");
 		goto out;
@@ -1961,7 +2002,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	link_blocks(s);
 	rc = 0;
 out:
-	free(s->vr), free(s->vsub), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
+	free(s->vr), free(s->vsub), free(s->tfirst), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
 	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos);
 	return rc;
 }
