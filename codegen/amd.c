@@ -104,13 +104,15 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	t1 = t1b;
 	Diag quiet;
 	diag_init(&quiet);
-	int ra_rc = ra_allocate(&mf, NULL, &ra, &quiet);
+	RaOptions ropt;
+	memcpy(ropt.reg_limit, out->reg_limit, sizeof ropt.reg_limit);
+	int ra_rc = ra_allocate(&mf, &ropt, &ra, &quiet);
 	diag_free(&quiet);
 	RaSpillStats spills;
 	memset(&spills, 0, sizeof spills);
 	if (ra_rc) { /* source order, then spilling (bounded rounds) */
 		memcpy(mf.insns.data, src_order, sizeof(MInst) * mf.insns.len);
-		ra_rc = ra_allocate_spill(&mf, NULL, &ra, &spills, d);
+		ra_rc = ra_allocate_spill(&mf, &ropt, &ra, &spills, d);
 	}
 	free(src_order);
 	if (ra_rc)

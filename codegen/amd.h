@@ -44,6 +44,8 @@ typedef struct {
 typedef struct {
 	/* Requests (set by the caller before amd_compile). */
 	int want_listing;       /* fill listing: the code with encodings */
+	int reg_limit[3];       /* registers per file (MR_S, MR_V, MR_A) the allocator may
+	                         * use; 0 = the target's.  Tests force spilling with it. */
 	/* Results. */
 	uint8_t *code_object;   /* malloc'd ELF bytes */
 	size_t code_object_len;

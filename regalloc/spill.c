@@ -16,7 +16,9 @@
  *   VGPR X  -> an AGPR slot vreg of X's size (gfx90a/gfx942):
  *              v_accvgpr_write_b32 slot, T / v_accvgpr_read_b32 T, slot.
  *              Both run under the exec of the instruction they serve, so
- *              the slot mirrors X lane by lane, merges included.  Vregs read
+ *              the slot mirrors X lane by lane; an exec-masked write
+ *              (MI_PARTIAL) merges in the slot and its temporary starts
+ *              fresh (no reload of lanes nobody wrote).  Vregs read
  *              across lanes (DPP, readlane, bpermute) are never chosen: their
  *              inactive lanes matter and a reload would not carry them.
  *   Scratch (VGPRs on gfx1100, or beyond the AGPR window) is not done yet:
@@ -80,6 +82,21 @@ static int spill_move(MFunc *f, MInstVec *out, const Slot *sl, int cls, int t, i
 	return vec_push(out, mi);
 }
 
+/* v_mov_b32 slot, 0 for the VGPR lane slots among vregs [first, last]. */
+static int init_slots(MFunc *f, MInstVec *out, int first, int last)
+{
+	for (int v = first; v <= last; v++) {
+		if (f->vregs.data[v].cls != MR_V)
+			continue; /* an AGPR slot made in between */
+		MInst z = blank(ISA_V_MOV_B32, 1);
+		mi_vreg(&z, 0, f, v, 0, 1);
+		mi_phys(&z, 1, isa_const_u32(ISA_TY_B32, 0));
+		if (vec_push(out, z))
+			return -1;
+	}
+	return 0;
+}
+
 int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 {
 	int nv = (int)f->vregs.len, wave = 64;
@@ -90,7 +107,7 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 	Slot *slots = malloc(sizeof(Slot) * ((size_t)nv + 1));
 	if (!slots)
 		return -1;
-	int lane_slot = -1, lanes_used = wave, rc = -1;
+	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1;
 	for (int v = 0; v < nv; v++) {
 		slots[v] = (Slot){-1, 0};
 		if (!spill[v])
@@ -103,6 +120,8 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 				lanes_used = 0;
 				if (lane_slot < 0)
 					goto out;
+				if (first_lane_slot < 0)
+					first_lane_slot = lane_slot;
 			}
 			slots[v] = (Slot){lane_slot, lanes_used};
 			lanes_used += x.size;
@@ -125,8 +144,16 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 		int first = (int)out.len;
 		for (int i = bl->first; i < bl->last; i++) {
 			MInst mi = f->insns.data[i];
+			/* Lane slots are defined whole at entry, after the input copies:
+			 * v_writelane keeps the other lanes, so it reads the slot. */
+			if (b == 0 && first_lane_slot >= 0 && mi.in.op != MOP_PCOPY && mi.in.op != MOP_LABEL) {
+				if (init_slots(f, &out, first_lane_slot, lane_slot))
+					goto fail;
+				first_lane_slot = -1;
+			}
 			/* Spilled vregs of this instruction, each with its dword hull. */
-			int xs[ISA_MAX_OPS], lo[ISA_MAX_OPS], hi[ISA_MAX_OPS], rd[ISA_MAX_OPS], t[ISA_MAX_OPS], nx = 0;
+			int xs[ISA_MAX_OPS], lo[ISA_MAX_OPS], hi[ISA_MAX_OPS], t[ISA_MAX_OPS], nx = 0;
+			uint32_t rd[ISA_MAX_OPS]; /* dwords read, bit per dword of X */
 			for (int k = 0; k < mi.in.nops; k++) {
 				if (!(mi.vmask & (1u << k)) || mi.vr[k] >= nv || !spill[mi.vr[k]])
 					continue;
@@ -139,20 +166,31 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 				}
 				lo[j] = TA_MIN(lo[j], mi.sub[k]);
 				hi[j] = TA_MAX(hi[j], mi.sub[k] + mi.in.ops[k].count);
-				rd[j] |= mi_is_use(&mi, k);
+				/* An exec-masked write of a VGPR (MI_PARTIAL) needs no reload:
+				 * the store after it runs under the same mask, so the slot
+				 * itself keeps the inactive lanes. */
+				int merge_only = k == 0 && k < mi.ndef && (mi.flags & MI_PARTIAL) && !(mi.flags & MI_TIED) &&
+						 f->vregs.data[mi.vr[k]].cls == MR_V;
+				if (mi_is_use(&mi, k) && !merge_only)
+					for (int d = 0; d < mi.in.ops[k].count; d++)
+						rd[j] |= 1u << (mi.sub[k] + d);
 			}
 			for (int j = 0; j < nx; j++) {
 				const MVreg x = f->vregs.data[xs[j]];
 				t[j] = mir_vreg(f, x.cls, hi[j] - lo[j]);
 				if (t[j] < 0)
 					goto fail;
-				if (!rd[j])
-					continue;
+				/* Reload the dwords read (not the ones only written: they
+				 * may hold nothing yet); the first reload starts T's value. */
+				int firstmove = 1;
 				for (int d = lo[j]; d < hi[j]; d++) {
+					if (!((rd[j] >> d) & 1))
+						continue;
 					if (spill_move(f, &out, &slots[xs[j]], x.cls, t[j], d - lo[j], d, 0))
 						goto fail;
-					if (d == lo[j] && hi[j] - lo[j] > 1)
+					if (firstmove && hi[j] - lo[j] > 1)
 						out.data[out.len - 1].flags |= MI_DEFALL;
+					firstmove = 0;
 				}
 			}
 			uint8_t wr[ISA_MAX_OPS][16];
@@ -166,6 +204,8 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 				if (mi_is_def(&mi, k))
 					for (int d = 0; d < mi.in.ops[k].count; d++)
 						wr[j][mi.sub[k] + d] = 1;
+				if (k == 0 && mi_is_def(&mi, 0) && !(mi.flags & MI_TIED) && f->vregs.data[xs[j]].cls == MR_V)
+					mi.flags &= (uint8_t)~MI_PARTIAL; /* the temporary starts fresh */
 				mi.vr[k] = t[j];
 				mi.sub[k] = (uint8_t)(mi.sub[k] - lo[j]);
 			}
@@ -176,6 +216,11 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 					if (wr[j][d] &&
 					    spill_move(f, &out, &slots[xs[j]], f->vregs.data[xs[j]].cls, t[j], d - lo[j], d, 1))
 						goto fail;
+		}
+		if (b == 0 && first_lane_slot >= 0) { /* an entry block of input copies only */
+			if (init_slots(f, &out, first_lane_slot, lane_slot))
+				goto fail;
+			first_lane_slot = -1;
 		}
 		bl->first = first;
 		bl->last = (int)out.len;
