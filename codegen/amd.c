@@ -89,32 +89,32 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	}
 	double t1a = now_ms();
 	out->pass_ms[AMD_PASS_OPT] += t1a - t1;
-	/* The scheduler's order is only kept if it allocates: the source order
-	 * is the fallback (one copy of the instructions, block ranges do not move). */
-	MInst *src_order = malloc(sizeof(MInst) * (mf.insns.len + 1));
-	if (src_order)
-		memcpy(src_order, mf.insns.data, sizeof(MInst) * mf.insns.len);
-	if (!src_order || amd_sched(&mf, NULL)) {
-		free(src_order);
+	AmdSchedStats sched;
+	if (amd_sched(&mf, &sched)) {
 		diag_error(d, "out of memory");
 		goto out;
 	}
 	double t1b = now_ms();
 	out->pass_ms[AMD_PASS_SCHED] += t1b - t1a;
 	t1 = t1b;
-	Diag quiet;
-	diag_init(&quiet);
 	RaOptions ropt;
 	memcpy(ropt.reg_limit, out->reg_limit, sizeof ropt.reg_limit);
+	Diag quiet;
+	diag_init(&quiet);
 	int ra_rc = ra_allocate(&mf, &ropt, &ra, &quiet);
 	diag_free(&quiet);
 	RaSpillStats spills;
 	memset(&spills, 0, sizeof spills);
-	if (ra_rc) { /* source order, then spilling (bounded rounds) */
-		memcpy(mf.insns.data, src_order, sizeof(MInst) * mf.insns.len);
-		ra_rc = ra_allocate_spill(&mf, &ropt, &ra, &spills, d);
+	if (ra_rc && sched.moves) {
+		/* The scheduled order did not fit: back to the source order (a
+		 * rare path, so rebuilt rather than kept as a copy every time). */
+		mir_free(&mf);
+		mir_init(&mf, it);
+		if (amd_isel(sf, t, &abi, &mf, d) || amd_opt(&mf, NULL))
+			goto out;
 	}
-	free(src_order);
+	if (ra_rc) /* then spilling, in a bounded number of rounds */
+		ra_rc = ra_allocate_spill(&mf, &ropt, &ra, &spills, d);
 	if (ra_rc)
 		goto out;
 	StrBuf err = {0};

@@ -23,11 +23,11 @@
  * kernel's current occupancy, less a margin for the allocator (its interval
  * hulls need a few registers more than the demand).  The demand of every
  * passed instruction is raised by L's size as L moves, so the bound holds
- * without recomputing liveness.  Afterwards liveness is recomputed once; if
- * the demand still crossed the limit (it cannot, unless the bookkeeping is
- * wrong) the block order is restored from a copy and the mover retries with
+ * without recomputing liveness.  Afterwards the maximum of that bound is
+ * checked; if it crossed the limit (it cannot, unless the bookkeeping is
+ * wrong) the moves are undone from a log and the mover retries with
  * a limit one cliff lower, at most SCHED_RETRIES times, then keeps the
- * source order. */
+ * source order.  One liveness pass in all. */
 #include "mir.h"
 
 #include <stdlib.h>
@@ -117,7 +117,7 @@ static int cliff(ta_target t, int have, int agprs, int sgprs)
 }
 
 /* One pass over every block with limits lim_v/lim_s.  Returns moves made. */
-static int mover(MFunc *f, RaDemand *dm, int lim_v, int lim_s)
+static int mover(MFunc *f, RaDemand *dm, int lim_v, int lim_s, int32_t *log)
 {
 	int moves = 0;
 	for (size_t b = 0; b < f->blocks.len; b++) {
@@ -152,10 +152,23 @@ static int mover(MFunc *f, RaDemand *dm, int lim_v, int lim_s)
 			}
 			f->insns.data[to] = save;
 			dm[to] = dsave;
+			log[2 * moves] = i;
+			log[2 * moves + 1] = to;
 			moves++;
 		}
 	}
 	return moves;
+}
+
+/* Undoes the logged moves, last first: the source order again. */
+static void undo(MFunc *f, const int32_t *log, int moves)
+{
+	for (int k = moves - 1; k >= 0; k--) {
+		int from = log[2 * k], to = log[2 * k + 1];
+		MInst save = f->insns.data[to];
+		memmove(&f->insns.data[to], &f->insns.data[to + 1], sizeof(MInst) * (size_t)(from - to));
+		f->insns.data[from] = save;
+	}
 }
 
 int amd_sched(MFunc *f, AmdSchedStats *st)
@@ -168,12 +181,11 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	Liveness lv;
 	if (liveness_compute(f, &lv))
 		return -1;
-	MInst *orig = malloc(sizeof(MInst) * (n + 1));
+	int32_t *log = malloc(sizeof(int32_t) * (2 * n + 2)); /* (from, to) per move */
 	RaDemand *dm = malloc(sizeof(RaDemand) * (n + 1));
 	int rc = -1;
-	if (!orig || !dm)
+	if (!log || !dm)
 		goto out;
-	memcpy(orig, f->insns.data, sizeof(MInst) * n);
 	RaDemand mx = lv.max;
 	int lim_v = cliff(f->target, mx.v, mx.a, mx.s + 2);
 	int lim_s = 96 - SCHED_MARGIN_S; /* the allocator's SGPR bound (ra.c) */
@@ -182,21 +194,25 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	st->limit_s = lim_s;
 	for (int attempt = 0; attempt <= SCHED_RETRIES; attempt++) {
 		memcpy(dm, lv.demand, sizeof(RaDemand) * n);
-		int moves = mover(f, dm, lim_v, lim_s);
+		int moves = mover(f, dm, lim_v, lim_s, log);
 		if (!moves)
 			break;
-		Liveness nl;
-		if (liveness_compute(f, &nl))
-			goto out;
-		int okv = nl.max.v <= TA_MAX(lim_v, mx.v), oks = nl.max.s <= TA_MAX(lim_s, mx.s);
-		liveness_free(&nl);
+		/* dm[] is an upper bound of the new demand (moves only add L's
+		 * result where it now lives; operands freed earlier are not
+		 * credited), so checking it needs no second liveness pass. */
+		RaDemand nmax = {0, 0, 0};
+		for (size_t i = 0; i < n; i++) {
+			nmax.s = TA_MAX(nmax.s, dm[i].s);
+			nmax.v = TA_MAX(nmax.v, dm[i].v);
+		}
+		int okv = nmax.v <= TA_MAX(lim_v, mx.v), oks = nmax.s <= TA_MAX(lim_s, mx.s);
 		if (okv && oks) {
 			st->moves = moves;
 			st->attempts = attempt + 1;
 			break;
 		}
 		/* Restore and try one cliff lower. */
-		memcpy(f->insns.data, orig, sizeof(MInst) * n);
+		undo(f, log, moves);
 		st->attempts = attempt + 1;
 		int w = occ_waves(f->target, TA_MAX(lim_v, 1), mx.a, mx.s + 2, 0, 0, NULL);
 		int lower = lim_v;
@@ -213,7 +229,7 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	}
 	rc = 0;
 out:
-	free(orig);
+	free(log);
 	free(dm);
 	liveness_free(&lv);
 	return rc;
