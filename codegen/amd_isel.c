@@ -1404,9 +1404,15 @@ static void sel_mma_amd(Isel *s, const SInst *in)
 {
 	const MmaInfo *m = &simt_mma[in->sub];
 	bool bf = in->type == DT_BF16;
-	unsigned op = in->sub == MMA_WMMA16 ? (bf ? ISA_V_WMMA_F32_16X16X16_BF16 : ISA_V_WMMA_F32_16X16X16_F16)
-	                                    : (bf ? ISA_V_MFMA_F32_16X16X16_BF16 : ISA_V_MFMA_F32_16X16X16_F16);
-	if (in->sub == MMA_MFMA16 && !s->w64) {
+	unsigned op;
+	switch (in->sub) {
+	case MMA_WMMA16: op = bf ? ISA_V_WMMA_F32_16X16X16_BF16 : ISA_V_WMMA_F32_16X16X16_F16; break;
+	case MMA_MFMA16: op = bf ? ISA_V_MFMA_F32_16X16X16_BF16 : ISA_V_MFMA_F32_16X16X16_F16; break;
+	case MMA_MFMA16_I8: op = ISA_V_MFMA_I32_16X16X16I8; break;
+	case MMA_MFMA16X32_I8: op = ISA_V_MFMA_I32_16X16X32_I8; break;
+	default: op = ISA_V_WMMA_I32_16X16X16_IU8; break;
+	}
+	if (m->wave == 64 && !s->w64) {
 		unsupported(s, "a wave64 MFMA in wave32 code");
 		return;
 	}
@@ -1418,6 +1424,8 @@ static void sel_mma_amd(Isel *s, const SInst *in)
 	put(s, mi, 1, a, ISA_TY_B32);
 	put(s, mi, 2, b, ISA_TY_B32);
 	put(s, mi, 3, c, ISA_TY_B32);
+	if (op == ISA_V_WMMA_I32_16X16X16_IU8)
+		mi->in.mod.neg = 3; /* neg_lo:[1,1,0]: A and B are signed */
 	for (int k = 0; k < m->nc && !same; k++)
 		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + k, 0, 1), reg(d.vreg, k, 1));
 }

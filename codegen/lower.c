@@ -1324,6 +1324,9 @@ const MmaInfo simt_mma[MMA_NSHAPES] = {
 	{"mma.m16n8k16", 32, 16, 8, 16, 4, 2, 4, 0, 0, 0},
 	{"mma.mfma16x16x16", 64, 16, 16, 16, 2, 2, 4, 4, 4, 1},
 	{"mma.wmma16x16x16", 32, 16, 16, 16, 8, 8, 8, 0, 1, 2},
+	{"mma.mfma16x16x16.i8", 64, 16, 16, 16, 1, 1, 4, 4, 4, 1},
+	{"mma.mfma16x16x32.i8", 64, 16, 16, 32, 2, 2, 4, 8, 4, 1},
+	{"mma.wmma16x16x16.i8", 32, 16, 16, 16, 4, 4, 8, 0, 1, 2},
 };
 
 static int nb_units(int64_t u)
@@ -1331,16 +1334,22 @@ static int nb_units(int64_t u)
 	return u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
 }
 
-/* The shape a gemm with an M x N accumulator uses on this target (given
- * M % 16 == 0): the target's matrix core when the tile and wave fit, else
- * PTX's m16n8k16 (which the AMD backend emulates). */
-static int target_shape(L *c, int64_t N)
+/* The shape a gemm with an M x N accumulator and inputs `in` uses on this
+ * target (given M % 16 == 0): the target's matrix core when the tile and
+ * wave fit, else for f16/bf16 PTX's m16n8k16 (which the AMD backend
+ * emulates), else -1. */
+static int target_shape(L *c, int64_t N, DType in)
 {
 	ta_target id = c->t->id;
-	int sh = id == TA_TARGET_GFX1100 ? MMA_WMMA16
-	       : id == TA_TARGET_GFX90A || id == TA_TARGET_GFX942 ? MMA_MFMA16 : MMA_M16N8K16;
-	if (sh != MMA_M16N8K16 && (N % 16 || c->nthreads % simt_mma[sh].wave))
-		sh = MMA_M16N8K16;
+	bool gfx9 = id == TA_TARGET_GFX90A || id == TA_TARGET_GFX942;
+	int sh;
+	if (in == DT_I8)
+		sh = id == TA_TARGET_GFX1100 ? MMA_WMMA16_I8
+		   : id == TA_TARGET_GFX942 ? MMA_MFMA16X32_I8 : id == TA_TARGET_GFX90A ? MMA_MFMA16_I8 : -1;
+	else
+		sh = id == TA_TARGET_GFX1100 ? MMA_WMMA16 : gfx9 ? MMA_MFMA16 : MMA_M16N8K16;
+	if (sh > MMA_M16N8K16 && (N % 16 || c->nthreads % simt_mma[sh].wave))
+		sh = in == DT_I8 ? -1 : MMA_M16N8K16;
 	return sh;
 }
 
@@ -1350,10 +1359,15 @@ static int gemm_shape(L *c, const Stmt *s)
 	const Buffer *A = BUF(s->src.buf), *B = BUF(s->src2.buf), *C = BUF(s->dst.buf);
 	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
 	DType in = (DType)A->dtype;
-	if (!((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0 &&
-	      A->scope != SCOPE_LOCAL && B->scope != SCOPE_LOCAL && C->scope != SCOPE_LOCAL))
+	if (A->scope == SCOPE_LOCAL || B->scope == SCOPE_LOCAL || C->scope == SCOPE_LOCAL)
 		return -1;
-	return target_shape(c, N);
+	if (in == DT_I8) { /* AMD matrix cores only; C is i32, so never a register fragment */
+		int sh = M % 16 == 0 ? target_shape(c, N, in) : -1;
+		return sh >= 0 && K % simt_mma[sh].k == 0 && C->dtype == DT_I32 ? sh : -1;
+	}
+	if (!((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0))
+		return -1;
+	return target_shape(c, N, in);
 }
 
 
@@ -1571,6 +1585,19 @@ static void amd_frag(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int 
 	}
 	DType t = (DType)b->dtype;
 	int32_t base = sh_addr2(c, bufid, k, r);
+	if (es == 1) { /* i8: four bytes per register, lowest k in the low byte */
+		for (int j = 0; j < n; j++) {
+			int32_t v = -1;
+			for (int x = 0; x < 4; x++) {
+				int32_t by = ld(c, SP_SHARED, DT_U8, base, smem + (4 * j + x) * row, -1);
+				if (x)
+					by = bin(c, SI_SHL, DT_U32, by, i32c(c, 8 * x));
+				v = x ? bin(c, SI_OR, DT_U32, v, by) : by;
+			}
+			emit(c, I(SI_MOV, DT_I32, dst + j, v, -1));
+		}
+		return;
+	}
 	for (int j = 0; j < n; j++) {
 		int32_t lo = ld(c, SP_SHARED, t, base, smem + (2 * j) * row * es, -1);
 		int32_t hi = ld(c, SP_SHARED, t, base, smem + (2 * j + 1) * row * es, -1);
@@ -1629,6 +1656,7 @@ static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, in
 	AmdLane ln = amd_lane(c, t.wave);
 	const Buffer *C = BUF(s->dst.buf);
 	int64_t coff = c->bl[s->dst.buf].smem, ldc = bdim(c, C, 1);
+	DType ct = C->dtype == DT_I32 ? DT_I32 : DT_F32; /* i8 inputs accumulate in i32 */
 	int32_t tile = reg(c, VT_I32);
 	emit(c, I(SI_MOV, DT_I32, tile, ln.wave, -1));
 	int32_t top = label(c), end = label(c);
@@ -1636,7 +1664,7 @@ static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, in
 	bra(c, end, setp(c, CMP_GE, DT_I32, tile, i32c(c, t.ntiles)), false);
 	int32_t tm = bin(c, SI_DIV, DT_U32, tile, i32c(c, t.ntn));
 	int32_t tn = bin(c, SI_REM, DT_U32, tile, i32c(c, t.ntn));
-	int32_t acc = regs_n(c, VT_F32, t.NB * mi->nc);
+	int32_t acc = regs_n(c, simt_vt(ct), t.NB * mi->nc);
 	/* C element (row0 + q * qrow, col0 + 16 nb) at cbase + imm */
 	int32_t row0 = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm, i32c(c, 16)),
 			   bin(c, SI_MUL, DT_I32, ln.h, i32c(c, mi->hrow)));
@@ -1646,10 +1674,10 @@ static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, in
 		for (int q = 0; q < mi->nc; q++) {
 			int32_t dst = acc + nb * mi->nc + q;
 			if (s->flag_clear) {
-				emit(c, I(SI_MOVF, DT_F32, dst, -1, -1));
+				emit(c, I(ct == DT_I32 ? SI_MOVI : SI_MOVF, ct, dst, -1, -1));
 				continue;
 			}
-			SInst l = I(SI_LD, DT_F32, dst, cbase, -1);
+			SInst l = I(SI_LD, ct, dst, cbase, -1);
 			l.sub = SP_SHARED;
 			l.imm = coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4;
 			emit(c, l);
@@ -1660,12 +1688,12 @@ static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, in
 	place(c, ktop);
 	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
 	amd_kstep(c, s, &t, &ln, kk, 1, &tm, &tn, acc, false);
-	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, mi->k)));
 	bra(c, ktop, -1, false);
 	place(c, kend);
 	for (int nb = 0; nb < t.NB; nb++)
 		for (int q = 0; q < mi->nc; q++)
-			st(c, SP_SHARED, DT_F32, cbase, coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4,
+			st(c, SP_SHARED, ct, cbase, coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4,
 			   acc + nb * mi->nc + q, -1);
 	emit(c, I(SI_ADD, DT_I32, tile, tile, i32c(c, t.W)));
 	bra(c, top, -1, false);
@@ -1697,7 +1725,7 @@ static void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K)
 	place(c, ktop);
 	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
 	amd_kstep(c, s, &t, &ln, kk, S, tm, tn, bl->rf, t.W % t.ntn == 0);
-	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, mi->k)));
 	bra(c, ktop, -1, false);
 	place(c, kend);
 	c->f->nmma++;
@@ -1963,7 +1991,7 @@ static void rf_place(L *c, int32_t b)
 	const Buffer *buf = BUF(b);
 	BufLoc *bl = &c->bl[b];
 	int64_t M = bdim(c, buf, 0), N = bdim(c, buf, 1);
-	int sh = target_shape(c, N);
+	int sh = target_shape(c, N, DT_F16); /* rf accumulators are f32: f16/bf16 inputs */
 	bl->rf_shape = (uint8_t)sh;
 	if (sh != MMA_M16N8K16) {
 		AmdTiling t = amd_tiling(c, sh, M, N);

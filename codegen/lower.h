@@ -81,15 +81,21 @@ typedef enum {
  * target; a backend maps each to one matrix instruction (PTX mma.sync,
  * AMD v_mfma / v_wmma).  Per-lane layouts, with lane l of the wave:
  *  MMA_M16N8K16 (warp 32): PTX's mma.m16n8k16 layout (docs/lowering.md).
- *  MMA_MFMA16 / MMA_WMMA16 (16x16x16): i = l % 16, h = l / 16.
- *    A reg j holds A[i][kb + 2j], A[i][kb + 2j + 1] (lower k in the low half),
- *    B reg j holds B[kb + 2j][i], B[kb + 2j + 1][i], where kb = h * kstep;
- *    C/D reg q is C[h * hrow + q * qrow][i].
+ *  AMD shapes (16 x 16 x k): i = l % 16, h = l / 16, e = 4 / element bytes
+ *    (2 for f16/bf16, 4 for i8) elements per register.
+ *    A reg j holds A[i][kb + e*j .. kb + e*j + e-1] (lower k in the low bits),
+ *    B reg j holds B[kb + e*j .. kb + e*j + e-1][i], where kb = h * kstep;
+ *    C/D reg q is C[h * hrow + q * qrow][i] (f32, or i32 for i8).
  *  MFMA16 (wave64, gfx90a/gfx942 v_mfma_f32_16x16x16*): 2 regs A/B, 4 C,
  *    kstep 4, hrow 4, qrow 1.
  *  WMMA16 (wave32, gfx1100 v_wmma_f32_16x16x16_*): 8 regs A/B (all 16 k;
- *    lanes 16-31 repeat lanes 0-15), 8 C, kstep 0, hrow 1, qrow 2. */
-typedef enum { MMA_M16N8K16, MMA_MFMA16, MMA_WMMA16, MMA_NSHAPES } MmaShape;
+ *    lanes 16-31 repeat lanes 0-15), 8 C, kstep 0, hrow 1, qrow 2.
+ *  MFMA16_I8 (gfx90a v_mfma_i32_16x16x16i8): 1 reg A/B, kstep 4.
+ *  MFMA16X32_I8 (gfx942 v_mfma_i32_16x16x32_i8, k 32): 2 regs A/B, kstep 8.
+ *  WMMA16_I8 (gfx1100 v_wmma_i32_16x16x16_iu8, signed): 4 regs A/B. */
+typedef enum {
+	MMA_M16N8K16, MMA_MFMA16, MMA_WMMA16, MMA_MFMA16_I8, MMA_MFMA16X32_I8, MMA_WMMA16_I8, MMA_NSHAPES
+} MmaShape;
 
 typedef struct {
 	const char *name; /* in simt_print */

@@ -275,3 +275,65 @@ Test(amd_mma, hazard_wmma_needs_valu_between)
 	cr_assert_eq(f.insns.data[3].in.ops[1].reg, 24);
 	mir_free(&f);
 }
+
+/* i8 gemm (i32 accumulator in shared memory, B untransposed: bytes packed
+ * four to a register): v_mfma_i32_16x16x16i8 on gfx90a, 16x16x32_i8 on
+ * gfx942 (K = 32 per instruction), v_wmma_i32_16x16x16_iu8 neg_lo:[1,1,0]
+ * on gfx1100; exact on the emulator; objdump decodes it; the listing
+ * reassembles to the same code object. */
+static const char i8_src[] =
+	"kernel gemm_i8(A: i8[M, K], B: i8[K, N], C: i32[M, N])\n"
+	"    grid(ceildiv(N, 64), ceildiv(M, 64)) threads(128) {\n"
+	"  A_s = shared i8[64, 32]\n"
+	"  B_s = shared i8[32, 64]\n"
+	"  C_f = fragment i32[64, 64]\n"
+	"  clear(C_f)\n"
+	"  serial ko in 0 .. ceildiv(K, 32) {\n"
+	"    copy(A[by * 64, ko * 32], A_s)\n"
+	"    copy(B[ko * 32, bx * 64], B_s)\n"
+	"    gemm(A_s, B_s, C_f)\n"
+	"  }\n"
+	"  copy(C_f, C[by * 64, bx * 64])\n"
+	"}\n";
+
+Test(amd_mma, i8_gemm)
+{
+	cr_assert(access("/usr/bin/llvm-objdump-19", X_OK) == 0,
+		  "oracle /usr/bin/llvm-objdump-19 is missing: install LLVM 19");
+	char src[] = "/tmp/tileasm-mma8-XXXXXX.tile";
+	int fd = mkstemps(src, 5);
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, i8_src, sizeof i8_src - 1) == (ssize_t)(sizeof i8_src - 1));
+	close(fd);
+	static const char *const tg[] = {"gfx90a", "gfx942", "gfx1100"};
+	static const char *const mnem[] = {"v_mfma_i32_16x16x16i8", "v_mfma_i32_16x16x32_i8",
+					   "v_wmma_i32_16x16x16_iu8"};
+	static const char *const shapes[] = {"-D M=64 -D N=128 -D K=96", "-D M=70 -D N=100 -D K=40"};
+	for (int t = 0; t < 3; t++) {
+		char cmd[2048], a[64], b[64], s[64];
+		int st;
+		snprintf(a, sizeof a, "%s.%s.a.hsaco", src, tg[t]);
+		snprintf(b, sizeof b, "%s.%s.b.hsaco", src, tg[t]);
+		snprintf(s, sizeof s, "%s.%s.s", src, tg[t]);
+		snprintf(cmd, sizeof cmd,
+			 "'%s' compile '%s' --target=%s -o '%s' && '%s' compile '%s' --target=%s --dump-isa >'%s' && "
+			 "'%s' asm '%s' --target=%s -o '%s' && cmp '%s' '%s' && /usr/bin/llvm-objdump-19 -d --mcpu=%s '%s' 2>&1",
+			 env("TILEASM"), src, tg[t], a, env("TILEASM"), src, tg[t], s, env("TILEASM"), s, tg[t], b, a, b, tg[t],
+			 a);
+		char *dis = run_cmd(cmd, &st);
+		remove(a), remove(b), remove(s);
+		cr_assert(st == 0, "%s:\n%s", cmd, dis);
+		cr_assert(count(dis, mnem[t]) > 0 && count(dis, "<unknown>") == 0, "%s:\n%s", tg[t], dis);
+		if (t == 2)
+			cr_assert(count(dis, "neg_lo:[1,1,0]") > 0, "signed iu8 WMMA expected:\n%s", dis);
+		free(dis);
+		for (int k = 0; k < 2; k++) {
+			snprintf(cmd, sizeof cmd, "'%s' run '%s' --backend=emu --target=%s %s 2>&1", env("TILEASM"), src, tg[t],
+				 shapes[k]);
+			char *out = run_cmd(cmd, &st);
+			cr_assert(st == 0 && strstr(out, "\nPASS") && strstr(out, "max abs err 0 "), "%s:\n%s", cmd, out);
+			free(out);
+		}
+	}
+	remove(src);
+}
