@@ -288,6 +288,7 @@ static int choose(const MFunc *f, int cls, int norig, int need, const uint8_t *d
 		for (int i = bl->first; i < bl->last; i++) {
 			const MInst *mi = &f->insns.data[i];
 			int xl = cross_lane(mi);
+			int mma = mi->in.op < MOP_BASE && (isa_ops[mi->in.op].flags & (ISA_F_MFMA | ISA_F_WMMA));
 			for (int k = 0; k < mi->in.nops; k++) {
 				if (!(mi->vmask & (1u << k)))
 					continue;
@@ -295,8 +296,11 @@ static int choose(const MFunc *f, int cls, int norig, int need, const uint8_t *d
 				lo[v] = TA_MIN(lo[v], i);
 				hi[v] = TA_MAX(hi[v], i);
 				acc[v]++;
-				if (xl || mi->in.op == MOP_PCOPY)
-					bad[v] = 1; /* PCOPY: kernel inputs keep their hinted registers */
+				/* PCOPY: kernel inputs keep their hinted registers.  Matrix
+				 * operands: a copy right after an MFMA needs wait states that
+				 * amd_hazard does not insert for v_accvgpr_write yet. */
+				if (xl || mi->in.op == MOP_PCOPY || mma)
+					bad[v] = 1;
 			}
 		}
 	}

@@ -588,3 +588,75 @@ Test(spill, spilled_vector_add_runs)
 	run_vector_add_spilled("gfx90a", 8, 10, 1, 1);
 	run_vector_add_spilled("gfx1100", 8, 0, 1, 0);
 }
+
+/* ---- the fallback path: scheduled order fails, source order spills ------- */
+
+/* gemm (f16 in, f32 accumulate, f16 out) with the VGPR file cut below its
+ * demand: the scheduled order does not allocate, amd.c rebuilds the source
+ * order and spills VGPRs into AGPRs; the result must still be exact (small
+ * integers, so every sum is exact in f16). */
+Test(spill, gemm_fallback_spills_to_agprs_and_runs)
+{
+	const char *srcdir = getenv("TILEASM_SRCDIR");
+	cr_assert(srcdir, "TILEASM_SRCDIR not set");
+	char path[512];
+	snprintf(path, sizeof path, "%s/examples/gemm.tile", srcdir);
+	char *src = slurp(path);
+	cr_assert(src, "cannot read %s", path);
+	enum { M = 128, N = 128, K = 64 };
+	ta_ctx *ctx = ta_ctx_create();
+	cr_assert_eq(ta_ctx_define(ctx, "M", M), TA_OK);
+	cr_assert_eq(ta_ctx_define(ctx, "N", N), TA_OK);
+	cr_assert_eq(ta_ctx_define(ctx, "K", K), TA_OK);
+	ta_status st;
+	Module *m = ta_frontend(ctx, path, src, strlen(src), &st);
+	cr_assert(m, "%s", ta_ctx_diagnostics(ctx));
+	Target t;
+	cr_assert_eq(target_parse("gfx942", &t), 0);
+	AmdOutput out;
+	memset(&out, 0, sizeof out);
+	out.reg_limit[MR_V] = 160;
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(amd_compile(m, &t, &out, &d), 0, "%s", diag_text(&d));
+	const AmdKernelInfo *ki = &out.kernels[0];
+	cr_assert_leq(ki->vgprs, 160);
+	cr_assert_gt(ki->agprs, 0, "the VGPR spills live in AGPRs");
+	EmuDevice *dev = emu_create(t.id);
+	cr_assert(dev);
+	static _Float16 a[M * K], b[K * N], c[M * N];
+	for (int i = 0; i < M * K; i++)
+		a[i] = (_Float16)(float)((i * 7 + 3) % 5 - 2);
+	for (int i = 0; i < K * N; i++)
+		b[i] = (_Float16)(float)((i * 5 + 1) % 3 - 1);
+	uint64_t da = emu_alloc(dev, sizeof a), db = emu_alloc(dev, sizeof b), dc = emu_alloc(dev, sizeof c);
+	cr_assert(da && db && dc);
+	cr_assert_eq(emu_write(dev, da, a, sizeof a, &d), 0);
+	cr_assert_eq(emu_write(dev, db, b, sizeof b, &d), 0);
+	cr_assert_eq(emu_load(dev, out.code_object, out.code_object_len, &d), 0, "%s", diag_text(&d));
+	uint8_t karg[256];
+	memset(karg, 0, sizeof karg);
+	uint64_t ptrs[3] = {da, db, dc};
+	int np = 0;
+	for (int p = 0; p < ki->nparams; p++) {
+		cr_assert_eq(ki->params[p].kind, PK_TENSOR, "unexpected scalar parameter %s", ki->params[p].name);
+		cr_assert_lt(np, 3);
+		memcpy(karg + ki->param_offset[p], &ptrs[np++], 8);
+	}
+	uint32_t grid[3] = {N / 128, M / 128, 1}, block[3] = {(uint32_t)ki->threads, 1, 1};
+	cr_assert_eq(emu_launch(dev, ki->name, grid, block, karg, ki->kernarg_size, 0, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(emu_read(dev, dc, c, sizeof c, &d), 0);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			float s = 0;
+			for (int k = 0; k < K; k++)
+				s += (float)a[i * K + k] * (float)b[k * N + j];
+			cr_assert_eq((float)c[i * N + j], s, "C[%d][%d] = %g, want %g", i, j, (float)c[i * N + j], s);
+		}
+	emu_destroy(dev);
+	diag_free(&d);
+	amd_output_free(&out);
+	ir_module_free(m);
+	ta_ctx_destroy(ctx);
+	free(src);
+}
