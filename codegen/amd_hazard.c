@@ -17,9 +17,9 @@
  *           VALU in between (v_nop).
  * The matrix hazards cross branches (an accumulation loop's back edge), so
  * they are tracked per block over the CFG: each block starts from the
- * union of its predecessors' end states, which a few rounds in layout
- * order settle (entries expire after at most 19 wait states; a round that
- * does not settle only adds entries, i.e. more s_nop, never fewer).
+ * union of its predecessors' end states, which two rounds in layout
+ * order settle for the loops the lowering emits (entries expire after at
+ * most 19 wait states, so only a short path around a back edge matters).
  * Inserted s_nop give k+1 wait states, every other instruction one.
  * DPP, lane-select and VALU-SGPR->VMEM hazards cannot arise yet (no such
  * patterns are generated); see docs/amd-backend.md. */
@@ -311,11 +311,18 @@ int amd_hazard(MFunc *mf, Diag *d)
 		}
 	for (size_t b = 0; b < nb; b++)
 		hz_init(&end[b]);
-	/* end states: a few rounds in layout order (3 settle loop nests of
-	 * the depth the lowering produces; more only matters for entries that
-	 * expired anyway), then the emitting round */
-	for (int round = 0; round < 4; round++) {
-		bool emit = round == 3;
+	/* end states: a few rounds in layout order (2 settle the loop nests
+	 * the lowering produces around matrix instructions: a back edge's
+	 * state reaches the loop head in the second), then the emitting
+	 * round; without matrix instructions every hazard is block-local */
+	int rounds = 1;
+	for (size_t i = 0; i < mf->insns.len && rounds == 1; i++) {
+		unsigned op = mf->insns.data[i].in.op;
+		if (op < ISA_NUM_OPS && (isa_ops[op].flags & (ISA_F_MFMA | ISA_F_WMMA)))
+			rounds = 3;
+	}
+	for (int round = 0; round < rounds; round++) {
+		bool emit = round == rounds - 1;
 		for (size_t b = 0; b < nb; b++) {
 			MBlock *bl = &mf->blocks.data[b];
 			HzState st;
