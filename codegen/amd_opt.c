@@ -24,6 +24,9 @@
  * each vreg is visited a constant number of times.  Parallel copies lose dead
  * pairs one by one.  Removed instructions are compacted out at the end.
  *
+ * Before both, trivial folds: x + 0, x * 1 and x << 0 become moves (which
+ * then propagate), x * 2^k a shift.
+ *
  * Cost: O(n + V) for n instructions and V vregs. */
 #include "mir.h"
 
@@ -84,6 +87,101 @@ static int is_copy(const MFunc *f, const MInst *mi, int *dst, int *src)
 	return *dst != *src;
 }
 
+/* Integer value of an inline-constant or literal operand; 0 if it is not one. */
+static int const_val(const MInst *mi, int k, int32_t *v)
+{
+	const IsaOperand *o = &mi->in.ops[k];
+	if (mi->vmask & (1u << k))
+		return 0;
+	if (o->kind == ISA_K_CONST && o->reg >= 128 && o->reg <= 208) {
+		*v = o->reg <= 192 ? o->reg - 128 : 192 - o->reg;
+		return 1;
+	}
+	if (o->kind == ISA_K_LIT) {
+		*v = o->imm;
+		return 1;
+	}
+	return 0;
+}
+
+/* Rewrites mi into `v_mov_b32 dst, src-operand k`. */
+static void to_move(MInst *mi, int k)
+{
+	IsaOperand d = mi->in.ops[0], sop = mi->in.ops[k];
+	int32_t dv = mi->vr[0], sv = mi->vr[k];
+	uint8_t ds = mi->sub[0], ss = mi->sub[k], sm = (mi->vmask >> k) & 1;
+	isa_insn_init(&mi->in, ISA_V_MOV_B32);
+	mi->in.nops = 2;
+	mi->in.ops[0] = d;
+	mi->in.ops[1] = sop;
+	for (int i = 0; i < ISA_MAX_OPS; i++)
+		mi->vr[i] = -1, mi->sub[i] = 0;
+	mi->vr[0] = dv, mi->sub[0] = ds;
+	mi->vr[1] = sv, mi->sub[1] = ss;
+	mi->vmask = (uint8_t)(1u | (sm << 1));
+}
+
+/* Trivial folds that pay: x + 0, x * 1, x << 0 become moves (then copies
+ * propagate), x * 2^k a shift (v_mul_lo_u32 is a quarter-rate op).  Only
+ * plain forms: no modifiers, no DPP, no merge flags, a virtual VGPR result. */
+static int fold(MInst *mi)
+{
+	unsigned op = mi->in.op;
+	if (op != ISA_V_ADD_U32 && op != ISA_V_MUL_LO_U32 && op != ISA_V_LSHLREV_B32)
+		return 0;
+	if (mi->flags || mi->ndef != 1 || mi->in.nops != 3 || !(mi->vmask & 1) || mi->in.ops[0].kind != ISA_K_VGPR ||
+	    mi->in.enc == ISA_ENC_DPP)
+		return 0;
+	IsaInsn plain;
+	isa_insn_init(&plain, op);
+	if (memcmp(&plain.mod, &mi->in.mod, sizeof plain.mod))
+		return 0;
+	int32_t c;
+	if (op == ISA_V_ADD_U32) {
+		for (int k = 1; k <= 2; k++)
+			if (const_val(mi, k, &c) && c == 0) {
+				to_move(mi, 3 - k);
+				return 1;
+			}
+	} else if (op == ISA_V_LSHLREV_B32) {
+		if (const_val(mi, 1, &c) && c == 0) {
+			to_move(mi, 2);
+			return 1;
+		}
+	} else {
+		for (int k = 1; k <= 2; k++) {
+			if (!const_val(mi, k, &c))
+				continue;
+			int x = 3 - k;
+			if (c == 1) {
+				to_move(mi, x);
+				return 1;
+			}
+			/* v_lshlrev_b32 dst, log2(c), x: x must be a VGPR (VOP2 src1). */
+			if (c > 1 && (c & (c - 1)) == 0 && (mi->vmask & (1u << x)) && mi->in.ops[x].kind == ISA_K_VGPR) {
+				IsaOperand xo = mi->in.ops[x];
+				int32_t xv = mi->vr[x];
+				uint8_t xs = mi->sub[x];
+				IsaOperand d = mi->in.ops[0];
+				isa_insn_init(&mi->in, ISA_V_LSHLREV_B32);
+				mi->in.nops = 3;
+				mi->in.ops[0] = d;
+				mi->in.ops[1] = isa_const_u32(ISA_TY_B32, (uint32_t)__builtin_ctz((unsigned)c));
+				mi->in.ops[2] = xo;
+				int32_t dv = mi->vr[0];
+				uint8_t dsub = mi->sub[0];
+				for (int i = 0; i < ISA_MAX_OPS; i++)
+					mi->vr[i] = -1, mi->sub[i] = 0;
+				mi->vr[0] = dv, mi->sub[0] = dsub;
+				mi->vr[2] = xv, mi->sub[2] = xs;
+				mi->vmask = 1u | 4u;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 int amd_opt(MFunc *f, AmdOptStats *st)
 {
 	int nv = (int)f->vregs.len, ni = (int)f->insns.len, nb = (int)f->blocks.len;
@@ -108,6 +206,9 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 	if (!nuse || !ndefi || !defstart || !deflist || !blk || !defat || !firstuse || !usebl || !repl ||
 	    !work || !dead || !scc_live || !first_scc)
 		goto out;
+
+	for (int i = 0; i < ni; i++)
+		st->folded += fold(&f->insns.data[i]);
 
 	int entry_reentered = 0;
 	for (int b = 0; b < nb; b++) {

@@ -116,9 +116,10 @@ typedef struct {
 	int copies;        /* copies whose readers now read the source */
 	int removed;       /* instructions deleted */
 	int removed_pairs; /* parallel-copy pairs deleted */
+	int folded;        /* x+0, x*1, x<<0 -> move; x*2^k -> shift */
 } AmdOptStats;
 
-/* amd_opt.c: copy propagation and dead-code elimination, O(n + vregs).
+/* amd_opt.c: trivial folds, copy propagation and dead-code elimination, O(n + vregs).
  * st may be NULL.  Returns 0, or -1 on allocation failure (f unchanged). */
 int amd_opt(MFunc *f, AmdOptStats *st);
 

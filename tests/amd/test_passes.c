@@ -188,6 +188,32 @@ Test(opt, copy_in_a_loop_is_not_propagated)
 	mir_free(&f);
 }
 
+Test(opt, trivial_folds)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int v0 = V(&f, MR_V, 1), v1 = V(&f, MR_V, 1), v2 = V(&f, MR_V, 1), v3 = V(&f, MR_V, 1),
+	    v4 = V(&f, MR_V, 1);
+	mov(&f, ISA_V_MOV_B32, v0, -8);
+	op2(&f, ISA_V_ADD_U32, v1, -1, v0);        /* 0 + %v0: a copy, propagated */
+	op2(&f, ISA_V_MUL_LO_U32, v2, v1, -5);     /* %v1 * 4: a shift */
+	op2(&f, ISA_V_MUL_LO_U32, v3, v2, -4);     /* * 3 stays */
+	op2(&f, ISA_V_MUL_LO_U32, v4, v3, v3);
+	ds_store(&f, v4, v1);
+	endpgm(&f);
+	AmdOptStats st;
+	cr_assert_eq(amd_opt(&f, &st), 0);
+	EXPECT_DUMP(&f, "bb0:\n"
+			"\tv_mov_b32 %v0, 7\n"
+			"\tv_lshlrev_b32 %v2, 2, %v0\n"
+			"\tv_mul_lo_u32 %v3, %v2, 3\n"
+			"\tv_mul_lo_u32 %v4, %v3, %v3\n"
+			"\tds_write_b32 %v4, %v0\n"
+			"\ts_endpgm\n");
+	cr_expect_eq(st.folded, 2);
+	mir_free(&f);
+}
+
 /* ---- amd_sched ---------------------------------------------------------------- */
 
 /* vaddr pair, k ALU values live to the end, one load, its use, then the k
