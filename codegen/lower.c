@@ -1562,17 +1562,32 @@ static AmdLane amd_lane(L *c, int wave)
 	return a;
 }
 
-/* n operand registers dst.. of an AMD shape: register j holds elements
- * (r, k + 2j) and (r, k + 2j + 1), where (r, k) is buf[k][r] when trans.
- * Untransposed they are one contiguous run: ds_read_b64/b128. */
-static void amd_frag(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int n, int32_t dst)
+/* Shared-memory address of operand element (r, k) of an AMD shape, where
+ * (r, k) is buf[k][r] when trans (without the buffer's offset). */
+static int32_t amd_frag_base(L *c, int32_t bufid, bool trans, int32_t r, int32_t k)
+{
+	return trans ? sh_addr2(c, bufid, k, r) : sh_addr2(c, bufid, r, k);
+}
+
+/* Bytes between operand elements (r, k) and (r + d, k). */
+static int64_t amd_frag_shift(L *c, int32_t bufid, bool trans, int64_t d)
 {
 	const Buffer *b = BUF(bufid);
-	int64_t smem = c->bl[bufid].smem, es = dtype_bytes((DType)b->dtype), row = bdim(c, b, 1);
+	int64_t es = dtype_bytes((DType)b->dtype);
+	return trans ? d * es : d * bdim(c, b, 1) * es;
+}
+
+/* n operand registers dst.. of an AMD shape from the element at base +
+ * off: register j holds elements (r, k + e*j .. k + e*j + e-1), e = 4 /
+ * element bytes.  Untransposed they are one contiguous run:
+ * ds_read_b64/b128. */
+static void amd_frag_at(L *c, int32_t bufid, bool trans, int32_t base, int64_t off, int n, int32_t dst)
+{
+	const Buffer *b = BUF(bufid);
+	int64_t smem = c->bl[bufid].smem + off, es = dtype_bytes((DType)b->dtype), row = bdim(c, b, 1);
 	if (!trans) {
-		int32_t base = sh_addr2(c, bufid, r, k);
 		int vec = n >= 4 ? 4 : n;
-		if ((row * es) % (4 * vec)) /* rows not aligned to the vector: pairs */
+		if ((row * es) % (4 * vec)) /* rows not aligned to the vector: dwords */
 			vec = 1;
 		for (int j = 0; j < n; j += vec) {
 			SInst in = I(SI_LD, DT_I32, dst + j, base, -1);
@@ -1584,7 +1599,6 @@ static void amd_frag(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int 
 		return;
 	}
 	DType t = (DType)b->dtype;
-	int32_t base = sh_addr2(c, bufid, k, r);
 	if (es == 1) { /* i8: four bytes per register, lowest k in the low byte */
 		for (int j = 0; j < n; j++) {
 			int32_t v = -1;
@@ -1626,18 +1640,24 @@ static void amd_kstep(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln
 	for (int si = 0; si < S; si++) {
 		af[si] = regs_n(c, VT_I32, mi->na);
 		int32_t arow = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm[si], i32c(c, 16)), ln->i);
-		amd_frag(c, s->src.buf, s->flag_a, arow, kb, mi->na, af[si]);
+		amd_frag_at(c, s->src.buf, s->flag_a, amd_frag_base(c, s->src.buf, s->flag_a, arow, kb), 0, mi->na,
+			    af[si]);
 	}
-	int32_t bf = -1;
+	/* B element (k, n) is B[k][n], or B[n][k] with transpose_b.  One
+	 * address per strip (same_cols: per k-step): column group nb is
+	 * 16 * nb further, a load offset. */
+	bool btr = !s->flag_b;
+	int32_t bf = -1, bbase = -1;
 	for (int o = 0; o < S * t->NB; o++) {
 		/* same_cols: nb outer, strips inner (one B fragment per nb) */
 		int si = same_cols ? o % S : o / t->NB, nb = same_cols ? o / S : o % t->NB;
 		if (!same_cols || si == 0) {
-			int32_t col = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn[si], i32c(c, 16 * t->NB)),
-					  bin(c, SI_ADD, DT_I32, ln->i, i32c(c, 16 * nb)));
+			if (nb == 0) /* first column group of a strip (same_cols: of all) */
+				bbase = amd_frag_base(c, s->src2.buf, btr,
+						      bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn[si], i32c(c, 16 * t->NB)),
+							  ln->i), kb);
 			bf = regs_n(c, VT_I32, mi->nb);
-			/* B element (k, n) is B[k][n], or B[n][k] with transpose_b */
-			amd_frag(c, s->src2.buf, !s->flag_b, col, kb, mi->nb, bf);
+			amd_frag_at(c, s->src2.buf, btr, bbase, amd_frag_shift(c, s->src2.buf, btr, 16LL * nb), mi->nb, bf);
 		}
 		int32_t acc = acc0 + (si * t->NB + nb) * mi->nc;
 		SInst m = I(SI_MMA, in, acc, af[si], bf);
