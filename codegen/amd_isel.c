@@ -49,6 +49,7 @@ typedef struct {
 	int32_t *vr;      /* SIMT reg -> MIR vreg */
 	uint8_t *vsub;    /* SIMT reg -> first dword in that vreg (MMA operand tuples) */
 	uint8_t *tfirst;  /* SIMT reg's one definition starts a new value of its whole tuple */
+	int32_t *def1;    /* SIMT reg -> index of its (last) defining SIMT instruction */
 	uint8_t *uni;     /* SIMT reg is uniform */
 	uint8_t *isconst; /* SIMT reg has one def, a constant */
 	int64_t *cval;
@@ -397,7 +398,7 @@ static void analyze(Isel *s)
 		if (in->dst >= 0) {
 			int cnt = dst_count(in);
 			for (int k = 0; k < cnt; k++)
-				s->ndefs[in->dst + k]++;
+				s->ndefs[in->dst + k]++, s->def1[in->dst + k] = i;
 		}
 	}
 	label_pos[s->nlabels - 1] = n;
@@ -1492,6 +1493,17 @@ static void group_mma_tuples(Isel *s)
 	free(defpos);
 }
 
+/* Is SIMT register r's only value a zero-extended 16-bit load (f16/bf16
+ * storage: ds_read_u16 / global_load_ushort)?  Then pack2 needs no mask. */
+static bool zext16(const Isel *s, int r)
+{
+	if (r < 0 || s->ndefs[r] != 1 || s->isconst[r])
+		return false;
+	const SInst *d = &s->sf->code.data[s->def1[r]];
+	return d->op == SI_LD && d->dst == r && d->vec <= 1 && d->guard < 0 &&
+	       (d->type == DT_F16 || d->type == DT_BF16) && d->sub != SP_LOCAL;
+}
+
 /* ---- control flow -------------------------------------------------------- */
 
 static void start_block(Isel *s)
@@ -1836,8 +1848,11 @@ static void sel_inst(Isel *s, int i)
 	}
 	case SI_PACK2: {
 		Val d = dst_of(s, in->dst, 0, 1);
-		Val lo = reg(newv(s, MR_V, 1), 0, 1);
-		valu3(s, ISA_V_BFE_U32, lo, opnd(s, in->a, 0), cst(0), cst(16));
+		Val lo = opnd(s, in->a, 0);
+		if (!zext16(s, in->a)) {
+			lo = reg(newv(s, MR_V, 1), 0, 1);
+			valu3(s, ISA_V_BFE_U32, lo, opnd(s, in->a, 0), cst(0), cst(16));
+		}
 		valu3(s, ISA_V_LSHL_OR_B32, d, opnd(s, in->b, 0), cst(16), lo);
 		break;
 	}
@@ -1963,6 +1978,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->vr = calloc(nr, sizeof(int32_t));
 	s->vsub = calloc(nr, 1);
 	s->tfirst = calloc(nr, 1);
+	s->def1 = calloc(nr, sizeof(int32_t));
 	s->uni = calloc(nr, 1);
 	s->isconst = calloc(nr, 1);
 	s->cval = calloc(nr, sizeof(int64_t));
@@ -1975,7 +1991,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	int rc = -1;
-	if (!s->vr || !s->vsub || !s->tfirst || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
+	if (!s->vr || !s->vsub || !s->tfirst || !s->def1 || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
 	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos) {
 		diag_error(d, "out of memory");
 		goto out;
@@ -2010,7 +2026,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	link_blocks(s);
 	rc = 0;
 out:
-	free(s->vr), free(s->vsub), free(s->tfirst), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
+	free(s->vr), free(s->vsub), free(s->tfirst), free(s->def1), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
 	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos);
 	return rc;
 }
