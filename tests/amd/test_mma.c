@@ -337,3 +337,58 @@ Test(amd_mma, i8_gemm)
 	}
 	remove(src);
 }
+
+/* transpose_a (A fragments packed from 16-bit loads) with bf16, and an i8
+ * TN gemm (contiguous byte fragments: ds_read_b32/b64/b128) on 256 threads. */
+static const char ta_src[] =
+	"kernel gta(A: bf16[K, M], B: bf16[K, N], C: f32[M, N])\n"
+	"    grid(ceildiv(N, 64), ceildiv(M, 32)) threads(128) {\n"
+	"  A_s = shared bf16[32, 32]\n"
+	"  B_s = shared bf16[32, 64]\n"
+	"  C_f = fragment f32[32, 64]\n"
+	"  clear(C_f)\n"
+	"  serial ko in 0 .. ceildiv(K, 32) {\n"
+	"    copy(A[ko * 32, by * 32], A_s)\n"
+	"    copy(B[ko * 32, bx * 64], B_s)\n"
+	"    gemm(A_s, B_s, C_f, transpose_a=true)\n"
+	"  }\n"
+	"  copy(C_f, C[by * 32, bx * 64])\n"
+	"}\n";
+static const char i8tn_src[] =
+	"kernel gi8t(A: i8[M, K], B: i8[N, K], C: i32[M, N])\n"
+	"    grid(ceildiv(N, 64), ceildiv(M, 64)) threads(256) {\n"
+	"  A_s = shared i8[64, 64]\n"
+	"  B_s = shared i8[64, 64]\n"
+	"  C_f = fragment i32[64, 64]\n"
+	"  clear(C_f)\n"
+	"  serial ko in 0 .. ceildiv(K, 64) {\n"
+	"    copy(A[by * 64, ko * 64], A_s)\n"
+	"    copy(B[bx * 64, ko * 64], B_s)\n"
+	"    gemm(A_s, B_s, C_f, transpose_b=true)\n"
+	"  }\n"
+	"  copy(C_f, C[by * 64, bx * 64])\n"
+	"}\n";
+
+Test(amd_mma, emulator_transpose_a_and_i8_tn)
+{
+	const char *const srcs[] = {ta_src, i8tn_src};
+	static const char *const tg[] = {"gfx90a", "gfx942", "gfx1100"};
+	for (int k = 0; k < 2; k++) {
+		char src[] = "/tmp/tileasm-mmat-XXXXXX.tile";
+		int fd = mkstemps(src, 5);
+		cr_assert(fd >= 0);
+		size_t n = strlen(srcs[k]);
+		cr_assert(write(fd, srcs[k], n) == (ssize_t)n);
+		close(fd);
+		for (int t = 0; t < 3; t++) {
+			char cmd[1024];
+			int st;
+			snprintf(cmd, sizeof cmd, "'%s' run '%s' --backend=emu --target=%s -D M=80 -D N=100 -D K=96 2>&1",
+				 env("TILEASM"), src, tg[t]);
+			char *out = run_cmd(cmd, &st);
+			cr_assert(st == 0 && strstr(out, "\nPASS") && !strstr(out, ", 0 MFMA/WMMA"), "%s:\n%s", cmd, out);
+			free(out);
+		}
+		remove(src);
+	}
+}
