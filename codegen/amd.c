@@ -105,6 +105,17 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	diag_free(&quiet);
 	RaSpillStats spills;
 	memset(&spills, 0, sizeof spills);
+	/* The scheduler bounds the demand, but the allocator's interval hulls
+	 * can need more: a schedule that costs occupancy is not kept. */
+	if (!ra_rc && sched.moves) {
+		int lds = (int)sf->smem_bytes;
+		int got = occ_waves(it, ra.used[MR_V], ra.used[MR_A], ra.used[MR_S] + 2, lds, sf->threads, NULL);
+		int want = occ_waves(it, sched.limit_v, ra.used[MR_A], ra.used[MR_S] + 2, lds, sf->threads, NULL);
+		if (got < want) {
+			ra_result_free(&ra);
+			ra_rc = -1;
+		}
+	}
 	if (ra_rc && sched.moves) {
 		/* The scheduled order did not fit: back to the source order (a
 		 * rare path, so rebuilt rather than kept as a copy every time). */

@@ -35,7 +35,7 @@
 #include "isa.h"
 #include "regalloc.h"
 
-enum { SCHED_WINDOW = 64, SCHED_RETRIES = 8, SCHED_MARGIN_V = 4, SCHED_MARGIN_S = 6 };
+enum { SCHED_WINDOW = 64, SCHED_CONE = 8, SCHED_RETRIES = 8, SCHED_MARGIN_V = 4, SCHED_MARGIN_S = 6 };
 
 /* Load kind for clause grouping, 0 = not a movable load. */
 static int load_kind(const MInst *mi)
@@ -60,7 +60,8 @@ static int load_kind(const MInst *mi)
 	return 0; /* SMEM stays: scalar registers are the scarcer file */
 }
 
-/* Can a load pass X upward (ignoring the vreg dependencies)? */
+/* Can an instruction being hoisted (a load of `kind`, or 0: a plain VALU
+ * op of a load's address chain) pass X upward, ignoring vreg dependencies? */
 static int passable(const MInst *x, int kind)
 {
 	unsigned op = x->in.op;
@@ -74,8 +75,29 @@ static int passable(const MInst *x, int kind)
 	for (int k = 0; k < x->ndef && k < x->in.nops; k++)
 		if (!(x->vmask & (1u << k)))
 			return 0;
-	if (load_kind(x) == kind)
+	if (kind && load_kind(x) == kind)
 		return 0;
+	return 1;
+}
+
+/* A VALU op that may move with its load: one virtual result, every register
+ * operand virtual, no implicit SCC/VCC/M0/exec use, no modifiers that tie it
+ * to other lanes (DPP), no merge flags, not a matrix op. */
+static int alu_movable(const MInst *x)
+{
+	unsigned op = x->in.op;
+	if (op >= MOP_BASE || x->flags || x->ndef != 1 || x->in.enc == ISA_ENC_DPP)
+		return 0;
+	uint32_t fl = isa_ops[op].flags;
+	if (!(fl & ISA_F_VALU) || (fl & (ISA_F_RSCC | ISA_F_WSCC | ISA_F_RVCC | ISA_F_WVCC | ISA_F_WEXEC | ISA_F_REXEC |
+					 ISA_F_RM0 | ISA_F_LOAD | ISA_F_STORE | ISA_F_MFMA | ISA_F_WMMA)))
+		return 0;
+	for (int k = 0; k < x->in.nops; k++) {
+		int kd = x->in.ops[k].kind;
+		if ((kd == ISA_K_SGPR || kd == ISA_K_VGPR || kd == ISA_K_AGPR || kd == ISA_K_SPECIAL) &&
+		    !(x->vmask & (1u << k)))
+			return 0;
+	}
 	return 1;
 }
 
@@ -116,48 +138,102 @@ static int cliff(ta_target t, int have, int agprs, int sgprs)
 	return n;
 }
 
-/* One pass over every block with limits lim_v/lim_s.  Returns moves made. */
-static int mover(MFunc *f, RaDemand *dm, int lim_v, int lim_s, int32_t *log)
+typedef struct {
+	MFunc *f;
+	RaDemand *dm;
+	int lim_v, lim_s;
+	int32_t *log; /* (from, to) per move */
+	int moves, cap;
+} Mover;
+
+/* Hoists the instruction at i within block [first, i) as far as it may go;
+ * kind: its load kind, 0 for an address-chain VALU op.  Returns its new
+ * position. */
+static int hoist(Mover *m, int first, int i, int kind)
 {
-	int moves = 0;
+	MFunc *f = m->f;
+	RaDemand *dm = m->dm;
+	const MInst *l = &f->insns.data[i];
+	int cls, sz = def_size(f, l, &cls), lim = cls == MR_S ? m->lim_s : cls == MR_V ? m->lim_v : 0;
+	int to = i;
+	if (m->moves >= m->cap)
+		return i;
+	for (int j = i - 1; j >= first && i - j <= SCHED_WINDOW; j--) {
+		const MInst *x = &f->insns.data[j];
+		if (!passable(x, kind) || depends(l, x))
+			break;
+		int have = cls == MR_S ? dm[j].s : cls == MR_V ? dm[j].v : dm[j].a;
+		if (have + sz > lim)
+			break;
+		to = j;
+	}
+	if (to == i)
+		return i;
+	MInst save = *l;
+	RaDemand dsave = dm[i];
+	for (int j = i; j > to; j--) {
+		f->insns.data[j] = f->insns.data[j - 1];
+		dm[j] = dm[j - 1];
+		if (cls == MR_S)
+			dm[j].s = (int16_t)(dm[j].s + sz);
+		else if (cls == MR_V)
+			dm[j].v = (int16_t)(dm[j].v + sz);
+	}
+	f->insns.data[to] = save;
+	dm[to] = dsave;
+	m->log[2 * m->moves] = i;
+	m->log[2 * m->moves + 1] = to;
+	m->moves++;
+	return to;
+}
+
+/* Does x define one of the vregs in need[0..n)? */
+static int defines_any(const MInst *x, const int32_t *need, int n)
+{
+	for (int k = 0; k < x->ndef && k < x->in.nops; k++)
+		if (x->vmask & (1u << k))
+			for (int j = 0; j < n; j++)
+				if (x->vr[k] == need[j])
+					return 1;
+	return 0;
+}
+
+/* One pass over every block.  For each load: find its address chain (the
+ * plain VALU ops above it, within the window, that compute what it reads,
+ * at most SCHED_CONE of them), hoist those top first, then the load. */
+static void mover(Mover *m)
+{
+	MFunc *f = m->f;
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		const MBlock *bl = &f->blocks.data[b];
 		for (int i = bl->first; i < bl->last; i++) {
-			MInst *l = &f->insns.data[i];
+			const MInst *l = &f->insns.data[i];
 			int kind = load_kind(l);
 			if (!kind)
 				continue;
-			int cls, sz = def_size(f, l, &cls), lim = cls == MR_S ? lim_s : cls == MR_V ? lim_v : 0;
-			int to = i;
+			int32_t need[4 * ISA_MAX_OPS];
+			int nneed = 0, cone[SCHED_CONE], nc = 0;
+			for (int k = l->ndef; k < l->in.nops; k++)
+				if (l->vmask & (1u << k))
+					need[nneed++] = l->vr[k];
 			for (int j = i - 1; j >= bl->first && i - j <= SCHED_WINDOW; j--) {
 				const MInst *x = &f->insns.data[j];
-				if (!passable(x, kind) || depends(l, x))
+				if (!defines_any(x, need, nneed))
+					continue;
+				if (!alu_movable(x) || nc == SCHED_CONE)
 					break;
-				int have = cls == MR_S ? dm[j].s : cls == MR_V ? dm[j].v : dm[j].a;
-				if (have + sz > lim)
-					break;
-				to = j;
+				cone[nc++] = j;
+				for (int k = x->ndef; k < x->in.nops && nneed < 4 * ISA_MAX_OPS; k++)
+					if (x->vmask & (1u << k))
+						need[nneed++] = x->vr[k];
 			}
-			if (to == i)
-				continue;
-			MInst save = *l;
-			RaDemand dsave = dm[i];
-			for (int j = i; j > to; j--) {
-				f->insns.data[j] = f->insns.data[j - 1];
-				dm[j] = dm[j - 1];
-				if (cls == MR_S)
-					dm[j].s = (int16_t)(dm[j].s + sz);
-				else if (cls == MR_V)
-					dm[j].v = (int16_t)(dm[j].v + sz);
-			}
-			f->insns.data[to] = save;
-			dm[to] = dsave;
-			log[2 * moves] = i;
-			log[2 * moves + 1] = to;
-			moves++;
+			/* Top first: a move only shifts instructions above the mover,
+			 * so the positions of the members below stay valid. */
+			for (int c = nc - 1; c >= 0; c--)
+				hoist(m, bl->first, cone[c], 0);
+			hoist(m, bl->first, i, kind);
 		}
 	}
-	return moves;
 }
 
 /* Undoes the logged moves, last first: the source order again. */
@@ -181,7 +257,8 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	Liveness lv;
 	if (liveness_compute(f, &lv))
 		return -1;
-	int32_t *log = malloc(sizeof(int32_t) * (2 * n + 2)); /* (from, to) per move */
+	size_t cap = 4 * n + 16; /* moves: a chain op may move again for a later load */
+	int32_t *log = malloc(sizeof(int32_t) * 2 * cap);
 	RaDemand *dm = malloc(sizeof(RaDemand) * (n + 1));
 	int rc = -1;
 	if (!log || !dm)
@@ -194,7 +271,9 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	st->limit_s = lim_s;
 	for (int attempt = 0; attempt <= SCHED_RETRIES; attempt++) {
 		memcpy(dm, lv.demand, sizeof(RaDemand) * n);
-		int moves = mover(f, dm, lim_v, lim_s, log);
+		Mover mv = {f, dm, lim_v, lim_s, log, 0, (int)TA_MIN(cap, (size_t)1 << 30)};
+		mover(&mv);
+		int moves = mv.moves;
 		if (!moves)
 			break;
 		/* dm[] is an upper bound of the new demand (moves only add L's

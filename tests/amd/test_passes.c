@@ -331,6 +331,44 @@ Test(sched, occupancy_cliff_limits_the_hoist)
 	mir_free(&f);
 }
 
+Test(sched, address_chain_moves_with_the_load)
+{
+	/* The LDS load's address is computed right before it: the two VALU ops
+	 * of the chain climb first, then the load joins them, above the
+	 * unrelated work. */
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX1100);
+	int vi = V(&f, MR_V, 1), a = V(&f, MR_V, 1), b = V(&f, MR_V, 1), ld = V(&f, MR_V, 1);
+	mov(&f, ISA_V_MOV_B32, vi, -6);
+	int w[4];
+	for (int i = 0; i < 4; i++) {
+		w[i] = V(&f, MR_V, 1);
+		op2(&f, ISA_V_ADD_U32, w[i], vi, -(i + 2));
+	}
+	op2(&f, ISA_V_LSHLREV_B32, a, -3, vi);
+	op2(&f, ISA_V_ADD_U32, b, a, -17);
+	MInst *mi = mir_emit(&f, ISA_DS_READ_B32, 1);
+	mi_vreg(mi, 0, &f, ld, 0, 1);
+	mi_vreg(mi, 1, &f, b, 0, 1);
+	for (int i = 0; i < 4; i++)
+		ds_store(&f, ld, w[i]);
+	endpgm(&f);
+	AmdSchedStats st;
+	cr_assert_eq(amd_sched(&f, &st), 0);
+	cr_expect_eq(st.moves, 3);
+	char *got = dump(&f);
+	cr_expect(starts_with(got, "bb0:\n"
+				   "\tv_mov_b32 %v0, 5\n"
+				   "\tv_lshlrev_b32 %v1, 2, %v0\n"
+				   "\tv_add_nc_u32 %v2, %v1, 16\n"
+				   "\tds_load_b32 %v3, %v2\n"
+				   "\tv_add_nc_u32 %v4, %v0, 1\n"
+				   "\tv_add_nc_u32 %v5, %v0, 2\n"),
+		  "%s", got);
+	free(got);
+	mir_free(&f);
+}
+
 Test(sched, stores_and_barriers_are_fences)
 {
 	MFunc f;
