@@ -50,6 +50,7 @@ typedef struct {
 	uint8_t *vsub;    /* SIMT reg -> first dword in that vreg (MMA operand tuples) */
 	uint8_t *tfirst;  /* SIMT reg's one definition starts a new value of its whole tuple */
 	int32_t *def1;    /* SIMT reg -> index of its (last) defining SIMT instruction */
+	uint8_t *use;     /* SIMT reg: bit 0 read, bit 1 read other than as a 16-bit store's value */
 	uint8_t *uni;     /* SIMT reg is uniform */
 	uint8_t *isconst; /* SIMT reg has one def, a constant */
 	int64_t *cval;
@@ -1117,9 +1118,31 @@ static void f32_to_bf16_bits(Isel *s, Val d, Val a)
 	valu2(s, ISA_V_LSHRREV_B32, d, cst(16), t);
 }
 
-static void sel_small_pack(Isel *s, int t, Val d, Val a)
+/* Reads of SIMT registers: bit 0 any, bit 1 any other than as the value
+ * of a 2-byte store (which ignores the high half of its register). */
+static void scan_uses(Isel *s)
 {
-	if (t == DT_F16) {
+	const SimtFunc *sf = s->sf;
+	for (size_t i = 0; i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		int ops[4] = {in->a, in->b, in->c, in->guard};
+		int n[4] = {1, 1, 1, 1};
+		if (in->op == SI_MMA)
+			n[0] = simt_mma[in->sub].na, n[1] = simt_mma[in->sub].nb, n[2] = simt_mma[in->sub].nc;
+		if (in->op == SI_ST && in->vec > 1)
+			n[1] = in->vec;
+		bool st16 = in->op == SI_ST && in->vec <= 1 && (in->type == DT_F16 || in->type == DT_BF16);
+		for (int k = 0; k < 4; k++)
+			for (int j = 0; ops[k] >= 0 && j < n[k]; j++)
+				s->use[ops[k] + j] |= (uint8_t)(st16 && k == 1 ? 1 : 3);
+	}
+}
+
+static void sel_small_pack(Isel *s, int t, Val d, Val a, bool low_only)
+{
+	if (t == DT_F16 && low_only) { /* only 2-byte stores read it */
+		valu1(s, ISA_V_CVT_F16_F32, d, a);
+	} else if (t == DT_F16) {
 		Val x = reg(newv(s, MR_V, 1), 0, 1);
 		valu1(s, ISA_V_CVT_F16_F32, x, a);
 		valu3(s, ISA_V_BFE_U32, d, x, cst(0), cst(16)); /* clear the high half */
@@ -1235,7 +1258,7 @@ static void sel_cvt(Isel *s, const SInst *in)
 		valu1(s, u ? ISA_V_CVT_F32_U32 : ISA_V_CVT_F32_I32, d, opnd(s, in->a, 0));
 		if (to == DT_F16 || to == DT_BF16) {
 			Val b = reg(newv(s, MR_V, 1), 0, 1);
-			sel_small_pack(s, to, b, d);
+			sel_small_pack(s, to, b, d, false);
 			sel_small_unpack(s, to, d, b);
 		}
 		return;
@@ -1270,7 +1293,7 @@ static void sel_cvt(Isel *s, const SInst *in)
 		return;
 	}
 	Val b = reg(newv(s, MR_V, 1), 0, 1);
-	sel_small_pack(s, to, b, opnd(s, in->a, 0));
+	sel_small_pack(s, to, b, opnd(s, in->a, 0), false);
 	sel_small_unpack(s, to, d, b);
 }
 
@@ -1829,7 +1852,7 @@ static void sel_inst(Isel *s, int i)
 		Val d = dst_of(s, in->dst, 0, simt_size(s, in->dst));
 		if (t == DT_F16 || t == DT_BF16) {
 			if (in->op == SI_PACK)
-				sel_small_pack(s, t, d, opnd(s, in->a, 0));
+				sel_small_pack(s, t, d, opnd(s, in->a, 0), s->use[in->dst] == 1);
 			else
 				sel_small_unpack(s, t, d, opnd(s, in->a, 0));
 		} else if (t == DT_BOOL) {
@@ -1979,6 +2002,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->vsub = calloc(nr, 1);
 	s->tfirst = calloc(nr, 1);
 	s->def1 = calloc(nr, sizeof(int32_t));
+	s->use = calloc(nr, 1);
 	s->uni = calloc(nr, 1);
 	s->isconst = calloc(nr, 1);
 	s->cval = calloc(nr, sizeof(int64_t));
@@ -1991,7 +2015,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	int rc = -1;
-	if (!s->vr || !s->vsub || !s->tfirst || !s->def1 || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
+	if (!s->vr || !s->vsub || !s->tfirst || !s->def1 || !s->use || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
 	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos) {
 		diag_error(d, "out of memory");
 		goto out;
@@ -2008,6 +2032,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	for (size_t r = 0; r < nr; r++)
 		s->vr[r] = -1;
 	group_mma_tuples(s);
+	scan_uses(s);
 	for (size_t r = 0; r + 1 < nr; r++) {
 		if (s->vr[r] >= 0)
 			continue;
@@ -2026,7 +2051,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	link_blocks(s);
 	rc = 0;
 out:
-	free(s->vr), free(s->vsub), free(s->tfirst), free(s->def1), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
+	free(s->vr), free(s->vsub), free(s->tfirst), free(s->def1), free(s->use), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
 	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos);
 	return rc;
 }
