@@ -1,4 +1,5 @@
-/* amd_sched.c — pre-RA scheduling: hoist loads away from their uses.
+/* amd_sched.c — pre-RA scheduling: hoist loads (with their address chains)
+ * away from their uses.
  *
  * A global or LDS load issued right before its first use stalls the wave
  * for the whole memory latency at the s_waitcnt that amd_waitcnt puts in
@@ -16,8 +17,12 @@
  *     per-resource dependency chains reduced to "stop at the last one";
  *   - X is not a load of the same kind (that is where the clause forms);
  *   - the register demand across X plus L's result stays within the limit.
- * L moves to the highest position found.  Each load costs O(W) to scan and
- * O(W) to move, so a block costs O(n·W).
+ * L moves to the highest position found.  isel computes most addresses
+ * right before the load, so first L's address chain climbs the same way:
+ * the plain VALU ops within the window that compute what L reads (at most
+ * SCHED_CONE, see alu_movable), top op first.  Each load costs O(W) to find
+ * its chain and at most SCHED_CONE + 1 hoists of O(W), so a block costs
+ * O(n·W).
  *
  * The limit comes from the demand: the most VGPRs (and SGPRs) that keep the
  * kernel's current occupancy, less a margin for the allocator (its interval
