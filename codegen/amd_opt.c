@@ -25,7 +25,10 @@
  * pairs one by one.  Removed instructions are compacted out at the end.
  *
  * Before both, trivial folds: x + 0, x * 1 and x << 0 become moves (which
- * then propagate), x * 2^k a shift.
+ * then propagate), x * 2^k a shift.  And local value numbering: an op that
+ * repeats an earlier one of its block on the same single-def sources (and
+ * the same exec mask) is treated as a copy of the earlier result, so copy
+ * propagation redirects its readers and DCE removes it.
  *
  * Cost: O(n + V) for n instructions and V vregs. */
 #include "mir.h"
@@ -182,6 +185,81 @@ static int fold(MInst *mi)
 	return 0;
 }
 
+/* ---- local value numbering --------------------------------------------- */
+
+/* Can the instruction be merged with an identical earlier one?  A pure op:
+ * one whole-vreg virtual result, no memory, no implicit SCC/VCC/M0 read, no
+ * exec/vcc write, no physical register source, no merge flags. */
+static int cse_able(const MFunc *f, const MInst *mi)
+{
+	unsigned op = mi->in.op;
+	if (op >= MOP_BASE || mi->flags || mi->ndef != 1 || !(mi->vmask & 1) || mi->sub[0] ||
+	    mi->in.ops[0].count != f->vregs.data[mi->vr[0]].size)
+		return 0;
+	uint32_t fl = isa_ops[op].flags;
+	if (fl & (ISA_F_LOAD | ISA_F_STORE | ISA_F_ATOMIC | ISA_F_BRANCH | ISA_F_ENDPGM | ISA_F_WAIT | ISA_F_WEXEC |
+		  ISA_F_WVCC | ISA_F_RVCC | ISA_F_RSCC | ISA_F_RM0 | ISA_F_MFMA | ISA_F_WMMA | ISA_F_SMEM))
+		return 0;
+	if (!(fl & (ISA_F_SALU | ISA_F_VALU)))
+		return 0;
+	for (int k = 1; k < mi->in.nops; k++) {
+		int kd = mi->in.ops[k].kind;
+		if ((kd == ISA_K_SGPR || kd == ISA_K_VGPR || kd == ISA_K_AGPR || kd == ISA_K_SPECIAL) &&
+		    !(mi->vmask & (1u << k)))
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* Hash of everything but the result vreg; `epoch` counts exec writes so
+ * VALU results under different masks never match. */
+static uint64_t cse_hash(const MInst *mi, int epoch)
+{
+	uint64_t h = mix((uint64_t)mi->in.op, (uint64_t)epoch);
+	h = mix(h, (uint64_t)mi->in.enc << 8 | mi->in.nops);
+	const uint8_t *m = (const uint8_t *)&mi->in.mod;
+	for (size_t i = 0; i < sizeof mi->in.mod; i++)
+		h = mix(h, m[i]);
+	for (int k = 0; k < mi->in.nops; k++) {
+		const IsaOperand *o = &mi->in.ops[k];
+		h = mix(h, (uint64_t)o->kind << 16 | (uint64_t)o->count << 8);
+		if (k == 0)
+			continue;
+		if (mi->vmask & (1u << k))
+			h = mix(h, (uint64_t)(uint32_t)mi->vr[k] << 8 | mi->sub[k]);
+		else
+			h = mix(h, (uint64_t)o->reg << 32 | (uint32_t)o->imm);
+	}
+	return h;
+}
+
+static int cse_same(const MInst *a, const MInst *b)
+{
+	if (a->in.op != b->in.op || a->in.enc != b->in.enc || a->in.nops != b->in.nops || a->vmask != b->vmask ||
+	    memcmp(&a->in.mod, &b->in.mod, sizeof a->in.mod))
+		return 0;
+	for (int k = 0; k < a->in.nops; k++) {
+		const IsaOperand *x = &a->in.ops[k], *y = &b->in.ops[k];
+		if (x->kind != y->kind || x->count != y->count)
+			return 0;
+		if (k == 0)
+			continue;
+		if (a->vmask & (1u << k)) {
+			if (a->vr[k] != b->vr[k] || a->sub[k] != b->sub[k])
+				return 0;
+		} else if (x->reg != y->reg || x->imm != y->imm) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int amd_opt(MFunc *f, AmdOptStats *st)
 {
 	int nv = (int)f->vregs.len, ni = (int)f->insns.len, nb = (int)f->blocks.len;
@@ -246,12 +324,86 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		}
 	}
 
+	/* Local value numbering: an op identical to an earlier one in the block
+	 * (same operands, every source vreg single-def and not redefined in
+	 * between, same exec epoch) is a copy of the earlier result.  Open
+	 * addressing over 2n slots, stamped per block instead of cleared. */
+	size_t tsz = 16;
+	while (tsz < 2 * (size_t)ni + 2)
+		tsz <<= 1;
+	int32_t *tab = malloc(sizeof(int32_t) * tsz), *stamp = malloc(sizeof(int32_t) * tsz);
+	int32_t *cse_of = malloc(sizeof(int32_t) * ((size_t)ni + 1)); /* earlier twin or -1 */
+	if (!tab || !stamp || !cse_of) {
+		free(tab);
+		free(stamp);
+		free(cse_of);
+		goto out;
+	}
+	for (size_t h = 0; h < tsz; h++)
+		stamp[h] = -1;
+	for (int b = 0; b < nb; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		int epoch = 0;
+		for (int i = bl->first; i < bl->last; i++) {
+			const MInst *mi = &f->insns.data[i];
+			cse_of[i] = -1;
+			unsigned op = mi->in.op;
+			int wexec = op < MOP_BASE && (isa_ops[op].flags & ISA_F_WEXEC);
+			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
+				if (!(mi->vmask & (1u << k)) && mi->in.ops[k].kind == ISA_K_SPECIAL &&
+				    (mi->in.ops[k].reg == ISA_SP_EXEC_LO || mi->in.ops[k].reg == ISA_SP_EXEC_HI))
+					wexec = 1;
+			if (op >= MOP_BASE && op != MOP_COPY)
+				wexec = 1; /* be safe around pseudo ops */
+			if (wexec) {
+				epoch++;
+				continue;
+			}
+			if (!cse_able(f, mi) || ndefi[mi->vr[0]] != 1)
+				continue;
+			int ok = 1;
+			for (int k = 1; k < mi->in.nops && ok; k++)
+				if ((mi->vmask & (1u << k)) && ndefi[mi->vr[k]] != 1)
+					ok = 0;
+			if (!ok)
+				continue;
+			uint64_t h = cse_hash(mi, epoch);
+			size_t at = (size_t)h & (tsz - 1);
+			for (;; at = (at + 1) & (tsz - 1)) {
+				if (stamp[at] != b) {
+					stamp[at] = b, tab[at] = i;
+					break;
+				}
+				const MInst *e = &f->insns.data[tab[at]];
+				if (!cse_same(e, mi))
+					continue;
+				/* Sources defined in this block after the twin: the twin read
+				 * an older (previous iteration) value. */
+				int e_i = tab[at];
+				for (int k = 1; k < mi->in.nops && ok; k++)
+					if ((mi->vmask & (1u << k)) && blk[defat[mi->vr[k]]] == b && defat[mi->vr[k]] > e_i)
+						ok = 0;
+				if (ok)
+					cse_of[i] = e_i;
+				break;
+			}
+		}
+	}
+	free(tab);
+	free(stamp);
+
 	/* Copy propagation: decide replacements, then rewrite reads in one sweep. */
 	for (int i = 0; i < ni; i++) {
 		const MInst *mi = &f->insns.data[i];
 		int d, s;
-		if (!is_copy(f, mi, &d, &s) || ndefi[d] != 1 || ndefi[s] != 1 || defat[d] != i)
+		if (cse_of[i] >= 0) { /* a twin: `d = copy twin's result` */
+			d = mi->vr[0];
+			s = f->insns.data[cse_of[i]].vr[0];
+			if (ndefi[s] != 1 || defat[d] != i)
+				continue;
+		} else if (!is_copy(f, mi, &d, &s) || ndefi[d] != 1 || ndefi[s] != 1 || defat[d] != i) {
 			continue;
+		}
 		const MInst *sd = &f->insns.data[defat[s]];
 		if (sd->flags & (MI_TIED | MI_PARTIAL))
 			continue;
@@ -265,8 +417,12 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		/* Chains (%c = copy %d, %d = copy %s) resolve because s's own
 		 * replacement was decided earlier in layout order when it was a copy. */
 		repl[d] = repl[s];
-		st->copies++;
+		if (cse_of[i] >= 0)
+			st->cse++;
+		else
+			st->copies++;
 	}
+	free(cse_of);
 	for (int i = 0; i < ni; i++) {
 		MInst *mi = &f->insns.data[i];
 		for (int k = 0; k < mi->in.nops; k++) {

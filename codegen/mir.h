@@ -117,6 +117,7 @@ typedef struct {
 	int removed;       /* instructions deleted */
 	int removed_pairs; /* parallel-copy pairs deleted */
 	int folded;        /* x+0, x*1, x<<0 -> move; x*2^k -> shift */
+	int cse;           /* ops that repeat an earlier one of their block */
 } AmdOptStats;
 
 /* amd_opt.c: trivial folds, copy propagation and dead-code elimination, O(n + vregs).

@@ -214,6 +214,38 @@ Test(opt, trivial_folds)
 	mir_free(&f);
 }
 
+Test(opt, local_value_numbering)
+{
+	/* %v2 repeats %v1 (same op, same single-def source): its reader reads
+	 * %v1 and it goes.  %v4 repeats it after an exec write: a VALU result
+	 * under another mask is another value, so it stays. */
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int v0 = V(&f, MR_V, 1), v1 = V(&f, MR_V, 1), v2 = V(&f, MR_V, 1), s3 = V(&f, MR_S, 2), v4 = V(&f, MR_V, 1);
+	mov(&f, ISA_V_MOV_B32, v0, -8);
+	op2(&f, ISA_V_LSHLREV_B32, v1, -3, v0);
+	op2(&f, ISA_V_LSHLREV_B32, v2, -3, v0);
+	ds_store(&f, v1, v2);
+	MInst *mi = mir_emit(&f, ISA_S_AND_SAVEEXEC_B64, 1);
+	mi_vreg(mi, 0, &f, s3, 0, 2);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 1));
+	op2(&f, ISA_V_LSHLREV_B32, v4, -3, v0);
+	ds_store(&f, v1, v4);
+	endpgm(&f);
+	AmdOptStats st;
+	cr_assert_eq(amd_opt(&f, &st), 0);
+	EXPECT_DUMP(&f, "bb0:\n"
+			"\tv_mov_b32 %v0, 7\n"
+			"\tv_lshlrev_b32 %v1, 2, %v0\n"
+			"\tds_write_b32 %v1, %v1\n"
+			"\ts_and_saveexec_b64 %s3, 1\n"
+			"\tv_lshlrev_b32 %v4, 2, %v0\n"
+			"\tds_write_b32 %v1, %v4\n"
+			"\ts_endpgm\n");
+	cr_expect_eq(st.cse, 1);
+	mir_free(&f);
+}
+
 /* ---- amd_sched ---------------------------------------------------------------- */
 
 /* vaddr pair, k ALU values live to the end, one load, its use, then the k
