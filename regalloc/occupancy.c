@@ -67,8 +67,10 @@ int occ_waves(ta_target t, int vgprs, int agprs, int sgprs, int lds_bytes, int w
 	if (wg_size > 0) {
 		int wpg = (wg_size + o.wave - 1) / o.wave; /* waves per workgroup */
 		if (lds_bytes > 0) {
+			/* Waves of the resident workgroups spread over the SIMDs; a
+			 * partly filled SIMD still runs its wave (round up). */
 			int groups = o.lds_per_cu / lds_bytes;
-			int w = groups * wpg / o.simds_per_cu;
+			int w = (groups * wpg + o.simds_per_cu - 1) / o.simds_per_cu;
 			if (w < waves)
 				waves = w, why = "lds";
 		}

@@ -86,6 +86,12 @@ Test(occupancy, spot_checks)
 	/* LDS: 64 KiB per CU, 32 KiB per workgroup of 4 waves -> 2 groups -> 8 waves / 4 SIMDs. */
 	cr_assert_eq(occ_waves(TA_TARGET_GFX942, 8, 0, 10, 32768, 256, &why), 2);
 	cr_assert_str_eq(why, "lds");
+	/* One 2-wave workgroup with 49 KiB of LDS per CU: half the SIMDs run one
+	 * wave (flash attention's shape), which is occupancy 1, not 0. */
+	cr_assert_eq(occ_waves(TA_TARGET_GFX942, 122, 0, 46, 50176, 128, &why), 1);
+	cr_assert_str_eq(why, "lds");
+	/* More LDS than a CU has: the kernel cannot launch. */
+	cr_assert_eq(occ_waves(TA_TARGET_GFX942, 8, 0, 10, 70000, 128, NULL), 0);
 	cr_assert_eq(occ_vgpr_cost(TA_TARGET_GFX90A, 5, 3), 11);
 	cr_assert_eq(occ_vgpr_cost(TA_TARGET_GFX1100, 5, 0), 5);
 }
