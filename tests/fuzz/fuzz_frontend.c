@@ -6,6 +6,39 @@
 #include "interp.h"
 #include "ir.h"
 
+/* Work of a block: the product of nested loop trip counts and parallel
+ * extents, bounded so a fuzzed `serial i in 0 .. 2000000000` is not run
+ * (the interpreter would do it, slowly, which is not a bug). */
+static int64_t block_work(const Module *m, int k, const Block *b, const int64_t *vals)
+{
+	int64_t total = 0;
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = &m->stmts.data[b->ids[i]];
+		int64_t trip = 1, lo, hi;
+		if (s->kind == S_FOR) {
+			if (!ir_eval_int(m, k, s->lo, vals, &lo) || !ir_eval_int(m, k, s->hi, vals, &hi))
+				return INT64_MAX / 4; /* bounds from loads or lets: do not run */
+			trip = hi > lo ? hi - lo : 0;
+		} else if (s->kind == S_PARALLEL) {
+			for (int v = 0; v < s->nvars; v++) {
+				int64_t e;
+				if (!ir_eval_int(m, k, s->extents[v], vals, &e))
+					return INT64_MAX / 4;
+				trip *= e > 0 ? e : 0;
+				if (trip > (1 << 20))
+					return INT64_MAX / 4;
+			}
+		}
+		int64_t inner = 1 + block_work(m, k, &s->body, vals) + block_work(m, k, &s->els, vals);
+		if (trip > (1 << 20) || inner > (1 << 20))
+			return INT64_MAX / 4;
+		total += trip * inner;
+		if (total > (1 << 22))
+			return INT64_MAX / 4;
+	}
+	return total;
+}
+
 static void run_small(const Module *m, int k)
 {
 	/* Execute only kernels whose every tensor is small when symbols are 3:
@@ -36,7 +69,10 @@ static void run_small(const Module *m, int k)
 			v = 3;
 		grid *= v < 0 ? 0 : v;
 	}
-	if (grid <= 64 && kn->threads <= 256) {
+	int64_t vals[16];
+	for (int i = 0; i < kn->nargs; i++)
+		vals[i] = args[i].ival;
+	if (grid <= 64 && kn->threads <= 256 && grid * block_work(m, k, &kn->body, vals) <= (1 << 22)) {
 		Diag d;
 		diag_init(&d);
 		interp_run(m, k, args, &d);
