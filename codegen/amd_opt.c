@@ -24,8 +24,10 @@
  * each vreg is visited a constant number of times.  Parallel copies lose dead
  * pairs one by one.  Removed instructions are compacted out at the end.
  *
- * Before both, trivial folds: x + 0, x * 1 and x << 0 become moves (which
- * then propagate), x * 2^k a shift.  And local value numbering: an op that
+ * Before both, trivial folds: integer ops on known constants (inline,
+ * literal, or a vreg whose only definition moves one) become one move,
+ * x + 0, x * 1 and x << 0 become moves (which then propagate), x * 2^k a
+ * shift.  And local value numbering: an op that
  * repeats an earlier one of its block on the same single-def sources (and
  * the same exec mask) is treated as a copy of the earlier result, so copy
  * propagation redirects its readers and DCE removes it.
@@ -127,6 +129,60 @@ static void to_move(MInst *mi, int k)
 /* Trivial folds that pay: x + 0, x * 1, x << 0 become moves (then copies
  * propagate), x * 2^k a shift (v_mul_lo_u32 is a quarter-rate op).  Only
  * plain forms: no modifiers, no DPP, no merge flags, a virtual VGPR result. */
+/* Value of source k when known: an inline constant or literal, or a vreg
+ * whose only definition moves one (kval/kknown, filled by amd_opt). */
+static int src_const(const MInst *mi, int k, const uint32_t *kval, const uint8_t *kknown, uint32_t *v)
+{
+	int32_t c;
+	if (const_val(mi, k, &c)) {
+		*v = (uint32_t)c;
+		return 1;
+	}
+	if ((mi->vmask & (1u << k)) && mi->in.ops[k].count == 1 && kknown[mi->vr[k]]) {
+		*v = kval[mi->vr[k]];
+		return 1;
+	}
+	return 0;
+}
+
+/* Integer ops whose sources are all known: the result as one move. */
+static int fold_const(MInst *mi, const uint32_t *kval, const uint8_t *kknown)
+{
+	unsigned op = mi->in.op;
+	if (op != ISA_V_ADD_U32 && op != ISA_V_SUB_U32 && op != ISA_V_AND_B32 && op != ISA_V_OR_B32 &&
+	    op != ISA_V_XOR_B32 && op != ISA_V_LSHLREV_B32)
+		return 0;
+	if (mi->flags || mi->ndef != 1 || mi->in.nops != 3 || !(mi->vmask & 1) || mi->in.ops[0].kind != ISA_K_VGPR ||
+	    mi->in.ops[0].count != 1 || mi->in.enc == ISA_ENC_DPP)
+		return 0;
+	IsaInsn plain;
+	isa_insn_init(&plain, op);
+	if (memcmp(&plain.mod, &mi->in.mod, sizeof plain.mod))
+		return 0;
+	uint32_t a, b, r;
+	if (!src_const(mi, 1, kval, kknown, &a) || !src_const(mi, 2, kval, kknown, &b))
+		return 0;
+	switch (op) {
+	case ISA_V_ADD_U32: r = a + b; break;
+	case ISA_V_SUB_U32: r = a - b; break;
+	case ISA_V_AND_B32: r = a & b; break;
+	case ISA_V_OR_B32: r = a | b; break;
+	case ISA_V_XOR_B32: r = a ^ b; break;
+	default: r = b << (a & 31); break; /* v_lshlrev_b32: src1 << src0 */
+	}
+	IsaOperand d = mi->in.ops[0];
+	int32_t dv = mi->vr[0];
+	isa_insn_init(&mi->in, ISA_V_MOV_B32);
+	mi->in.nops = 2;
+	mi->in.ops[0] = d;
+	mi->in.ops[1] = isa_const_u32(ISA_TY_B32, r);
+	for (int i = 0; i < ISA_MAX_OPS; i++)
+		mi->vr[i] = -1, mi->sub[i] = 0;
+	mi->vr[0] = dv;
+	mi->vmask = 1;
+	return 1;
+}
+
 static int fold(MInst *mi)
 {
 	unsigned op = mi->in.op;
@@ -285,8 +341,46 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 	    !work || !dead || !scc_live || !first_scc)
 		goto out;
 
-	for (int i = 0; i < ni; i++)
-		st->folded += fold(&f->insns.data[i]);
+	/* Constants: vregs whose only definition is a plain 32-bit move of an
+	 * inline constant or literal (ndefi counts defining instructions). */
+	uint32_t *kval = calloc((size_t)nv + 1, sizeof *kval);
+	uint8_t *kknown = calloc((size_t)nv + 1, 1);
+	if (!kval || !kknown) {
+		free(kval);
+		free(kknown);
+		goto out;
+	}
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
+			if (mi->vmask & (1u << k))
+				ndefi[mi->vr[k]]++;
+	}
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		int32_t c;
+		if ((mi->in.op == ISA_V_MOV_B32 || mi->in.op == ISA_S_MOV_B32) && !mi->flags && mi->ndef == 1 &&
+		    mi->in.nops == 2 && (mi->vmask & 1) && !mi->sub[0] && mi->in.ops[0].count == 1 &&
+		    f->vregs.data[mi->vr[0]].size == 1 && ndefi[mi->vr[0]] == 1 && mi->in.enc != ISA_ENC_DPP &&
+		    const_val(mi, 1, &c)) {
+			kknown[mi->vr[0]] = 1;
+			kval[mi->vr[0]] = (uint32_t)c;
+		}
+	}
+	for (int i = 0; i < ni; i++) {
+		MInst *mi = &f->insns.data[i];
+		int32_t c;
+		if (fold_const(mi, kval, kknown)) {
+			st->folded++;
+			/* A folded single-def result is a constant for later folds. */
+			if (ndefi[mi->vr[0]] == 1 && const_val(mi, 1, &c))
+				kknown[mi->vr[0]] = 1, kval[mi->vr[0]] = (uint32_t)c;
+		}
+		st->folded += fold(mi);
+	}
+	free(kval);
+	free(kknown);
+	memset(ndefi, 0, sizeof(int32_t) * ((size_t)nv + 1));
 
 	int entry_reentered = 0;
 	for (int b = 0; b < nb; b++) {

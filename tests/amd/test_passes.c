@@ -214,6 +214,32 @@ Test(opt, trivial_folds)
 	mir_free(&f);
 }
 
+Test(opt, constants_fold)
+{
+	/* softmax's -inf: 0x80000000 ^ 0x7f800000 through two moved constants. */
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int v0 = V(&f, MR_V, 1), v1 = V(&f, MR_V, 1), v2 = V(&f, MR_V, 1), v3 = V(&f, MR_V, 1);
+	MInst *mi = mir_emit(&f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, &f, v0, 0, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0x80000000u));
+	mi = mir_emit(&f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, &f, v1, 0, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0x7f800000u));
+	op2(&f, ISA_V_XOR_B32, v2, v0, v1);
+	op2(&f, ISA_V_SUB_U32, v3, v2, -2); /* still constant: folds too */
+	ds_store(&f, v3, v2);
+	endpgm(&f);
+	AmdOptStats st;
+	cr_assert_eq(amd_opt(&f, &st), 0);
+	EXPECT_DUMP(&f, "bb0:\n"
+			"\tv_mov_b32 %v2, -8388608\n"  /* 0xff800000 */
+			"\tv_mov_b32 %v3, -8388609\n"
+			"\tds_write_b32 %v3, %v2\n"
+			"\ts_endpgm\n");
+	mir_free(&f);
+}
+
 Test(opt, local_value_numbering)
 {
 	/* %v2 repeats %v1 (same op, same single-def source): its reader reads
@@ -222,7 +248,9 @@ Test(opt, local_value_numbering)
 	MFunc f;
 	mir_init(&f, TA_TARGET_GFX942);
 	int v0 = V(&f, MR_V, 1), v1 = V(&f, MR_V, 1), v2 = V(&f, MR_V, 1), s3 = V(&f, MR_S, 2), v4 = V(&f, MR_V, 1);
-	mov(&f, ISA_V_MOV_B32, v0, -8);
+	MInst *in = mir_emit(&f, MOP_PCOPY, 1); /* %v0: the work-item id, not a constant */
+	mi_vreg(in, 0, &f, v0, 0, 1);
+	mi_phys(in, 1, isa_vgpr(0, 1));
 	op2(&f, ISA_V_LSHLREV_B32, v1, -3, v0);
 	op2(&f, ISA_V_LSHLREV_B32, v2, -3, v0);
 	ds_store(&f, v1, v2);
@@ -235,7 +263,7 @@ Test(opt, local_value_numbering)
 	AmdOptStats st;
 	cr_assert_eq(amd_opt(&f, &st), 0);
 	EXPECT_DUMP(&f, "bb0:\n"
-			"\tv_mov_b32 %v0, 7\n"
+			"\tPCOPY %v0, v0\n"
 			"\tv_lshlrev_b32 %v1, 2, %v0\n"
 			"\tds_write_b32 %v1, %v1\n"
 			"\ts_and_saveexec_b64 %s3, 1\n"
