@@ -20,15 +20,37 @@ typedef struct {
 	StrBuf *o;
 } P;
 
+/* "%r123" into buf (24 bytes); returns the length.  Register names are most
+ * of the PTX text, so they are formatted by hand rather than by printf. */
+static size_t regname(const P *p, int32_t r, char *buf)
+{
+	const char *pre = prefix[p->f->regs.data[r]];
+	size_t n = strlen(pre);
+	memcpy(buf, pre, n);
+	char tmp[12];
+	int k = 0;
+	uint32_t v = (uint32_t)r;
+	do
+		tmp[k++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (k)
+		buf[n++] = tmp[--k];
+	buf[n] = 0;
+	return n;
+}
+
 static void R(P *p, int32_t r)
 {
-	sb_printf(p->o, "%s%d", prefix[p->f->regs.data[r]], r);
+	char b[24];
+	sb_putn(p->o, b, regname(p, r, b));
 }
 
 /* "op d, a, b;" with register operands */
 static void ins(P *p, const char *op, int32_t d, int32_t a, int32_t b)
 {
-	sb_printf(p->o, "\t%s ", op);
+	sb_putc(p->o, '\t');
+	sb_puts(p->o, op);
+	sb_putc(p->o, ' ');
 	R(p, d);
 	if (a >= 0) {
 		sb_puts(p->o, ", ");
@@ -124,7 +146,7 @@ static void round_small(P *p, DType t, const char *d, const char *s)
 
 static char *rn(P *p, int32_t r, char *buf)
 {
-	snprintf(buf, 24, "%s%d", prefix[p->f->regs.data[r]], r);
+	regname(p, r, buf);
 	return buf;
 }
 

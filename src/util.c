@@ -101,13 +101,24 @@ void sb_puts(StrBuf *sb, const char *s) { sb_putn(sb, s, strlen(s)); }
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap)
 {
+	/* Format straight into the free space; only an overflow formats twice.
+	 * (Code emitters print millions of short lines: one pass matters.) */
+	if (sb_reserve(sb, 128))
+		return;
+	size_t avail = sb->cap - sb->len;
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	int n = vsnprintf(sb->buf + sb->len, avail, fmt, ap2);
 	va_end(ap2);
-	if (n < 0 || sb_reserve(sb, (size_t)n))
+	if (n < 0) {
+		sb->buf[sb->len] = 0;
 		return;
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= avail) {
+		if (sb_reserve(sb, (size_t)n))
+			return;
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 
