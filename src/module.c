@@ -130,7 +130,9 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 	case E_UNARY:
 		if (e->op != OP_NEG || !ir_eval_int(m, k, e->a, vals, &a))
 			return false;
-		*out = -a;
+		*out = (int64_t)(0 - (uint64_t)a);
+		if (dtype_is_int((DType)e->type))
+			*out = dt_wrap_int((DType)e->type, *out);
 		return true;
 	case E_BINARY:
 	case E_CALL: {
@@ -138,17 +140,27 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 		int32_t y = e->kind == E_BINARY ? e->b : (e->nargs == 2 ? e->args[1] : -1);
 		if (!ir_eval_int(m, k, x, vals, &a) || !ir_eval_int(m, k, y, vals, &b))
 			return false;
+		/* Unsigned wrapping arithmetic, so overflow is defined here; the result
+		 * then wraps to the expression's type as the interpreter's does. */
+		uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
 		switch (e->op) {
-		case OP_ADD: *out = a + b; return true;
-		case OP_SUB: *out = a - b; return true;
-		case OP_MUL: *out = a * b; return true;
-		case OP_MIN: *out = a < b ? a : b; return true;
-		case OP_MAX: *out = a > b ? a : b; return true;
-		case OP_FLOORDIV: if (!b) return false; *out = floordiv(a, b); return true;
-		case OP_MOD: if (!b) return false; *out = a - floordiv(a, b) * b; return true;
-		case OP_CEILDIV: if (!b) return false; *out = -floordiv(-a, b); return true;
+		case OP_ADD: *out = (int64_t)(ua + ub); break;
+		case OP_SUB: *out = (int64_t)(ua - ub); break;
+		case OP_MUL: *out = (int64_t)(ua * ub); break;
+		case OP_MIN: *out = a < b ? a : b; break;
+		case OP_MAX: *out = a > b ? a : b; break;
+		case OP_FLOORDIV: if (!b || (b == -1 && a == INT64_MIN)) return false; *out = floordiv(a, b); break;
+		case OP_MOD:
+			if (!b)
+				return false;
+			*out = b == -1 ? 0 : (int64_t)(ua - (uint64_t)floordiv(a, b) * ub);
+			break;
+		case OP_CEILDIV: if (!b || a == INT64_MIN || (b == -1 && -a == INT64_MIN)) return false; *out = -floordiv(-a, b); break;
 		default: return false;
 		}
+		if (dtype_is_int((DType)e->type))
+			*out = dt_wrap_int((DType)e->type, *out);
+		return true;
 	}
 	default:
 		return false;

@@ -5,6 +5,7 @@
  * each kernel's argument list.  After a successful ir_verify the invariants
  * listed in ir.h hold.  All problems are reported, not just the first.
  */
+#include "dtype.h"
 #include "ir.h"
 
 typedef struct {
@@ -99,6 +100,10 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 			return DT_VOID;
 		}
 		t = is_numeric(hint) ? hint : (e->ival >= INT32_MIN && e->ival <= INT32_MAX ? DT_I32 : DT_I64);
+		if (dtype_is_int(t) && dt_wrap_int(t, e->ival) != e->ival) {
+			err(c, e->pos, "integer literal %lld does not fit in %s", (long long)e->ival, dtype_name(t));
+			return DT_VOID;
+		}
 		break;
 	case E_FLOAT:
 		if (hint != DT_VOID && !dtype_is_float(hint)) {
