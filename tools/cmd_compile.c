@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "amd.h"
 #include "cli.h"
@@ -84,12 +85,23 @@ static int write_output(const char *file, const char *out, int dump_isa, const c
 
 /* --target=sm_80|sm_90a: PTX to -o FILE (default: the input with .ptx for
  * .tile), and to stdout with --dump-isa (then a file only if -o is given). */
-static int compile_ptx(const Module *m, const Target *t, const char *file, const char *out, int dump_isa)
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int compile_ptx(const Module *m, const Target *t, const char *file, const char *out, int dump_isa,
+                       int time_passes)
 {
 	Diag d;
 	diag_init(&d);
 	StrBuf sb = {0};
+	double t0 = now_ms();
 	int rc = ptx_compile(m, t, &sb, NULL, &d) ? 1 : 0;
+	if (time_passes)
+		fprintf(stderr, "  %-10s %8.3f ms  (lowering and PTX text, all kernels)\n", "ptx", now_ms() - t0);
 	fputs(diag_text(&d), stderr);
 	diag_free(&d);
 	if (!rc && sb.oom) {
@@ -210,7 +222,11 @@ int cli_compile(int argc, char **argv)
 		rc = 2;
 		goto done;
 	}
+	double t_front = now_ms();
 	ta_module *m = cli_load_module(ctx, file);
+	t_front = now_ms() - t_front;
+	if (m && time_passes)
+		fprintf(stderr, "  %-10s %8.3f ms  (read, parse, specialise, verify)\n", "frontend", t_front);
 	if (!m)
 		goto done;
 	if (dump_ir) {
@@ -221,8 +237,7 @@ int cli_compile(int argc, char **argv)
 	}
 	rc = 0;
 	if (target && target_is_nvidia(t.id)) {
-		(void)time_passes;
-		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa);
+		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa, time_passes);
 	} else if (target && target_is_amd(t.id)) {
 		rc = compile_amd(ta_module_ir(m), &t, file, out, dump_isa, time_passes);
 	} else if (target) {
