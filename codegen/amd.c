@@ -101,7 +101,11 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	memcpy(ropt.reg_limit, out->reg_limit, sizeof ropt.reg_limit);
 	Diag quiet;
 	diag_init(&quiet);
-	int ra_rc = ra_allocate(&mf, &ropt, &ra, &quiet);
+	/* The SSA allocator first (it frees registers where values are dead and
+	 * splits live ranges for tuples), the linear scan when it gives up. */
+	int ra_rc = ra_allocate_ssa(&mf, &ropt, &ra, &quiet);
+	if (ra_rc)
+		ra_rc = ra_allocate(&mf, &ropt, &ra, &quiet);
 	diag_free(&quiet);
 	RaSpillStats spills;
 	memset(&spills, 0, sizeof spills);
@@ -123,6 +127,9 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 		mir_init(&mf, it);
 		if (amd_isel(sf, t, &abi, &mf, d) || amd_opt(&mf, NULL))
 			goto out;
+		diag_init(&quiet);
+		ra_rc = ra_allocate_ssa(&mf, &ropt, &ra, &quiet);
+		diag_free(&quiet);
 	}
 	if (ra_rc) /* then spilling, in a bounded number of rounds */
 		ra_rc = ra_allocate_spill(&mf, &ropt, &ra, &spills, d);
@@ -149,7 +156,9 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	double t4 = now_ms();
 	out->pass_ms[AMD_PASS_HAZARD] += t4 - t3;
 	if (out->want_listing)
-		sb_printf(&out->listing, "%s:\n", sf->name);
+		sb_printf(&out->listing, "%s:\n; regalloc: %s, %d live-range splits\n", sf->name,
+			  ra.allocator == RA_SSA ? "ssa" : spills.rounds > 1 ? "linear scan + spill" : "linear scan",
+			  ra.splits);
 	if (amd_emit(&mf, &code, out->want_listing ? &out->listing : NULL, d))
 		goto out;
 	out->pass_ms[AMD_PASS_EMIT] += now_ms() - t4;

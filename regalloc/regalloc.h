@@ -4,6 +4,7 @@
  *
  * Files:  occupancy.c  waves per SIMD from register counts, LDS, workgroup size
  *         liveness.c   per-block live sets and per-instruction demand (S/V/A)
+ *         ssa_ra.c     forward pass per block with live-range splitting (tried first)
  *         ra.c         linear-scan assignment over live intervals, rewrite
  *         spill.c      spilling: SGPRs to VGPR lanes, VGPRs to AGPRs, retry loop
  *         pcopy.c      parallel copies -> moves and swaps
@@ -70,11 +71,15 @@ typedef struct {
 	int reg_limit[MR_NCLASS]; /* registers available per file (0 = target default) */
 } RaOptions;
 
+enum { RA_LINEAR, RA_SSA }; /* RaResult.allocator */
+
 typedef struct {
 	int16_t *phys;         /* per vreg: first physical register, -1 = unused vreg */
 	int used[MR_NCLASS];   /* highest register used + 1 per file (by vregs) */
 	int ninterval;         /* statistics */
 	int fail_cls;          /* after a failure: the file that ran out (MR_*), else -1 */
+	int allocator;         /* RA_LINEAR or RA_SSA: which one produced phys */
+	int splits;            /* RA_SSA: values moved by live-range splitting */
 } RaResult;
 
 /* Assigns a physical register range to every vreg.  Returns 0, or -1 with
@@ -84,6 +89,16 @@ void ra_result_free(RaResult *r);
 /* Replaces virtual operands with r's registers and lowers COPY/PCOPY into
  * moves.  Returns 0 or -1 (allocation failure). */
 int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
+
+/* ---- ssa_ra.c ----------------------------------------------------------- */
+
+/* Assigns registers in one forward pass per block (layout order), freeing
+ * a value's registers where it is dead and splitting live ranges with
+ * parallel copies (MOP_PCOPY into new vregs, within a block) to make room
+ * for aligned tuples.  On success f holds the inserted copies and their
+ * vregs, r->allocator is RA_SSA; returns 0.  Otherwise returns -1 with f
+ * unchanged and a note in d: the caller falls back to ra_allocate. */
+int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
 
 /* ---- spill.c ------------------------------------------------------------ */
 

@@ -1,0 +1,268 @@
+/* test_ssa_ra.c — regalloc/ssa_ra.c: tiny MIR snippets with the expected
+ * code inline (ACO style: `$name` binds to the register text seen first and
+ * must match it everywhere after, so tests do not pin registers), and every
+ * example on every AMD target compiled through it. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "amd.h"
+#include "mir.h"
+#include "regalloc.h"
+
+/* ---- matching with bindings ---------------------------------------------- */
+
+/* Register text at p: v7, s12, a3, v[4:5], s[2:3]; returns its length or 0. */
+static int reg_len(const char *p)
+{
+	if (*p != 'v' && *p != 's' && *p != 'a')
+		return 0;
+	int n = 1;
+	if (p[1] == '[') {
+		n = 2;
+		while (p[n] && p[n] != ']')
+			n++;
+		return p[n] == ']' ? n + 1 : 0;
+	}
+	while (isdigit((unsigned char)p[n]))
+		n++;
+	return n > 1 ? n : 0;
+}
+
+/* Does text match pat?  Whitespace runs compare equal to one space. */
+static int match(const char *text, const char *pat, char *why, size_t whylen)
+{
+	struct { char name[16]; char val[16]; } bind[32];
+	int nb = 0;
+	const char *t = text, *p = pat;
+	for (;;) {
+		while (isspace((unsigned char)*t))
+			t++;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || !*t)
+			break;
+		if (*p == '$') {
+			char name[16];
+			int n = 0;
+			p++;
+			while ((isalnum((unsigned char)*p) || *p == '_') && n < 15)
+				name[n++] = *p++;
+			name[n] = 0;
+			int rl = reg_len(t);
+			if (!rl || rl > 15) {
+				snprintf(why, whylen, "$%s: no register at \"%.20s\"", name, t);
+				return 0;
+			}
+			int k = 0;
+			while (k < nb && strcmp(bind[k].name, name))
+				k++;
+			if (k == nb) {
+				snprintf(bind[nb].name, 16, "%s", name);
+				snprintf(bind[nb].val, 16, "%.*s", rl, t);
+				nb++;
+			} else if ((int)strlen(bind[k].val) != rl || strncmp(bind[k].val, t, (size_t)rl)) {
+				snprintf(why, whylen, "$%.15s is %.15s but here %.*s", name, bind[k].val, rl, t);
+				return 0;
+			}
+			t += rl;
+			continue;
+		}
+		if (*p != *t) {
+			snprintf(why, whylen, "differs at \"%.30s\" (expected \"%.30s\")", t, p);
+			return 0;
+		}
+		p++, t++;
+		if (isspace((unsigned char)p[-1]))
+			continue;
+	}
+	if (*p || *t) {
+		snprintf(why, whylen, "%s left over: \"%.30s\"", *p ? "expected" : "text", *p ? p : t);
+		return 0;
+	}
+	return 1;
+}
+
+static void expect_code(MFunc *f, const char *pat)
+{
+	StrBuf sb = {0};
+	mir_print(f, &sb);
+	char why[256];
+	cr_assert(match(sb.buf, pat, why, sizeof why), "%s\ngot:\n%s", why, sb.buf);
+	sb_free(&sb);
+}
+
+Test(ssa_ra, matcher_binds_and_rejects)
+{
+	char why[256];
+	cr_assert(match("v_mov_b32 v3, v1\nv_add v3, v3", "v_mov_b32 $a, $b v_add $a, $a", why, sizeof why));
+	cr_assert(!match("v_mov_b32 v3, v1\nv_add v2, v3", "v_mov_b32 $a, $b v_add $a, $a", why, sizeof why));
+	cr_assert(!match("v_mov_b32 v3, v1", "v_mov_b32 $a, $b extra", why, sizeof why));
+}
+
+/* ---- snippets -------------------------------------------------------------- */
+
+static int V(MFunc *f, int cls, int size)
+{
+	int v = mir_vreg(f, cls, size);
+	cr_assert(v >= 0);
+	return v;
+}
+
+static void def_const(MFunc *f, unsigned op, int dst)
+{
+	MInst *mi = mir_emit(f, op, 1);
+	mi_vreg(mi, 0, f, dst, 0, f->vregs.data[dst].size);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 1));
+	mi->in.nops = 2;
+}
+
+static void op3(MFunc *f, unsigned op, int dst, int a, int asub, int b)
+{
+	MInst *mi = mir_emit(f, op, 1);
+	mi_vreg(mi, 0, f, dst, 0, f->vregs.data[dst].size);
+	mi_vreg(mi, 1, f, a, asub, 1);
+	mi_vreg(mi, 2, f, b, 0, 1);
+}
+
+/* vcc = (a == b): reads two values, defines no vreg. */
+static void cmp(MFunc *f, int a, int b)
+{
+	MInst *mi = mir_emit(f, ISA_V_CMP_EQ_U32, 1);
+	mi_phys(mi, 0, isa_special(ISA_SP_VCC_LO, 2));
+	mi_vreg(mi, 1, f, a, 0, 1);
+	mi_vreg(mi, 2, f, b, 0, 1);
+}
+
+static void alloc_ssa(MFunc *f, const RaOptions *opt, RaResult *r)
+{
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(ra_allocate_ssa(f, opt, r, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(r->allocator, RA_SSA);
+	StrBuf err = {0};
+	cr_assert_eq(ra_validate(f, r->phys, &err), 0, "validator: %s", err.buf ? err.buf : "");
+	sb_free(&err);
+	cr_assert_eq(ra_rewrite(f, r, &d), 0);
+	diag_free(&d);
+}
+
+/* Four VGPRs; x1 and x3 stay live in v1/v3-like odd places, so no aligned
+ * pair is free for the 64-bit t: x1 moves (one parallel copy) and t takes
+ * the window it leaves. */
+Test(ssa_ra, split_makes_room_for_an_aligned_tuple)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX942);
+	int x[4];
+	for (int i = 0; i < 4; i++)
+		x[i] = V(&f, MR_V, 1);
+	int t = mir_vreg(&f, MR_V, 2), w = V(&f, MR_V, 1), w2 = V(&f, MR_V, 1);
+	f.vregs.data[t].align = 2;
+	mir_block(&f);
+	for (int i = 0; i < 4; i++)
+		def_const(&f, ISA_V_MOV_B32, x[i]);
+	cmp(&f, x[0], x[2]); /* x0, x2 die: v0 and v2 free, v1 and v3 not */
+	def_const(&f, ISA_V_ADD_F64, t);
+	op3(&f, ISA_V_ADD_F32, w, x[1], 0, x[3]);
+	op3(&f, ISA_V_ADD_F32, w2, t, 1, w);
+	cmp(&f, w2, t);
+	RaOptions opt = {{0, 4, 0}};
+	RaResult r;
+	alloc_ssa(&f, &opt, &r);
+	cr_assert_eq(r.splits, 1);
+	cr_assert_leq(r.used[MR_V], 4);
+	expect_code(&f, "bb0:\n"
+			"v_mov_b32_e32 $x0, 1\n"
+			"v_mov_b32_e32 $x1, 1\n"
+			"v_mov_b32_e32 $x2, 1\n"
+			"v_mov_b32_e32 $x3, 1\n"
+			"v_cmp_eq_u32_e32 vcc, $x0, $x2\n"
+			"v_mov_b32_e32 $x1b, $x1\n"   /* the split: x1 leaves the window */
+			"v_add_f64 $t, 1,\n"
+			"v_add_f32_e32 $w, $x1b, $x3\n"
+			"v_add_f32_e32 $w2, $t1, $w\n"
+			"v_cmp_eq_u32_e32 vcc, $w2, $t0\n");
+	/* t's window is where x1 was, aligned. */
+	cr_assert_eq(r.phys[t] % 2, 0);
+	ra_result_free(&r);
+	/* The linear scan cannot: five dwords' worth of aligned ranges in four. */
+	MFunc g;
+	mir_init(&g, TA_TARGET_GFX942);
+	for (int i = 0; i < 4; i++)
+		x[i] = V(&g, MR_V, 1);
+	t = V(&g, MR_V, 2), w = V(&g, MR_V, 1), w2 = V(&g, MR_V, 1);
+	g.vregs.data[t].align = 2;
+	mir_block(&g);
+	for (int i = 0; i < 4; i++)
+		def_const(&g, ISA_V_MOV_B32, x[i]);
+	cmp(&g, x[0], x[2]);
+	def_const(&g, ISA_V_ADD_F64, t);
+	op3(&g, ISA_V_ADD_F32, w, x[1], 0, x[3]);
+	op3(&g, ISA_V_ADD_F32, w2, t, 1, w);
+	cmp(&g, w2, t);
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(ra_allocate(&g, &opt, &r, &d), -1);
+	diag_free(&d);
+	mir_free(&g);
+	mir_free(&f);
+}
+
+/* ---- every example, every AMD target ------------------------------------- */
+
+/* amd_compile tries the SSA allocator first: every kernel of every example
+ * must get it (the listing's per-kernel "; regalloc:" line says which one
+ * ran), so tests/emu/test_examples.c, which runs these kernels through
+ * `tileasm run` against the interpreter, exercises its code. */
+Test(ssa_ra, every_example_uses_the_ssa_allocator)
+{
+	static const char *const ex[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
+					 "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+	static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
+	static const Define shapes[2][4] = {{{"M", 256}, {"N", 256}, {"K", 128}, {"S", 256}},
+					    {{"M", 130}, {"N", 77}, {"K", 40}, {"S", 203}}};
+	const char *srcdir = getenv("TILEASM_SRCDIR");
+	cr_assert(srcdir, "TILEASM_SRCDIR not set");
+	int kernels = 0;
+	for (size_t e = 0; e < TA_ARRAY_LEN(ex); e++)
+		for (int sh = 0; sh < 2; sh++) {
+			char path[512];
+			snprintf(path, sizeof path, "%s/examples/%s.tile", srcdir, ex[e]);
+			size_t len;
+			char *text = read_file(path, &len);
+			cr_assert(text, "cannot read %s", path);
+			Diag d;
+			diag_init(&d);
+			Module *m = ir_parse(path, text, len, &d);
+			cr_assert(m, "%s", diag_text(&d));
+			for (int i = 0; i < 4; i++)
+				ir_specialize(m, &shapes[sh][i], 1, &d); /* a symbol the kernel lacks is fine */
+			diag_free(&d);
+			diag_init(&d);
+			cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
+			diag_free(&d);
+			for (size_t ti = 0; ti < TA_ARRAY_LEN(targets); ti++) {
+				Target t;
+				cr_assert(target_parse(targets[ti], &t) == 0);
+				diag_init(&d);
+				AmdOutput out = {0};
+				out.want_listing = 1;
+				cr_assert(amd_compile(m, &t, &out, &d) == 0, "%s %s: %s", ex[e], targets[ti], diag_text(&d));
+				int ssa = 0;
+				for (const char *p = out.listing.buf; p && (p = strstr(p, "; regalloc: ")); p++) {
+					cr_assert(!strncmp(p + 12, "ssa,", 4), "%s %s shape %d: %.60s", ex[e], targets[ti], sh,
+						  p);
+					ssa++;
+				}
+				cr_assert_eq(ssa, out.nkernels, "%s %s", ex[e], targets[ti]);
+				kernels += ssa;
+				amd_output_free(&out);
+				diag_free(&d);
+			}
+			ir_module_free(m);
+			free(text);
+		}
+	cr_assert_geq(kernels, 8 * 2 * 3);
+}
