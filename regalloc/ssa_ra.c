@@ -48,7 +48,7 @@ typedef struct {
 	int16_t *phys;   /* per vreg (grows with splits) */
 	int32_t *orig;   /* per vreg: original vreg */
 	int32_t *ren;    /* per original vreg: current name in this block */
-	int32_t *lastblk;/* per original vreg: last block where it is live or occurs */
+	int32_t *lastpt; /* per original vreg: last instruction where it is live or occurs */
 	uint8_t *xlane;  /* per original vreg: read by a cross-lane op */
 	int nvcap;
 	int splits;
@@ -329,7 +329,7 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	Ssa *s = calloc(1, sizeof *s);
 	uint8_t *relmask = calloc((size_t)ni + 1, 1); /* per insn: operands not live after it */
 	uint8_t *exec_ok = calloc((size_t)nb + 1, 1);
-	int32_t *bucket = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *bhead = malloc(sizeof(int32_t) * ((size_t)nb + 1));
+	int32_t *bucket = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *bhead = malloc(sizeof(int32_t) * ((size_t)ni + 1));
 	uint64_t *tmp = malloc(8 * (size_t)lv.nwords);
 	int32_t *nrange = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
 	MInstVec out = {0};
@@ -342,12 +342,12 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	s->phys = malloc(sizeof(int16_t) * s->nvcap);
 	s->orig = malloc(sizeof(int32_t) * s->nvcap);
 	s->ren = malloc(sizeof(int32_t) * ((size_t)nv + 1));
-	s->lastblk = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	s->lastpt = malloc(sizeof(int32_t) * ((size_t)nv + 1));
 	s->xlane = calloc((size_t)nv + 1, 1);
-	if (!s->phys || !s->orig || !s->ren || !s->lastblk || !s->xlane)
+	if (!s->phys || !s->orig || !s->ren || !s->lastpt || !s->xlane)
 		goto fail_mem;
 	for (int v = 0; v < nv; v++)
-		s->phys[v] = -1, s->orig[v] = v, s->ren[v] = v, s->lastblk[v] = -1;
+		s->phys[v] = -1, s->orig[v] = v, s->ren[v] = v, s->lastpt[v] = -1;
 	for (int c = 0; c < MR_NCLASS; c++) {
 		s->limit[c] = opt && opt->reg_limit[c] ? opt->reg_limit[c] : ssa_default_limit(f->target, c);
 		if (s->limit[c] > MAXREG)
@@ -362,13 +362,16 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 				s->hinted[hv->cls][i] = 1;
 	}
 	/* Per block (backwards): which operands are dead after their
-	 * instruction; last block of each vreg; exec writes. */
+	 * instruction; end of each vreg's hull in layout order; exec writes. */
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
 		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords, *lout = lv.live_out + (size_t)b * lv.nwords;
-		for (int w = 0; w < lv.nwords; w++)
-			for (uint64_t x = lin[w] | lout[w]; x; x &= x - 1)
-				s->lastblk[w * 64 + __builtin_ctzll(x)] = b;
+		for (int w = 0; w < lv.nwords; w++) {
+			for (uint64_t x = lin[w]; x; x &= x - 1)
+				s->lastpt[w * 64 + __builtin_ctzll(x)] = bl->first;
+			for (uint64_t x = lout[w]; x; x &= x - 1)
+				s->lastpt[w * 64 + __builtin_ctzll(x)] = TA_MAX(bl->first, bl->last - 1);
+		}
 		exec_ok[b] = 1;
 		memcpy(tmp, lout, 8 * (size_t)lv.nwords);
 		for (int i = bl->last - 1; i >= bl->first; i--) {
@@ -380,7 +383,7 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 				if (!(mi->vmask & (1u << k)))
 					continue;
 				int v = mi->vr[k];
-				s->lastblk[v] = b;
+				s->lastpt[v] = TA_MAX(s->lastpt[v], i);
 				if (!lv_test(tmp, v))
 					relmask[i] |= (uint8_t)(1u << k);
 				if (xl && mi_is_use(mi, k))
@@ -400,12 +403,12 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 					tmp[mi->vr[k] >> 6] |= 1ull << (mi->vr[k] & 63);
 		}
 	}
-	/* Buckets: vregs whose reservation ends after block b. */
-	for (int b = 0; b < nb; b++)
-		bhead[b] = -1;
+	/* Buckets: vregs whose reservation ends after instruction i. */
+	for (int i = 0; i <= ni; i++)
+		bhead[i] = -1;
 	for (int v = 0; v < nv; v++)
-		if (s->lastblk[v] >= 0)
-			bucket[v] = bhead[s->lastblk[v]], bhead[s->lastblk[v]] = v;
+		if (s->lastpt[v] >= 0)
+			bucket[v] = bhead[s->lastpt[v]], bhead[s->lastpt[v]] = v;
 	for (int b = 0; b < nb; b++) {
 		MBlock *bl = &f->blocks.data[b];
 		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords;
@@ -413,8 +416,10 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		for (int c = 0; c < MR_NCLASS; c++)
 			for (int i = 0; i < MAXREG; i++)
 				s->owner[c][i] = -1;
-		for (int v = 0; v < nv; v++)
-			s->ren[v] = v; /* O(vregs) per block: cheap next to liveness's bitsets */
+		/* Names given by the last block's splits: back to the originals
+		 * (splits are block-local), touching only those renamed. */
+		for (size_t y = (size_t)nv; y < f->vregs.len; y++)
+			s->ren[s->orig[y]] = s->orig[y];
 		/* Entry: live-ins in their registers; first-seen ones get some. */
 		for (int pass = 0; pass < 2; pass++)
 			for (int w = 0; w < lv.nwords; w++)
@@ -459,8 +464,11 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 						if (names[k] < 0)
 							continue;
 						int v = names[k], affin = -1;
-						if (s->phys[v] < 0 && (mi.in.op == MOP_COPY || mi.in.op == MOP_PCOPY)) {
-							int src = mi.in.op == MOP_COPY ? 1 : mi.in.nops / 2 + k;
+						unsigned op = mi.in.op;
+						int is_copy = op == MOP_COPY || op == MOP_PCOPY || op == ISA_S_MOV_B32 ||
+							      op == ISA_V_MOV_B32 || op == ISA_S_MOV_B64;
+						if (s->phys[v] < 0 && is_copy && mi.in.nops >= 2) {
+							int src = op == MOP_PCOPY ? mi.in.nops / 2 + k : 1;
 							if (src < mi.in.nops && names[src] >= 0 && mi.sub[src] == 0 &&
 							    mi.sub[k] == 0 &&
 							    f->vregs.data[names[src]].cls == f->vregs.data[v].cls)
@@ -488,16 +496,16 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 					release(s, names[k]);
 			if (vec_push(&out, mi))
 				goto fail_mem;
+			/* Reservations of vregs with no life after this point end. */
+			for (int v = bhead[i]; v >= 0; v = bucket[v])
+				if (s->phys[v] >= 0) {
+					const MVreg *mv = &f->vregs.data[v];
+					for (int j = s->phys[v]; j < s->phys[v] + mv->size; j++)
+						s->resv[mv->cls][j]--;
+				}
 		}
 		nrange[2 * b] = first; /* applied on success only */
 		nrange[2 * b + 1] = (int)out.len;
-		/* Reservations of vregs with no life after this block end. */
-		for (int v = bhead[b]; v >= 0; v = bucket[v])
-			if (s->phys[v] >= 0) {
-				const MVreg *mv = &f->vregs.data[v];
-				for (int i = s->phys[v]; i < s->phys[v] + mv->size; i++)
-					s->resv[mv->cls][i]--;
-			}
 	}
 	/* Success: f takes the new instruction stream. */
 	for (int b = 0; b < nb; b++)
@@ -530,7 +538,7 @@ fail:
 	r->fail_cls = s ? s->fail_cls : -1;
 done:
 	if (s) {
-		free(s->phys), free(s->orig), free(s->ren), free(s->lastblk), free(s->xlane);
+		free(s->phys), free(s->orig), free(s->ren), free(s->lastpt), free(s->xlane);
 		free(s);
 	}
 	vec_free(&out);

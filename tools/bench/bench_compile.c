@@ -137,7 +137,10 @@ int main(int argc, char **argv)
 		src = ".";
 	if (reps < 1)
 		reps = 1;
-	printf("# amd_compile median of %d runs, ms (passes: lower isel regalloc waitcnt hazard emit)\n", reps);
+	printf("# amd_compile median of %d runs, ms (passes:", reps);
+	for (int p = 0; p < AMD_PASS_COUNT; p++)
+		printf(" %s", amd_pass_name[p]);
+	printf(")\n");
 	printf("%-22s %-8s %8s %7s  %s\n", "example", "target", "total", "insns", "per pass");
 	for (size_t e = 0; e < sizeof examples / sizeof examples[0]; e++) {
 		char path[1024];
