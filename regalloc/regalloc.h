@@ -10,9 +10,10 @@
  *         pcopy.c      parallel copies -> moves and swaps
  *         validate.c   checks an assignment by simulating register contents
  *
- * The allocator is a linear scan over one interval per vreg (the hull of
- * every point where it is live), O(n log n): see docs/amd-backend.md for why
- * and what the SSA allocator of the design notes would add. */
+ * amd_compile runs ra_allocate_ssa (registers freed where values are dead,
+ * block-local live-range splitting) and falls back to ra_allocate, a linear
+ * scan over one interval per vreg (the hull of every point where it is
+ * live), O(n log n), and its spilling driver: see docs/amd-backend.md. */
 #ifndef TILEASM_REGALLOC_H
 #define TILEASM_REGALLOC_H
 
