@@ -39,6 +39,14 @@
 #define MAXREG 256
 enum { MAXPAIR = ISA_MAX_OPS / 2 };
 
+/* VF_RESV: a vreg that can lose its registers while dead and want them back
+ * (several defining instructions, or live into a block from one predecessor
+ * but not another): its registers are reserved over its whole hull, so
+ * others take them only when nothing else is free.  Single-definition
+ * values need no reservation: where they are live they hold their
+ * registers, and they are never live again after a dead stretch. */
+enum { VF_XLANE = 1, VF_DEF = 2, VF_RESV = 4 };
+
 typedef struct {
 	MFunc *f;
 	int limit[MR_NCLASS];
@@ -49,7 +57,7 @@ typedef struct {
 	int32_t *orig;   /* per vreg: original vreg */
 	int32_t *ren;    /* per original vreg: current name in this block */
 	int32_t *lastpt; /* per original vreg: last instruction where it is live or occurs */
-	uint8_t *xlane;  /* per original vreg: read by a cross-lane op */
+	uint8_t *vflags; /* per original vreg: VF_* */
 	int nvcap;
 	int splits;
 	int fail_cls;
@@ -166,7 +174,7 @@ static int splittable(const Ssa *s, const Ctx *cx, int x)
 	if (lv_test(cx->live_out, o))
 		return 0;
 	int c = s->f->vregs.data[x].cls;
-	if (c != MR_S && (!cx->exec_ok || s->xlane[o]))
+	if (c != MR_S && (!cx->exec_ok || (s->vflags[o] & VF_XLANE)))
 		return 0;
 	return 1;
 }
@@ -266,7 +274,7 @@ static void claim(Ssa *s, int v, int reg)
 	const MVreg *mv = &s->f->vregs.data[v];
 	s->phys[v] = (int16_t)reg;
 	set_owner(s, mv->cls, reg, mv->size, v);
-	if (s->orig[v] == v) /* originals may live again later: reserve until their last block */
+	if (s->orig[v] == v && (s->vflags[v] & VF_RESV)) /* reserved until the hull's end */
 		for (int i = reg; i < reg + mv->size; i++)
 			s->resv[mv->cls][i]++;
 }
@@ -343,8 +351,8 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	s->orig = malloc(sizeof(int32_t) * s->nvcap);
 	s->ren = malloc(sizeof(int32_t) * ((size_t)nv + 1));
 	s->lastpt = malloc(sizeof(int32_t) * ((size_t)nv + 1));
-	s->xlane = calloc((size_t)nv + 1, 1);
-	if (!s->phys || !s->orig || !s->ren || !s->lastpt || !s->xlane)
+	s->vflags = calloc((size_t)nv + 1, 1);
+	if (!s->phys || !s->orig || !s->ren || !s->lastpt || !s->vflags)
 		goto fail_mem;
 	for (int v = 0; v < nv; v++)
 		s->phys[v] = -1, s->orig[v] = v, s->ren[v] = v, s->lastpt[v] = -1;
@@ -387,12 +395,16 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 				if (!lv_test(tmp, v))
 					relmask[i] |= (uint8_t)(1u << k);
 				if (xl && mi_is_use(mi, k))
-					s->xlane[v] = 1;
+					s->vflags[v] |= VF_XLANE;
 			}
 			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
 				if (!(mi->vmask & (1u << k)))
 					continue;
-				int v = mi->vr[k];
+				int v = mi->vr[k], again = 0;
+				for (int j = 0; j < k; j++)
+					again |= (mi->vmask >> j & 1) && mi->vr[j] == v;
+				if (!again)
+					s->vflags[v] |= (s->vflags[v] & VF_DEF) ? VF_RESV : VF_DEF;
 				if (lv_test(tmp, v) && !(mi->flags & MI_PARTIAL) &&
 				    ((mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size) ||
 				     (k == 0 && (mi->flags & MI_DEFALL))))
@@ -403,6 +415,20 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 					tmp[mi->vr[k] >> 6] |= 1ull << (mi->vr[k] & 63);
 		}
 	}
+	/* Live into a block along one edge but not another: reserve. */
+	for (int b = 0; b < nb; b++)
+		for (int e = 0; e < 3; e++) {
+			int t = f->blocks.data[b].succ[e];
+			if (t < 0)
+				continue;
+			const uint64_t *lin = lv.live_in + (size_t)t * lv.nwords, *lout = lv.live_out + (size_t)b * lv.nwords;
+			for (int w = 0; w < lv.nwords; w++)
+				for (uint64_t x = lin[w] & ~lout[w]; x; x &= x - 1)
+					s->vflags[w * 64 + __builtin_ctzll(x)] |= VF_RESV;
+		}
+	for (int w = 0; w < lv.nwords; w++) /* read before any definition */
+		for (uint64_t x = lv.live_in[w]; x; x &= x - 1)
+			s->vflags[w * 64 + __builtin_ctzll(x)] |= VF_RESV;
 	/* Buckets: vregs whose reservation ends after instruction i. */
 	for (int i = 0; i <= ni; i++)
 		bhead[i] = -1;
@@ -498,7 +524,7 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 				goto fail_mem;
 			/* Reservations of vregs with no life after this point end. */
 			for (int v = bhead[i]; v >= 0; v = bucket[v])
-				if (s->phys[v] >= 0) {
+				if (s->phys[v] >= 0 && (s->vflags[v] & VF_RESV)) {
 					const MVreg *mv = &f->vregs.data[v];
 					for (int j = s->phys[v]; j < s->phys[v] + mv->size; j++)
 						s->resv[mv->cls][j]--;
@@ -538,7 +564,7 @@ fail:
 	r->fail_cls = s ? s->fail_cls : -1;
 done:
 	if (s) {
-		free(s->phys), free(s->orig), free(s->ren), free(s->lastpt), free(s->xlane);
+		free(s->phys), free(s->orig), free(s->ren), free(s->lastpt), free(s->vflags);
 		free(s);
 	}
 	vec_free(&out);
