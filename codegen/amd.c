@@ -136,7 +136,8 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	if (ra_rc)
 		goto out;
 	StrBuf err = {0};
-	if (ra_validate(&mf, ra.phys, &err)) {
+	/* ra_allocate_ssa validated its result before keeping it. */
+	if (ra.allocator != RA_SSA && ra_validate(&mf, ra.phys, &err)) {
 		diag_error(d, "internal error: register allocation of kernel '%s' is invalid: %s", sf->name,
 			   err.buf ? err.buf : "?");
 		sb_free(&err);

@@ -97,8 +97,9 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
  * a value's registers where it is dead and splitting live ranges with
  * parallel copies (MOP_PCOPY into new vregs, within a block) to make room
  * for aligned tuples.  On success f holds the inserted copies and their
- * vregs, r->allocator is RA_SSA; returns 0.  Otherwise returns -1 with f
- * unchanged and a note in d: the caller falls back to ra_allocate. */
+ * vregs, r->allocator is RA_SSA, and ra_validate has accepted the result;
+ * returns 0.  Otherwise returns -1 with f unchanged and a note in d: the
+ * caller falls back to ra_allocate. */
 int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
 
 /* ---- spill.c ------------------------------------------------------------ */

@@ -28,8 +28,9 @@
  *
  * Anything this allocator does not handle — two vregs claiming the same
  * register at a block entry or a redefinition, no window that a bounded
- * split can free — makes it return -1 with f unchanged, and the driver
- * falls back to the linear scan (and its spilling).  Each instruction
+ * split can free, or a result ra_validate rejects (checked before f
+ * changes) — makes it return -1 with f unchanged, and the driver falls
+ * back to the linear scan (and its spilling).  Each instruction
  * costs O(operands · registers/alignment) in the worst case (window
  * search), every loop is bounded by the file size: linear in practice. */
 #include "regalloc.h"
@@ -532,6 +533,32 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		}
 		nrange[2 * b] = first; /* applied on success only */
 		nrange[2 * b + 1] = (int)out.len;
+	}
+	/* Checked before f changes: an assignment the validator rejects is a
+	 * give-up like any other (the linear scan takes over), never a
+	 * miscompile.  The view shares f's vregs, with the new code. */
+	{
+		MFunc view = *f;
+		view.insns = out;
+		view.blocks.data = malloc(sizeof(MBlock) * ((size_t)nb + 1));
+		if (!view.blocks.data)
+			goto fail_mem;
+		for (int b = 0; b < nb; b++) {
+			view.blocks.data[b] = f->blocks.data[b];
+			view.blocks.data[b].first = nrange[2 * b], view.blocks.data[b].last = nrange[2 * b + 1];
+		}
+		StrBuf err = {0};
+		int bad = ra_validate(&view, s->phys, &err);
+		free(view.blocks.data);
+		if (bad) {
+			diag_error(d, "SSA register allocation is invalid (%s); the linear scan takes over",
+				   err.buf ? err.buf : "?");
+			sb_free(&err);
+			f->vregs.len = (size_t)nv;
+			r->fail_cls = -1;
+			goto done;
+		}
+		sb_free(&err);
 	}
 	/* Success: f takes the new instruction stream. */
 	for (int b = 0; b < nb; b++)
