@@ -46,7 +46,13 @@ typedef struct {
 	VEC(Name) names; /* scope stack */
 	Kernel *k;       /* kernel being parsed */
 	VEC(int32_t) tmp;/* scratch for building id lists */
+	VEC(uint16_t) edepth; /* height of each expression tree, by expr id */
+	int nest;        /* current recursion depth of the parser */
 } Parser;
+
+/* Deeper programs are rejected, so no pass can overflow the stack walking
+ * an expression tree or nested blocks (found by fuzzing: 10,000 '-'). */
+#define MAX_NESTING 500
 
 static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...)
@@ -291,13 +297,43 @@ static Expr mk(ExprKind k, SrcPos pos)
 	return (Expr){.kind = (uint8_t)k, .pos = pos, .a = -1, .b = -1, .var = -1, .buf = -1};
 }
 
+static int expr_height(Parser *ps, int32_t id)
+{
+	return id >= 0 && (size_t)id < ps->edepth.len ? ps->edepth.data[id] : 0;
+}
+
 static int32_t add_expr(Parser *ps, Expr e)
 {
+	int h = TA_MAX(expr_height(ps, e.a), expr_height(ps, e.b));
+	for (int i = 0; i < e.nargs; i++)
+		h = TA_MAX(h, expr_height(ps, e.args[i]));
+	if (h + 1 > MAX_NESTING) {
+		error_at(ps, e.pos, "expression is nested too deeply (more than %d levels)", MAX_NESTING);
+		return -1;
+	}
 	int32_t id = ir_add_expr(ps->m, e);
-	if (id < 0)
+	if (id < 0 || vec_reserve(&ps->edepth, (size_t)id + 1)) {
 		error_at(ps, e.pos, "out of memory");
+		return -1;
+	}
+	while (ps->edepth.len <= (size_t)id)
+		ps->edepth.data[ps->edepth.len++] = 0;
+	ps->edepth.data[id] = (uint16_t)(h + 1);
 	return id;
 }
+
+/* Bounds the parser's own recursion; pair every successful enter() with leave(). */
+static bool enter(Parser *ps)
+{
+	if (++ps->nest > MAX_NESTING) {
+		error_at(ps, ps->tok.pos, "program is nested too deeply (more than %d levels)", MAX_NESTING);
+		ps->nest--;
+		return false;
+	}
+	return true;
+}
+
+static void leave(Parser *ps) { ps->nest--; }
 
 static int32_t parse_expr(Parser *ps);
 
@@ -449,7 +485,18 @@ static int32_t parse_primary(Parser *ps)
 	return add_expr(ps, e);
 }
 
+static int32_t parse_unary_(Parser *ps);
+
 static int32_t parse_unary(Parser *ps)
+{
+	if (!enter(ps))
+		return -1;
+	int32_t r = parse_unary_(ps);
+	leave(ps);
+	return r;
+}
+
+static int32_t parse_unary_(Parser *ps)
 {
 	Tok t = ps->tok;
 	if (t.kind == T_MINUS || t.kind == T_BANG) {
@@ -533,9 +580,11 @@ static int32_t parse_binary(Parser *ps, int min_prec)
 
 static int32_t parse_expr(Parser *ps)
 {
-	if (ps->failed)
+	if (ps->failed || !enter(ps))
 		return -1;
-	return parse_binary(ps, 1);
+	int32_t r = parse_binary(ps, 1);
+	leave(ps);
+	return r;
 }
 
 /* ---- statements ---------------------------------------------------------- */
@@ -961,7 +1010,18 @@ static int32_t parse_stmt(Parser *ps)
 	return -1;
 }
 
+static bool parse_block_(Parser *ps, Block *b);
+
 static bool parse_block(Parser *ps, Block *b)
+{
+	if (!enter(ps))
+		return false;
+	bool ok = parse_block_(ps, b);
+	leave(ps);
+	return ok;
+}
+
+static bool parse_block_(Parser *ps, Block *b)
 {
 	if (!expect(ps, T_LBRACE, "'{'"))
 		return false;
@@ -1169,6 +1229,7 @@ Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d)
 		error_at(&ps, (SrcPos){1, 1}, "no kernel in file");
 	vec_free(&ps.names);
 	vec_free(&ps.tmp);
+	vec_free(&ps.edepth);
 	if (ps.failed) {
 		ir_module_free(m);
 		return NULL;
