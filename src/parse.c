@@ -48,11 +48,15 @@ typedef struct {
 	VEC(int32_t) tmp;/* scratch for building id lists */
 	VEC(uint16_t) edepth; /* height of each expression tree, by expr id */
 	int nest;        /* current recursion depth of the parser */
+	int blocks;      /* current block nesting */
 } Parser;
 
-/* Deeper programs are rejected, so no pass can overflow the stack walking
- * an expression tree or nested blocks (found by fuzzing: 10,000 '-'). */
-#define MAX_NESTING 500
+/* Expression trees and blocks deeper than this are rejected, so no pass can
+ * overflow a small thread stack walking them (found by fuzzing: 10,000 '-').
+ * The parser's own recursion has a looser bound: the canonical text of any
+ * accepted tree (two levels per parenthesised operand) must read back. */
+#define MAX_HEIGHT 256
+#define MAX_RECURSION (4 * MAX_HEIGHT + 64)
 
 static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...)
@@ -307,8 +311,8 @@ static int32_t add_expr(Parser *ps, Expr e)
 	int h = TA_MAX(expr_height(ps, e.a), expr_height(ps, e.b));
 	for (int i = 0; i < e.nargs; i++)
 		h = TA_MAX(h, expr_height(ps, e.args[i]));
-	if (h + 1 > MAX_NESTING) {
-		error_at(ps, e.pos, "expression is nested too deeply (more than %d levels)", MAX_NESTING);
+	if (h + 1 > MAX_HEIGHT) {
+		error_at(ps, e.pos, "expression is nested too deeply (more than %d levels)", MAX_HEIGHT);
 		return -1;
 	}
 	int32_t id = ir_add_expr(ps->m, e);
@@ -325,8 +329,8 @@ static int32_t add_expr(Parser *ps, Expr e)
 /* Bounds the parser's own recursion; pair every successful enter() with leave(). */
 static bool enter(Parser *ps)
 {
-	if (++ps->nest > MAX_NESTING) {
-		error_at(ps, ps->tok.pos, "program is nested too deeply (more than %d levels)", MAX_NESTING);
+	if (++ps->nest > MAX_RECURSION) {
+		error_at(ps, ps->tok.pos, "program is nested too deeply (more than %d levels)", MAX_RECURSION);
 		ps->nest--;
 		return false;
 	}
@@ -1014,9 +1018,15 @@ static bool parse_block_(Parser *ps, Block *b);
 
 static bool parse_block(Parser *ps, Block *b)
 {
+	if (ps->blocks >= MAX_HEIGHT) {
+		error_at(ps, ps->tok.pos, "blocks are nested too deeply (more than %d levels)", MAX_HEIGHT);
+		return false;
+	}
 	if (!enter(ps))
 		return false;
+	ps->blocks++;
 	bool ok = parse_block_(ps, b);
+	ps->blocks--;
 	leave(ps);
 	return ok;
 }

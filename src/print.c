@@ -83,7 +83,12 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 		 * since the parser folds "-5" into the literal itself. */
 		const Expr *x = &p->m->exprs.data[e->a];
 		sb_puts(p->sb, op_name((Op)e->op));
-		print_expr(p, e->a, x->kind == E_INT || x->kind == E_FLOAT ? 8 : 7);
+		if (x->kind == E_UNARY) { /* "- -x": one parser level per operator, not three */
+			sb_putc(p->sb, ' ');
+			print_expr(p, e->a, 0);
+		} else {
+			print_expr(p, e->a, x->kind == E_INT || x->kind == E_FLOAT ? 8 : 7);
+		}
 		break;
 	}
 	case E_BINARY:
