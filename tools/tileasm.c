@@ -8,10 +8,10 @@
 static const char usage[] =
 	"usage: tileasm [compile] FILE.tile --target=T [-o OUT] [--dump-isa] [--dump-ir]\n"
 	"                        [--time-passes] [-D NAME=VALUE]...\n"
-	"       tileasm run FILE.tile --backend=interp|emu|cuda|hsa [--target=T] [-D NAME=VALUE]...\n"
-	"                        [--seed N] [--bench]\n"
+	"       tileasm run FILE.tile --backend=interp|emu|cuda|hsa [--target=T] [--kernel K]\n"
+	"                        [-D NAME=VALUE]... [--arg NAME=VALUE]... [--seed N] [--bench]\n"
 	"       tileasm asm FILE.s --target=T [--show-encoding] [-o OUT]\n"
-	"       tileasm disasm FILE --target=T\n"
+	"       tileasm disasm FILE.hsaco | FILE --target=T\n"
 	"       tileasm targets | --help | --version\n";
 
 static int cli_targets(void)
