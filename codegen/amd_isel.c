@@ -1005,6 +1005,25 @@ static unsigned ds_store_op(int bytes)
 
 /* The loaded value goes to a VGPR; a uniform-typed destination is never
  * produced (loads are divergent in the analysis). */
+/* LDS address of a SIMT shared-memory access: a VGPR plus the DS
+ * instruction's 16-bit unsigned offset (folded from constants). */
+static Val lds_addr(Isel *s, const SInst *in, int32_t *off_out)
+{
+	Val a = opnd(s, in->a, 0);
+	int64_t off = in->imm;
+	if (a.kind == VK_CONST) {
+		off += (int32_t)a.bits;
+		a = cst(0);
+	}
+	if (off < 0 || off > 65535) {
+		Val t = reg(newv(s, MR_V, 1), 0, 1);
+		valu2(s, ISA_V_ADD_U32, t, a, cst((uint32_t)off));
+		a = t, off = 0;
+	}
+	*off_out = (int32_t)off;
+	return to_vgpr(s, a);
+}
+
 static void sel_ld(Isel *s, const SInst *in)
 {
 	int bytes = dtype_bytes_of(in->type);
@@ -1031,22 +1050,12 @@ static void sel_ld(Isel *s, const SInst *in)
 		if (in->guard >= 0)
 			mi->flags |= MI_PARTIAL;
 	} else if (in->sub == SP_SHARED) {
-		Val a = opnd(s, in->a, 0);
-		int64_t off = in->imm;
-		if (a.kind == VK_CONST) {
-			off += (int32_t)a.bits;
-			a = cst(0);
-		}
-		if (off < 0 || off > 65535) {
-			Val t = reg(newv(s, MR_V, 1), 0, 1);
-			valu2(s, ISA_V_ADD_U32, t, a, cst((uint32_t)off));
-			a = t, off = 0;
-		}
-		a = to_vgpr(s, a);
+		int32_t off;
+		Val a = lds_addr(s, in, &off);
 		MInst *mi = emit(s, ds_load_op(bytes, sgn), 1);
 		put(s, mi, 0, d, ISA_TY_B32);
 		put(s, mi, 1, a, ISA_TY_B32);
-		mi->in.mod.offset = (int32_t)off;
+		mi->in.mod.offset = off;
 		if (in->guard >= 0)
 			mi->flags |= MI_PARTIAL;
 	} else {
@@ -1085,22 +1094,12 @@ static void sel_st(Isel *s, const SInst *in)
 			put(s, mi, 2, g.saddr, ISA_TY_B32);
 		mi->in.mod.offset = g.off;
 	} else if (in->sub == SP_SHARED && in->op == SI_ST) {
-		Val a = opnd(s, in->a, 0);
-		int64_t off = in->imm;
-		if (a.kind == VK_CONST) {
-			off += (int32_t)a.bits;
-			a = cst(0);
-		}
-		if (off < 0 || off > 65535) {
-			Val t = reg(newv(s, MR_V, 1), 0, 1);
-			valu2(s, ISA_V_ADD_U32, t, a, cst((uint32_t)off));
-			a = t, off = 0;
-		}
-		a = to_vgpr(s, a);
+		int32_t off;
+		Val a = lds_addr(s, in, &off);
 		MInst *mi = emit(s, ds_store_op(bytes), 0);
 		put(s, mi, 0, a, ISA_TY_B32);
 		put(s, mi, 1, v, ISA_TY_B32);
-		mi->in.mod.offset = (int32_t)off;
+		mi->in.mod.offset = off;
 	} else {
 		unsupported(s, "this memory space for stores/atomics");
 	}
