@@ -108,6 +108,7 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 	int64_t a, b;
 	switch (e->kind) {
 	case E_INT:
+	case E_BOOL:
 		*out = e->ival;
 		return true;
 	case E_VAR: {
@@ -123,19 +124,33 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 		return true;
 	}
 	case E_CAST:
-		if (!dtype_is_int((DType)e->cast_to) || !ir_eval_int(m, k, e->a, vals, &a))
+		if ((!dtype_is_int((DType)e->cast_to) && e->cast_to != DT_BOOL) || !ir_eval_int(m, k, e->a, vals, &a))
 			return false;
-		*out = dt_wrap_int((DType)e->cast_to, a);
+		*out = e->cast_to == DT_BOOL ? a != 0 : dt_wrap_int((DType)e->cast_to, a);
 		return true;
 	case E_UNARY:
-		if (e->op != OP_NEG || !ir_eval_int(m, k, e->a, vals, &a))
+		if (!ir_eval_int(m, k, e->a, vals, &a))
 			return false;
-		*out = (int64_t)(0 - (uint64_t)a);
+		*out = e->op == OP_NOT ? !a : (int64_t)(0 - (uint64_t)a);
 		if (dtype_is_int((DType)e->type))
 			*out = dt_wrap_int((DType)e->type, *out);
 		return true;
 	case E_BINARY:
 	case E_CALL: {
+		if (e->kind == E_CALL && e->op == OP_SELECT) {
+			int64_t c;
+			if (e->nargs != 3 || !ir_eval_int(m, k, e->args[0], vals, &c))
+				return false;
+			return ir_eval_int(m, k, e->args[c ? 1 : 2], vals, out);
+		}
+		if (e->kind == E_CALL && e->op == OP_ABS) {
+			if (e->nargs != 1 || !ir_eval_int(m, k, e->args[0], vals, &a))
+				return false;
+			*out = a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
+			if (dtype_is_int((DType)e->type))
+				*out = dt_wrap_int((DType)e->type, *out);
+			return true;
+		}
 		int32_t x = e->kind == E_BINARY ? e->a : (e->nargs == 2 ? e->args[0] : -1);
 		int32_t y = e->kind == E_BINARY ? e->b : (e->nargs == 2 ? e->args[1] : -1);
 		if (!ir_eval_int(m, k, x, vals, &a) || !ir_eval_int(m, k, y, vals, &b))
@@ -147,6 +162,14 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 		case OP_ADD: *out = (int64_t)(ua + ub); break;
 		case OP_SUB: *out = (int64_t)(ua - ub); break;
 		case OP_MUL: *out = (int64_t)(ua * ub); break;
+		case OP_EQ: *out = a == b; break;
+		case OP_NE: *out = a != b; break;
+		case OP_LT: *out = a < b; break;
+		case OP_LE: *out = a <= b; break;
+		case OP_GT: *out = a > b; break;
+		case OP_GE: *out = a >= b; break;
+		case OP_AND: *out = a && b; break;
+		case OP_OR: *out = a || b; break;
 		case OP_MIN: *out = a < b ? a : b; break;
 		case OP_MAX: *out = a > b ? a : b; break;
 		case OP_FLOORDIV: if (!b || (b == -1 && a == INT64_MIN)) return false; *out = floordiv(a, b); break;
