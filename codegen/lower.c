@@ -2259,6 +2259,18 @@ static void place_bufs(L *c, const Block *b)
 	}
 }
 
+/* Shared memory one block may use: LDS is 64 KiB per workgroup on gfx90a,
+ * gfx942 and gfx1100; NVIDIA's opt-in maximum is 163 KiB on sm_80 (A100)
+ * and 227 KiB on sm_90a (H100/H200). */
+static int64_t smem_limit(ta_target t)
+{
+	switch (t) {
+	case TA_TARGET_SM80: return 163 * 1024;
+	case TA_TARGET_SM90A: return 227 * 1024;
+	default: return 64 * 1024;
+	}
+}
+
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 {
 	memset(f, 0, sizeof *f);
@@ -2366,6 +2378,15 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 	}
 	rf_analyze(c);
 	place_bufs(c, &kn->body);
+	if (f->smem_bytes > smem_limit(t->id)) {
+		/* Caught here, not at launch: the code object would load and then
+		 * fail every dispatch with an unhelpful runtime error. */
+		diag_at(d, DIAG_ERROR, &m->src, kn->pos,
+			"kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block",
+			kn->name, (long long)f->smem_bytes, target_name(t->id), (long long)smem_limit(t->id));
+		c->failed = true;
+		goto out;
+	}
 	block(c, &kn->body);
 	emit(c, I(SI_RET, DT_VOID, -1, -1, -1));
 out:

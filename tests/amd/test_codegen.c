@@ -171,6 +171,39 @@ Test(amd_codegen, unsupported_is_a_clear_error)
 	rmdir_all(dir);
 }
 
+/* A block's shared memory beyond the target's LDS is a compile error at
+ * the kernel, not a code object that fails at dispatch: 80 KiB is over
+ * every AMD target's 64 KiB, 64 KiB exactly fits. */
+Test(amd_codegen, lds_limit_is_a_compile_error)
+{
+	char *dir = tmpdir(), path[512], cmd[1024];
+	for (int words = 16384; words <= 20480; words += 4096)
+		for (size_t t = 0; t < NT; t++) {
+			snprintf(path, sizeof path, "%s/k.tile", dir);
+			FILE *f = fopen(path, "w");
+			cr_assert(f);
+			fprintf(f, "kernel k(A: f32[N], B: f32[N]) grid(1) threads(64) {\n  S = shared f32[%d]\n"
+				   "  copy(A[0], S)\n  copy(S, B[0])\n}\n", words);
+			fclose(f);
+			snprintf(cmd, sizeof cmd, "'%s' compile '%s' --target=%s -o '%s/k.hsaco' 2>&1", env("TILEASM"),
+				 path, targets[t], dir);
+			int st;
+			char *log = run_cmd(cmd, &st);
+			snprintf(path, sizeof path, "%s/k.hsaco", dir);
+			if (words == 16384) {
+				cr_assert_eq(st, 0, "%s: %s", targets[t], log);
+				cr_assert_eq(unlink(path), 0);
+			} else {
+				cr_assert_eq(st, 1, "%s: %s", targets[t], log);
+				cr_assert(strstr(log, ":1:1: error: kernel 'k' needs 81920 bytes of shared memory") &&
+					  strstr(log, "at most 65536"), "%s", log);
+				cr_assert_neq(access(path, F_OK), 0, "no output file on error");
+			}
+			free(log);
+		}
+	rmdir_all(dir);
+}
+
 /* Runs an example on the emulator with the given arguments; asserts PASS. */
 static void emu_run(const char *dir, const char *e, const char *t, const char *args)
 {
