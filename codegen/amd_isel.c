@@ -913,7 +913,8 @@ static void sel_arith(Isel *s, const SInst *in)
 static int dtype_bytes_of(int t)
 {
 	switch (t) {
-	case DT_BOOL: case DT_I8: case DT_U8: case DT_FP8E4M3: case DT_FP8E5M2: return 1;
+	case DT_BOOL: case DT_I8: case DT_U8: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ:
+	case DT_FP8E5M2FNUZ: return 1;
 	case DT_I16: case DT_F16: case DT_BF16: return 2;
 	case DT_I64: case DT_F64: return 8;
 	default: return 4;
@@ -1137,6 +1138,130 @@ static void scan_uses(Isel *s)
 	}
 }
 
+/* ---- fp8 conversions -----------------------------------------------------
+ *
+ * fp8 storage is a byte in the low bits of a VGPR (bits above it may be
+ * anything: every reader below looks at the low byte only).  gfx942 has
+ * hardware conversions for the FNUZ formats; everything else uses integer
+ * sequences that are exact with f32 denormals kept (the kernel descriptor's
+ * FLOAT_DENORM_MODE_32 is 3) and the default round-to-nearest-even mode. */
+
+typedef struct {
+	int mbits, bias;
+	uint32_t maxf; /* f32 bits of the largest finite value */
+} Fp8Fmt;
+
+static Fp8Fmt fp8_fmt(int t)
+{
+	switch (t) {
+	case DT_FP8E4M3: return (Fp8Fmt){3, 7, 0x43e00000u};       /* 448 */
+	case DT_FP8E5M2: return (Fp8Fmt){2, 15, 0x47600000u};      /* 57344 */
+	case DT_FP8E4M3FNUZ: return (Fp8Fmt){3, 8, 0x43700000u};   /* 240 */
+	default: return (Fp8Fmt){2, 16, 0x47600000u};              /* e5m2fnuz: 57344 */
+	}
+}
+
+/* gfx942 converts the FNUZ formats in hardware. */
+static bool fp8_native(const Isel *s, int t)
+{
+	return s->it == TA_TARGET_GFX942 && dtype_is_fnuz((DType)t);
+}
+
+/* d (f32) = the fp8 byte in the low bits of a. */
+static void fp8_unpack(Isel *s, int t, Val d, Val a)
+{
+	if (fp8_native(s, t)) { /* reads byte 0 */
+		valu1(s, t == DT_FP8E4M3FNUZ ? ISA_V_CVT_F32_FP8 : ISA_V_CVT_F32_BF8, d, to_vgpr(s, a));
+		return;
+	}
+	if (t == DT_FP8E5M2) { /* the high byte of an f16, infinities and NaNs included */
+		Val h = vtmp(s);
+		valu2(s, ISA_V_LSHLREV_B32, h, cst(8), a);
+		valu1(s, ISA_V_CVT_F32_F16, d, h);
+		return;
+	}
+	/* Magnitude bits under the f32 exponent field: exponent e reads as
+	 * 2^(e-127) (e == 0 an f32 denormal with the same scale), so one exact
+	 * multiply by 2^(127-bias) gives the value.  Then the sign, then NaN. */
+	Fp8Fmt f = fp8_fmt(t);
+	Val m = vtmp(s), v = vtmp(s), sh = vtmp(s), r = vtmp(s), vcc = reg(newv(s, MR_S, s->lm), 0, s->lm);
+	valu2(s, ISA_V_AND_B32, m, cst(0x7f), a);
+	valu2(s, ISA_V_LSHLREV_B32, v, cst((uint32_t)(23 - f.mbits)), m);
+	valu2(s, ISA_V_MUL_F32, v, cst((uint32_t)(254 - f.bias) << 23), v);
+	valu2(s, ISA_V_LSHLREV_B32, sh, cst(24), a); /* the sign at bit 31 */
+	valu3(s, ISA_V_BFI_B32, r, cst(0x7fffffffu), v, sh);
+	Val nan = cst(0x7fc00000u);
+	if (t == DT_FP8E4M3) { /* S.1111.111: NaN with the sign */
+		valu2(s, ISA_V_CMP_EQ_U32, vcc, cst(0x7f), m);
+		nan = vtmp(s);
+		valu3(s, ISA_V_BFI_B32, nan, cst(0x7fffffffu), cst(0x7fc00000u), sh);
+	} else { /* FNUZ: 0x80 is the only NaN */
+		valu2(s, ISA_V_CMP_EQ_U32, vcc, cst(0x80000000u), sh);
+	}
+	Val src[3] = {r, nan, vcc};
+	valu(s, ISA_V_CNDMASK_B32, 1, &d, 3, src);
+}
+
+/* d (the fp8 byte, zero-extended) = f32 a rounded to nearest even with
+ * saturation to +-max (infinities too); NaN -> NaN. */
+static void fp8_pack(Isel *s, int t, Val d, Val a)
+{
+	Fp8Fmt f = fp8_fmt(t);
+	Val vcc = reg(newv(s, MR_S, s->lm), 0, s->lm);
+	a = to_vgpr(s, a);
+	if (fp8_native(s, t)) {
+		/* v_cvt_pk_*8_f32 rounds to nearest even and turns NaN into 0x80,
+		 * but saturates only with a clamp bit LLVM does not accept on
+		 * gfx942: clamp to +-max first, keeping NaN. */
+		Val c = vtmp(s), p = vtmp(s);
+		valu3(s, ISA_V_MED3_F32, c, a, cst(f.maxf | 0x80000000u), cst(f.maxf));
+		valu2(s, ISA_V_CMP_U_F32, vcc, a, a);
+		Val src[3] = {c, a, vcc};
+		valu(s, ISA_V_CNDMASK_B32, 1, &c, 3, src);
+		valu2(s, t == DT_FP8E4M3FNUZ ? ISA_V_CVT_PK_FP8_F32 : ISA_V_CVT_PK_BF8_F32, p, c, cst(0));
+		valu2(s, ISA_V_AND_B32, d, cst(0xff), p); /* the instruction keeps the high half */
+		return;
+	}
+	int sh = 23 - f.mbits;
+	uint32_t minnorm = (uint32_t)(128 - f.bias) << 23;  /* 2^(1-bias) */
+	uint32_t magic = (uint32_t)(151 - f.bias - f.mbits) << 23; /* 2^(24-bias-mbits): ulp = subnormal step */
+	Val u = vtmp(s), sub = vtmp(s), odd = vtmp(s), n = vtmp(s), r = vtmp(s), sb = vtmp(s), res = vtmp(s);
+	valu2(s, ISA_V_AND_B32, u, cst(0x7fffffffu), a);
+	valu2(s, ISA_V_MIN_U32, u, cst(f.maxf), u); /* satfinite (NaN is fixed below) */
+	/* Below the smallest normal: adding 2^(24-bias-mbits) rounds to the
+	 * subnormal step (RNE in hardware), the low bits are the encoding. */
+	valu2(s, ISA_V_ADD_F32, sub, cst(magic), u);
+	valu2(s, ISA_V_SUB_U32, sub, sub, cst(magic));
+	/* Normal: rebias the exponent, round the dropped bits to even, shift. */
+	valu3(s, ISA_V_BFE_U32, odd, u, cst((uint32_t)sh), cst(1));
+	valu3(s, ISA_V_ADD3_U32, n, u, odd, cst(((uint32_t)(f.bias - 127) << 23) + (1u << (sh - 1)) - 1));
+	valu2(s, ISA_V_LSHRREV_B32, n, cst((uint32_t)sh), n);
+	valu2(s, ISA_V_CMP_GT_U32, vcc, cst(minnorm), u);
+	Val s1[3] = {n, sub, vcc};
+	valu(s, ISA_V_CNDMASK_B32, 1, &r, 3, s1);
+	valu2(s, ISA_V_LSHRREV_B32, sb, cst(24), a);
+	valu2(s, ISA_V_AND_B32, sb, cst(0x80), sb);
+	valu2(s, ISA_V_OR_B32, res, r, sb);
+	Val nan = cst(0x80);
+	if (t == DT_FP8E4M3) { /* S.1111.111 */
+		nan = vtmp(s);
+		valu2(s, ISA_V_OR_B32, nan, cst(0x7f), sb);
+	} else if (t == DT_FP8E5M2) { /* quiet NaN keeping the next payload bit, as dtype.c */
+		Val q = vtmp(s);
+		nan = vtmp(s);
+		valu3(s, ISA_V_BFE_U32, q, a, cst(21), cst(1));
+		valu3(s, ISA_V_OR3_B32, nan, q, sb, cst(0x7e));
+	} else { /* FNUZ has no -0: a zero magnitude keeps no sign */
+		Val vz = reg(newv(s, MR_S, s->lm), 0, s->lm);
+		valu2(s, ISA_V_CMP_EQ_U32, vz, cst(0), r);
+		Val s2[3] = {res, r, vz};
+		valu(s, ISA_V_CNDMASK_B32, 1, &res, 3, s2);
+	}
+	valu2(s, ISA_V_CMP_U_F32, vcc, a, a);
+	Val s3[3] = {res, nan, vcc};
+	valu(s, ISA_V_CNDMASK_B32, 1, &d, 3, s3);
+}
+
 static void sel_small_pack(Isel *s, int t, Val d, Val a, bool low_only)
 {
 	if (t == DT_F16 && low_only) { /* only 2-byte stores read it */
@@ -1148,7 +1273,7 @@ static void sel_small_pack(Isel *s, int t, Val d, Val a, bool low_only)
 	} else if (t == DT_BF16) {
 		f32_to_bf16_bits(s, d, a);
 	} else {
-		unsupported(s, "fp8 conversion");
+		fp8_pack(s, t, d, a);
 	}
 }
 
@@ -1159,7 +1284,7 @@ static void sel_small_unpack(Isel *s, int t, Val d, Val a)
 	else if (t == DT_BF16)
 		valu2(s, ISA_V_LSHLREV_B32, d, cst(16), a);
 	else
-		unsupported(s, "fp8 conversion");
+		fp8_unpack(s, t, d, a);
 }
 
 static void copy_val(Isel *s, Val d, Val a, bool uni)
@@ -1255,7 +1380,8 @@ static void sel_cvt(Isel *s, const SInst *in)
 		}
 		bool u = from == DT_U32 || from == DT_U8;
 		valu1(s, u ? ISA_V_CVT_F32_U32 : ISA_V_CVT_F32_I32, d, opnd(s, in->a, 0));
-		if (to == DT_F16 || to == DT_BF16) {
+		/* fp8: ints beyond 2^24 (rounded by the f32 step) saturate anyway */
+		if (to == DT_F16 || to == DT_BF16 || dtype_is_fp8((DType)to)) {
 			Val b = reg(newv(s, MR_V, 1), 0, 1);
 			sel_small_pack(s, to, b, d, false);
 			sel_small_unpack(s, to, d, b);
@@ -1861,8 +1987,11 @@ static void sel_inst(Isel *s, int i)
 			} else {
 				valu2(s, ISA_V_CMP_NE_U32, d, opnd(s, in->a, 0), cst(0));
 			}
-		} else if (t == DT_FP8E4M3 || t == DT_FP8E5M2) {
-			unsupported(s, "fp8 pack/unpack");
+		} else if (dtype_is_fp8((DType)t)) {
+			if (in->op == SI_PACK)
+				fp8_pack(s, t, d, opnd(s, in->a, 0));
+			else
+				fp8_unpack(s, t, d, opnd(s, in->a, 0));
 		} else {
 			copy_val(s, d, opnd_all(s, in->a), uni);
 		}

@@ -69,7 +69,8 @@ VType simt_vt(DType t)
 	switch (t) {
 	case DT_BOOL: return VT_PRED;
 	case DT_I64: return VT_I64;
-	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_F32: return VT_F32;
+	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ:
+	case DT_F32: return VT_F32;
 	case DT_F64: return VT_F64;
 	default: return VT_I32;
 	}
@@ -79,7 +80,7 @@ VType simt_storage_vt(DType t)
 {
 	switch (t) {
 	case DT_F16: case DT_BF16: return VT_B16;
-	case DT_BOOL: case DT_FP8E4M3: case DT_FP8E5M2: return VT_I32;
+	case DT_BOOL: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ: return VT_I32;
 	default: return simt_vt(t);
 	}
 }
@@ -90,7 +91,8 @@ static DType op_type(DType t)
 	switch (t) {
 	case DT_I8: case DT_I16: case DT_I32: return DT_I32;
 	case DT_U8: case DT_U32: return DT_U32;
-	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: return DT_F32;
+	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ:
+		return DT_F32;
 	default: return t;
 	}
 }
@@ -245,7 +247,7 @@ static void st(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t val, 
 
 static int32_t unpack(L *c, DType t, int32_t s)
 {
-	if (simt_vt(t) == simt_storage_vt(t) && t != DT_FP8E4M3 && t != DT_FP8E5M2)
+	if (simt_vt(t) == simt_storage_vt(t) && !dtype_is_fp8(t))
 		return s;
 	int32_t r = reg(c, simt_vt(t));
 	emit(c, I(SI_UNPACK, t, r, s, -1));
@@ -254,7 +256,7 @@ static int32_t unpack(L *c, DType t, int32_t s)
 
 static int32_t pack(L *c, DType t, int32_t v)
 {
-	if (simt_vt(t) == simt_storage_vt(t) && t != DT_FP8E4M3 && t != DT_FP8E5M2)
+	if (simt_vt(t) == simt_storage_vt(t) && !dtype_is_fp8(t))
 		return v;
 	int32_t r = reg(c, simt_storage_vt(t));
 	emit(c, I(SI_PACK, t, r, v, -1));
@@ -2220,17 +2222,21 @@ static void stmt(L *c, int32_t id)
 
 /* ---- kernel ------------------------------------------------------------------ */
 
-static bool uses_fp8(const Module *m)
+/* The first dtype of the module that `want` accepts (buffers, then
+ * expression types and cast targets), or DT_VOID. */
+static DType find_dtype(const Module *m, bool (*want)(DType))
 {
 	for (size_t i = 0; i < m->bufs.len; i++)
-		if (m->bufs.data[i].dtype == DT_FP8E4M3 || m->bufs.data[i].dtype == DT_FP8E5M2)
-			return true;
-	for (size_t i = 0; i < m->exprs.len; i++)
-		if (m->exprs.data[i].type == DT_FP8E4M3 || m->exprs.data[i].type == DT_FP8E5M2 ||
-		    (m->exprs.data[i].kind == E_CAST &&
-		     (m->exprs.data[i].cast_to == DT_FP8E4M3 || m->exprs.data[i].cast_to == DT_FP8E5M2)))
-			return true;
-	return false;
+		if (want((DType)m->bufs.data[i].dtype))
+			return (DType)m->bufs.data[i].dtype;
+	for (size_t i = 0; i < m->exprs.len; i++) {
+		const Expr *e = &m->exprs.data[i];
+		if (want((DType)e->type))
+			return (DType)e->type;
+		if (e->kind == E_CAST && want((DType)e->cast_to))
+			return (DType)e->cast_to;
+	}
+	return DT_VOID;
 }
 
 /* Gives every buffer allocated in block b (recursively) its place. */
@@ -2290,7 +2296,14 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 		diag_error(d, "internal: lowering an unverified module");
 		return -1;
 	}
-	if (t->id == TA_TARGET_SM80 && uses_fp8(m)) {
+	DType fnuz = find_dtype(m, dtype_is_fnuz);
+	if (target_is_nvidia(t->id) && fnuz != DT_VOID) {
+		diag_at(d, DIAG_ERROR, &m->src, kn->pos,
+			"kernel '%s' uses %s, which is an AMD format; NVIDIA targets support fp8e4m3 and fp8e5m2", kn->name,
+			dtype_name(fnuz));
+		return -1;
+	}
+	if (t->id == TA_TARGET_SM80 && find_dtype(m, dtype_is_fp8) != DT_VOID) {
 		diag_at(d, DIAG_ERROR, &m->src, kn->pos, "kernel '%s' uses fp8, which needs --target=sm_90a", kn->name);
 		return -1;
 	}

@@ -7,7 +7,9 @@
  */
 #include "api.h"
 
-_Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2, "ta_dtype mirrors DType");
+_Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2 && (int)TA_FP8E5M2FNUZ == DT_FP8E5M2FNUZ &&
+                   DT_FP8E5M2FNUZ + 1 == DT_COUNT,
+               "ta_dtype mirrors DType");
 _Static_assert((int)TA_SHARED == SCOPE_SHARED && (int)TA_LOCAL == SCOPE_LOCAL, "ta_scope mirrors Scope");
 _Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD, "ta_op mirrors Op");
 _Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
@@ -60,7 +62,7 @@ static void fail(ta_builder *b, const char *fn, const char *msg)
 
 static bool expr_ok(ta_builder *b, ta_expr e) { return e >= 0 && (size_t)e < b->m->exprs.len; }
 static bool buf_ok(ta_builder *b, ta_buf x) { return x >= 0 && (size_t)x < b->m->bufs.len; }
-static bool dtype_ok(ta_dtype t) { return t >= TA_BOOL && t <= TA_FP8E5M2; }
+static bool dtype_ok(ta_dtype t) { return t >= TA_BOOL && t <= TA_FP8E5M2FNUZ; }
 
 static const char *dup(ta_builder *b, const char *s) { return arena_strndup(&b->m->arena, s, strlen(s)); }
 

@@ -179,13 +179,15 @@ static int mini_fmt(DType t)
 	case DT_BF16: return FMT_BF16;
 	case DT_FP8E4M3: return FMT_E4M3;
 	case DT_FP8E5M2: return FMT_E5M2;
+	case DT_FP8E4M3FNUZ: return FMT_E4M3FNUZ;
+	case DT_FP8E5M2FNUZ: return FMT_E5M2FNUZ;
 	default: return -1;
 	}
 }
 
 /* The float DTypes are contiguous in ir.h (kept local so this file does not
  * depend on module.c). */
-static bool is_float(DType t) { return t >= DT_F16 && t <= DT_FP8E5M2; }
+static bool is_float(DType t) { return t >= DT_F16 && t <= DT_FP8E5M2FNUZ; }
 
 /* ---- integers ---------------------------------------------------------- */
 
@@ -257,7 +259,7 @@ double dt_int_to_float(DType t, int64_t v)
 		int f = mini_fmt(t);
 		if (f < 0)
 			return (double)v;
-		bool sat = t == DT_FP8E4M3 || t == DT_FP8E5M2;
+		bool sat = t != DT_F16 && t != DT_BF16; /* the fp8 types are satfinite */
 		return mf_decode((MiniFmt)f, mf_encode((MiniFmt)f, int_to_double_odd(v), sat));
 	}
 	}
@@ -273,6 +275,8 @@ double dt_round_double(DType t, double v)
 		return mf_decode((MiniFmt)mini_fmt(t), mf_encode((MiniFmt)mini_fmt(t), v, false));
 	case DT_FP8E4M3:
 	case DT_FP8E5M2:
+	case DT_FP8E4M3FNUZ:
+	case DT_FP8E5M2FNUZ:
 		return mf_decode((MiniFmt)mini_fmt(t), mf_encode((MiniFmt)mini_fmt(t), v, true));
 	default: return (double)dt_sat_int(t, v);
 	}
@@ -314,7 +318,9 @@ double dt_to_double(DType t, const void *p)
 	case DT_F16:
 	case DT_BF16: { uint16_t x; memcpy(&x, p, 2); return mf_decode((MiniFmt)mini_fmt(t), x); }
 	case DT_FP8E4M3:
-	case DT_FP8E5M2: return mf_decode((MiniFmt)mini_fmt(t), *(const uint8_t *)p);
+	case DT_FP8E5M2:
+	case DT_FP8E4M3FNUZ:
+	case DT_FP8E5M2FNUZ: return mf_decode((MiniFmt)mini_fmt(t), *(const uint8_t *)p);
 	default: return (double)load_int(t, p);
 	}
 }
@@ -334,7 +340,9 @@ void dt_store_double(DType t, void *p, double v)
 	case DT_F16:
 	case DT_BF16: { uint16_t x = (uint16_t)mf_encode((MiniFmt)mini_fmt(t), v, false); memcpy(p, &x, 2); break; }
 	case DT_FP8E4M3:
-	case DT_FP8E5M2: *(uint8_t *)p = (uint8_t)mf_encode((MiniFmt)mini_fmt(t), v, true); break;
+	case DT_FP8E5M2:
+	case DT_FP8E4M3FNUZ:
+	case DT_FP8E5M2FNUZ: *(uint8_t *)p = (uint8_t)mf_encode((MiniFmt)mini_fmt(t), v, true); break;
 	default: store_int_bits(t, p, dt_sat_int(t, v)); break;
 	}
 }

@@ -36,6 +36,8 @@ typedef enum {
 	DT_F64,
 	DT_FP8E4M3, /* OCP E4M3FN: bias 7, no infinities, max 448 */
 	DT_FP8E5M2, /* OCP E5M2: bias 15, IEEE-like */
+	DT_FP8E4M3FNUZ, /* AMD gfx942 E4M3FNUZ: bias 8, no inf, no -0, 0x80 = NaN, max 240 */
+	DT_FP8E5M2FNUZ, /* AMD gfx942 E5M2FNUZ: bias 16, no inf, no -0, 0x80 = NaN, max 57344 */
 	DT_COUNT
 } DType;
 
@@ -43,6 +45,8 @@ const char *dtype_name(DType t);
 DType dtype_from_name(const char *s, size_t n); /* DT_VOID if unknown */
 int dtype_bytes(DType t);
 bool dtype_is_float(DType t);
+bool dtype_is_fp8(DType t);  /* the four 8-bit float types */
+bool dtype_is_fnuz(DType t); /* the two FNUZ (AMD-only) fp8 types */
 bool dtype_is_int(DType t); /* integers, not bool */
 bool dtype_is_signed(DType t);
 

@@ -12,6 +12,7 @@ static const struct {
 	[DT_U32] = {"u32", 4},       [DT_I64] = {"i64", 8},         [DT_F16] = {"f16", 2},
 	[DT_BF16] = {"bf16", 2},     [DT_F32] = {"f32", 4},         [DT_F64] = {"f64", 8},
 	[DT_FP8E4M3] = {"fp8e4m3", 1}, [DT_FP8E5M2] = {"fp8e5m2", 1},
+	[DT_FP8E4M3FNUZ] = {"fp8e4m3fnuz", 1}, [DT_FP8E5M2FNUZ] = {"fp8e5m2fnuz", 1},
 };
 
 const char *dtype_name(DType t) { return t < DT_COUNT ? dtypes[t].name : "?"; }
@@ -27,9 +28,15 @@ DType dtype_from_name(const char *s, size_t n)
 
 bool dtype_is_float(DType t)
 {
-	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 || t == DT_FP8E4M3 ||
-	       t == DT_FP8E5M2;
+	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 || dtype_is_fp8(t);
 }
+
+bool dtype_is_fp8(DType t)
+{
+	return t == DT_FP8E4M3 || t == DT_FP8E5M2 || dtype_is_fnuz(t);
+}
+
+bool dtype_is_fnuz(DType t) { return t == DT_FP8E4M3FNUZ || t == DT_FP8E5M2FNUZ; }
 
 bool dtype_is_int(DType t) { return t >= DT_I8 && t <= DT_I64; }
 bool dtype_is_signed(DType t) { return t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64; }

@@ -401,7 +401,7 @@ static void check_gemm(Checker *c, Stmt *s)
 	}
 	DType in = (DType)A->dtype, acc = (DType)C->dtype;
 	bool ok = (in == DT_I8 && acc == DT_I32) ||
-	          ((in == DT_F16 || in == DT_BF16 || in == DT_F32 || in == DT_FP8E4M3 || in == DT_FP8E5M2) &&
+	          ((in == DT_F16 || in == DT_BF16 || in == DT_F32 || dtype_is_fp8(in)) &&
 	           acc == DT_F32);
 	if (!ok)
 		err(c, s->dst.pos, "gemm of %s inputs accumulates into %s, not %s", dtype_name(in),

@@ -412,3 +412,81 @@ Test(dtype, integer_loads)
 	float f = -2.75f;
 	cr_assert_eq(dt_to_int(DT_F32, &f), -2);
 }
+
+/* ---- the FNUZ IR dtypes (fp8e4m3fnuz, fp8e5m2fnuz) -------------------- */
+
+Test(dtype, fnuz_dtypes_decode_every_pattern)
+{
+	static const struct { DType t; int eb, mb, bias; } fs[] = {
+		{DT_FP8E4M3FNUZ, 4, 3, 8}, {DT_FP8E5M2FNUZ, 5, 2, 16}};
+	for (size_t i = 0; i < TA_ARRAY_LEN(fs); i++) {
+		cr_assert(dtype_is_float(fs[i].t) && dtype_is_fp8(fs[i].t) && dtype_is_fnuz(fs[i].t));
+		cr_assert_eq(dtype_bytes(fs[i].t), 1);
+		const char *name = dtype_name(fs[i].t);
+		cr_assert_eq(dtype_from_name(name, strlen(name)), fs[i].t);
+		for (uint32_t u = 0; u < 256; u++) {
+			uint8_t b = (uint8_t)u, back;
+			double d = dt_to_double(fs[i].t, &b);
+			if (u == 0x80)
+				cr_assert(isnan(d), "%s 80 is NaN", name);
+			else
+				cr_assert(same(d, fp8_ref(b, fs[i].eb, fs[i].mb, fs[i].bias)), "%s %02x: %a", name, u, d);
+			dt_store_double(fs[i].t, &back, d);
+			cr_assert_eq(back, u, "%s %02x round trip gives %02x", name, u, back);
+			cr_assert(same(dt_round_double(fs[i].t, d), d));
+		}
+	}
+	cr_assert(!dtype_is_fnuz(DT_FP8E4M3) && dtype_is_fp8(DT_FP8E5M2) && !dtype_is_fp8(DT_F16));
+}
+
+/* Stores through the DType path (the interpreter's) against the table
+ * search with saturation: ties, subnormals, the overflow region, +-inf,
+ * NaN (0x80) and tiny negatives (0x00: there is no -0). */
+Test(dtype, fnuz_dtypes_store_rounds_satfinite)
+{
+	static const struct { DType t; const FmtInfo *fi; } fs[] = {
+		{DT_FP8E4M3FNUZ, &infos[4]}, {DT_FP8E5M2FNUZ, &infos[5]}};
+	for (size_t i = 0; i < TA_ARRAY_LEN(fs); i++) {
+		const FmtInfo *fi = fs[i].fi;
+		Table t = make_table(fi);
+		double max = t.val[t.n - 1], ulp = max - t.val[t.n - 2];
+		int n = 0;
+		for (int k = -1; k + 1 < t.n; k++) {
+			double lo = k < 0 ? 0 : t.val[k], hi = k < 0 ? t.val[0] : t.val[k + 1];
+			double pts[] = {lo, hi, lo + (hi - lo) / 2, nextafter(lo + (hi - lo) / 2, 0),
+			                nextafter(lo + (hi - lo) / 2, INFINITY), lo + (hi - lo) / 8, max + ulp / 2,
+			                max + ulp, 1e30, INFINITY, (float)nextafter(max + ulp / 2, INFINITY)};
+			for (size_t p = 0; p < TA_ARRAY_LEN(pts); p++)
+				for (int sg = 0; sg < 2; sg++) {
+					double x = sg ? -pts[p] : pts[p];
+					uint32_t want = ref_round(fi, &t, pts[p], true);
+					if (sg && want != 0)
+						want |= 0x80;
+					uint8_t got;
+					dt_store_double(fs[i].t, &got, x);
+					cr_assert_eq(got, want, "%s(%a): got %02x want %02x", fi->name, x, got, want);
+					double r = dt_round_double(fs[i].t, x);
+					cr_assert(same(r, mf_decode(fi->f, want)), "%s round(%a) = %a", fi->name, x, r);
+					n++;
+				}
+		}
+		uint8_t got;
+		dt_store_double(fs[i].t, &got, NAN);
+		cr_assert_eq(got, 0x80);
+		dt_store_double(fs[i].t, &got, -NAN);
+		cr_assert_eq(got, 0x80);
+		dt_store_double(fs[i].t, &got, -0.0);
+		cr_assert_eq(got, 0x00);
+		dt_store_int(fs[i].t, &got, -1000000);
+		cr_assert_eq(got, 0xff, "%s(int -1e6) saturates to -max", fi->name);
+		cr_assert_eq(dt_int_to_float(fs[i].t, 17), 16.0); /* e4m3fnuz: 16|18 tie to even; e5m2fnuz: 16|20 */
+		cr_assert_gt(n, 300);
+		free(t.val);
+		free(t.bits);
+	}
+	cr_assert_eq(dt_round_double(DT_FP8E4M3FNUZ, 250), 240.0);
+	cr_assert_eq(dt_round_double(DT_FP8E4M3FNUZ, 0x1p-11), 0.0);      /* tie to even (0) */
+	cr_assert_eq(dt_round_double(DT_FP8E4M3FNUZ, 0x1.8p-10), 0x1p-9); /* tie to even (2) */
+	cr_assert_eq(dt_round_double(DT_FP8E5M2FNUZ, 1e9), 57344.0);
+	cr_assert_eq(dt_round_double(DT_FP8E5M2FNUZ, 0x1p-18), 0.0);
+}

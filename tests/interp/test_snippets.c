@@ -680,3 +680,48 @@ static void run_arith16(bool bf)
 
 Test(snippets, f16_arithmetic_matches_float16) { run_arith16(false); }
 Test(snippets, bf16_arithmetic_rounds_from_f32) { run_arith16(true); }
+
+/* The FNUZ fp8 dtypes: casts round to nearest even and saturate, NaN is
+ * 0x80, there is no -0; arithmetic rounds back after each operation; the
+ * printer writes them back in the parser's spelling. */
+Test(snippets, fnuz_fp8_casts_and_arithmetic)
+{
+	const char *src = "kernel k(A: f32[6], P: fp8e4m3fnuz[6], Q: fp8e5m2fnuz[6], R: f32[6])\n"
+	                  "    grid(1) threads(32) {\n"
+	                  "  parallel (i) in (6) {\n"
+	                  "    P[i] = A[i]\n"
+	                  "    Q[i] = fp8e5m2fnuz(A[i])\n"
+	                  "    R[i] = f32(fp8e4m3fnuz(A[i]) * fp8e4m3fnuz(3.0))\n"
+	                  "  }\n"
+	                  "}\n";
+	Module *m = snip(src);
+	StrBuf sb = {0};
+	ir_print(m, &sb);
+	char *t1 = sb_take(&sb);
+	cr_assert(strstr(t1, "P: fp8e4m3fnuz[6]") && strstr(t1, "fp8e5m2fnuz(A[i])"), "%s", t1);
+	Module *m2 = snip(t1);
+	ir_print(m2, &sb);
+	char *t2 = sb_take(&sb);
+	cr_assert_str_eq(t1, t2);
+	free(t1), free(t2);
+	ir_module_free(m2);
+	float A[6] = {1.0625f /* tie 1|1.125 */, -0x1p-20f, 1000, -3.7f, NAN, 0x1.8p-10f}, R[6];
+	uint8_t P[6], Q[6];
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "P", P, sizeof P);
+	h_tensor(&a, "Q", Q, sizeof Q);
+	h_tensor(&a, "R", R, sizeof R);
+	h_run(&a, NULL);
+	/* e4m3fnuz (bias 8): 1.0 = 0x40; 240 = 0x7f; -3.75 = 0xcf; 0x1.8p-10 ties to 2^-9 = 0x02 */
+	uint8_t wp[6] = {0x40, 0x00, 0x7f, 0xcf, 0x80, 0x02};
+	/* e5m2fnuz (bias 16): 1.0 = 0x40, 1.0625 -> 1.0; 1000 -> 1024 = 0x68; -3.7 -> -3.5 = 0xc7 */
+	uint8_t wq[6] = {0x40, 0x00, 0x68, 0xc7, 0x80, 0x1a /* 1.5 * 2^-10: e 6, m 2 */};
+	for (int i = 0; i < 6; i++) {
+		cr_assert_eq(P[i], wp[i], "P[%d] = %02x", i, P[i]);
+		cr_assert_eq(Q[i], wq[i], "Q[%d] = %02x", i, Q[i]);
+	}
+	/* products rounded back: 1*3 = 3; 0; 240*3 -> 240; -3.75*3 = -11.25 -> -11 (ulp 1); NaN; 2^-9*3 */
+	f32s_eq(R, (float[]){3, 0, 240, -11, NAN, 0x1.8p-8f}, 6, "R");
+	ir_module_free(m);
+}
