@@ -124,6 +124,9 @@ E("s_sethalt", "SOPP", "SOPP", "i16", "B32", "SALU")
 E("-/s_delay_alu", "-", "SOPP", "delay", "B32", "SALU")
 E("-/s_clause", "-", "SOPP", "k16", "B32", "SALU")
 E("s_sendmsg", "SOPP", "SOPP", "msg", "B32", "SALU RM0")
+# gfx11 hazard waits on the dependency counters (va_vdst, sa_sdst, ...); printed hex
+# like the values LLVM emits (0xfff, 0xfffe)
+E("-/s_waitcnt_depctr", "-", "SOPP", "k16", "B32", "SALU")
 
 # --- SMEM ---
 for n9, n11, c in [("dword", "b32", 1), ("dwordx2", "b64", 2), ("dwordx4", "b128", 4),

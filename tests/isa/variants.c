@@ -156,6 +156,13 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			return 0;
 		if (n && (sig[0] >> 8) == ISA_R_MSG && var > 1 + g11)
 			return 0;
+		/* s_waitcnt_depctr: the values the hazard pass emits (va_vdst(0),
+		 * sa_sdst(0)) and others with the unused bits 6:5 set, which
+		 * llvm-mc prints in hex as we do (bits 6:5 clear print symbolically). */
+		if (op == ISA_S_WAITCNT_DEPCTR) {
+			static const int dc[6] = {0x0fff, 0xfffe, 0xffff, 0x1234, 0xf1ff, 0xfffd};
+			in->ops[0] = isa_imm(dc[var]);
+		}
 		break;
 	case ISA_FMT_SMEM:
 		if (var > 3)
