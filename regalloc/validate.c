@@ -10,16 +10,25 @@
 
 #include <stdlib.h>
 
-enum { NS = 256, NV = 256, NA = 256, NSLOT = NS + NV + NA };
+enum { NREG = 256 };
 /* UNDEF: never written on this path.  A read of it is the program reading
  * an undefined value (possible in SIMT code written under partial exec
  * masks), not an allocation error, so UNDEF meets a value as that value.
  * CLOBBER: overwritten by a physical write; reading it is an error. */
 enum { H_CLOBBER = -4, H_UNSEEN = -3, H_CONFLICT = -2, H_UNDEF = -1 };
 
-static int slot(int cls, int reg)
+/* Slots cover only the registers the function can touch: [base[c],
+ * base[c] + n[c]) per file, so the per-block copies and the meets at
+ * joins scale with the registers in use, not with the 768 of the files.
+ * A register never touched would only ever meet UNDEF/UNSEEN and is never
+ * read, so leaving it out changes no verdict. */
+typedef struct {
+	int base[MR_NCLASS + 1]; /* base[MR_NCLASS]: total slots */
+} Slots;
+
+static int slot(const Slots *sl, int cls, int reg)
 {
-	return cls == MR_S ? reg : cls == MR_V ? NS + reg : NS + NV + reg;
+	return sl->base[cls] + reg;
 }
 
 static int32_t holder(int v, int sub)
@@ -39,7 +48,8 @@ static int32_t meet(int32_t a, int32_t b)
 }
 
 /* Runs one block from state st (modified).  Returns 0, or -1 with err. */
-static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, StrBuf *err, int check)
+static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b, int32_t *st, StrBuf *err,
+		     int check)
 {
 	const MBlock *bl = &f->blocks.data[b];
 	for (int i = bl->first; i < bl->last; i++) {
@@ -60,7 +70,12 @@ static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, St
 			}
 			for (int j = 0; j < o->count; j++) {
 				int r = phys[v] + mi->sub[k] + j;
-				int32_t want = holder(v, mi->sub[k] + j), got = st[slot(cls, r)];
+				if (r >= NREG) {
+					if (err)
+						sb_printf(err, "insn %d: %%%d is assigned past %c%d", i, v, "sva"[cls], NREG - 1);
+					return -1;
+				}
+				int32_t want = holder(v, mi->sub[k] + j), got = st[slot(sl, cls, r)];
 				/* A partial/tied def reads its old value, which may be
 				 * undefined on the first write: only check real reads. */
 				bool soft = mi_is_def(mi, k);
@@ -95,8 +110,8 @@ static int run_block(const MFunc *f, const int16_t *phys, int b, int32_t *st, St
 				}
 				/* A copy's destination holds the destination vreg's
 				 * value: values are named by vreg, not by content. */
-				if (r >= 0 && r < 256)
-					st[slot(cls, r)] = val;
+				if (r >= 0 && r < NREG)
+					st[slot(sl, cls, r)] = val;
 			}
 		}
 	}
@@ -114,14 +129,40 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 				sb_printf(err, "vreg %zu wider than 16 dwords", v);
 			return -1;
 		}
-	int32_t *in = malloc(sizeof(int32_t) * NSLOT * (size_t)nb), *cur = malloc(sizeof(int32_t) * NSLOT);
+	/* Highest register + 1 per file over every operand, virtual (its
+	 * assigned range) or physical. */
+	int top[MR_NCLASS] = {0};
+	for (size_t i = 0; i < f->insns.len; i++) {
+		const MInst *mi = &f->insns.data[i];
+		for (int k = 0; k < mi->in.nops; k++) {
+			const IsaOperand *o = &mi->in.ops[k];
+			int cls = mir_kind_cls(o->kind), hi;
+			if (cls < 0)
+				continue;
+			if (mi->vmask & (1u << k)) {
+				int p = phys[mi->vr[k]];
+				if (p < 0)
+					continue; /* reported by run_block */
+				hi = p + mi->sub[k] + o->count;
+			} else {
+				hi = o->reg + o->count;
+			}
+			top[cls] = TA_MAX(top[cls], TA_MIN(hi, NREG));
+		}
+	}
+	Slots sl;
+	sl.base[0] = 0;
+	for (int c = 0; c < MR_NCLASS; c++)
+		sl.base[c + 1] = sl.base[c] + top[c];
+	const int nslot = sl.base[MR_NCLASS], ns = sl.base[MR_V];
+	int32_t *in = malloc(sizeof(int32_t) * ((size_t)nslot * nb + 1)), *cur = malloc(sizeof(int32_t) * (nslot + 1));
 	char *inwork = calloc((size_t)nb, 1);
 	int rc = -1;
 	if (!in || !cur || !inwork)
 		goto out;
-	for (size_t i = 0; i < (size_t)NSLOT * nb; i++)
+	for (size_t i = 0; i < (size_t)nslot * nb; i++)
 		in[i] = H_UNSEEN;
-	for (int s = 0; s < NSLOT; s++)
+	for (int s = 0; s < nslot; s++)
 		in[s] = H_UNDEF;
 	/* Sweeps in layout order over the blocks whose entry state changed:
 	 * the lattice has height 3, so a few sweeps reach the fixed point
@@ -133,17 +174,17 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 			if (!inwork[b])
 				continue;
 			inwork[b] = 0;
-			memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
-			run_block(f, phys, b, cur, err, 0);
+			memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
+			run_block(f, phys, &sl, b, cur, err, 0);
 			for (int s = 0; s < 3; s++) {
 				int t = f->blocks.data[b].succ[s];
 				if (t < 0)
 					continue;
-				int32_t *ti = in + (size_t)t * NSLOT;
+				int32_t *ti = in + (size_t)t * nslot;
 				int changed = 0;
 				/* succ[2]: parked lanes resume there; only their VGPR/AGPR
 				 * values travel along it. */
-				for (int k = s == 2 ? NS : 0; k < NSLOT; k++) {
+				for (int k = s == 2 ? ns : 0; k < nslot; k++) {
 					int32_t m = meet(ti[k], cur[k]);
 					if (m != ti[k])
 						ti[k] = m, changed = 1;
@@ -159,8 +200,8 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	/* Check with the final states only: during the iteration a block may
 	 * run before all its predecessors have been seen. */
 	for (int b = 0; b < nb; b++) {
-		memcpy(cur, in + (size_t)b * NSLOT, sizeof(int32_t) * NSLOT);
-		if (run_block(f, phys, b, cur, err, 1))
+		memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
+		if (run_block(f, phys, &sl, b, cur, err, 1))
 			goto out;
 	}
 	rc = 0;
