@@ -54,6 +54,9 @@ typedef struct {
 	int32_t owner[MR_NCLASS][MAXREG]; /* vreg holding the register now, -1 free, -2/-3 claimed */
 	int16_t resv[MR_NCLASS][MAXREG];  /* assigned vregs with a later life using it */
 	int16_t hinted[MR_NCLASS][MAXREG];
+	/* The same as bits, so find_free skips taken stretches a word at a time. */
+	uint64_t freeset[MR_NCLASS][MAXREG / 64]; /* owner == -1 */
+	uint64_t blocked[MR_NCLASS][MAXREG / 64]; /* resv or hinted */
 	int16_t *phys;   /* per vreg (grows with splits) */
 	int32_t *orig;   /* per vreg: original vreg */
 	int32_t *ren;    /* per original vreg: current name in this block */
@@ -79,11 +82,9 @@ static int writes_exec(const MInst *mi)
 {
 	if (mi->in.op >= MOP_BASE)
 		return 0;
-	for (int t = 0; t < 3; t++) {
-		const char *nm = isa_ops[mi->in.op].name[t];
-		if (nm && strstr(nm, "exec") && !strstr(nm, "cbranch"))
-			return 1;
-	}
+	/* The table's flag covers s_*saveexec* and v_cmpx (implicit exec). */
+	if (isa_ops[mi->in.op].flags & ISA_F_WEXEC)
+		return 1;
 	for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
 		if (mi->in.ops[k].kind == ISA_K_SPECIAL &&
 		    (mi->in.ops[k].reg == ISA_SP_EXEC_LO || mi->in.ops[k].reg == ISA_SP_EXEC_HI))
@@ -108,26 +109,71 @@ static int range_free(const Ssa *s, int c, int r, int n)
 	return 1;
 }
 
-static int range_unreserved(const Ssa *s, int c, int r, int n)
+static void set_reg(Ssa *s, int c, int i, int32_t v)
 {
-	for (int i = r; i < r + n; i++)
-		if (s->resv[c][i] || s->hinted[c][i])
-			return 0;
-	return 1;
+	uint64_t bit = 1ull << (i & 63);
+	s->owner[c][i] = v;
+	if (v == -1)
+		s->freeset[c][i >> 6] |= bit;
+	else
+		s->freeset[c][i >> 6] &= ~bit;
+}
+
+/* Every register free (owner -1 is all bits set). */
+static void free_all(Ssa *s)
+{
+	memset(s->owner, 0xff, sizeof s->owner);
+	memset(s->freeset, 0xff, sizeof s->freeset);
 }
 
 static void set_owner(Ssa *s, int c, int r, int n, int32_t v)
 {
 	for (int i = r; i < r + n; i++)
-		s->owner[c][i] = v;
+		set_reg(s, c, i, v);
 }
 
+static void set_blocked(Ssa *s, int c, int i)
+{
+	uint64_t bit = 1ull << (i & 63);
+	if (s->resv[c][i] || s->hinted[c][i])
+		s->blocked[c][i >> 6] |= bit;
+	else
+		s->blocked[c][i >> 6] &= ~bit;
+}
+
+/* Lowest i >= from whose bit in set is `want`, or MAXREG. */
+static int scan_bits(const uint64_t *set, int from, int want)
+{
+	for (int w = from >> 6; w < MAXREG / 64; w++) {
+		uint64_t x = want ? set[w] : ~set[w];
+		if (w == from >> 6)
+			x &= ~0ull << (from & 63);
+		if (x)
+			return w * 64 + __builtin_ctzll(x);
+	}
+	return MAXREG;
+}
+
+/* First aligned range of n free registers (also unreserved if asked), or
+ * -1: the same answer as trying every aligned window in order, but each
+ * step jumps to the next usable register, then past the first unusable one
+ * inside the window. */
 static int find_free(const Ssa *s, int c, int n, int align, int want_unreserved)
 {
-	for (int r = 0; r + n <= s->limit[c]; r += align)
-		if (range_free(s, c, r, n) && (!want_unreserved || range_unreserved(s, c, r, n)))
+	uint64_t avail[MAXREG / 64];
+	for (int w = 0; w < MAXREG / 64; w++)
+		avail[w] = s->freeset[c][w] & (want_unreserved ? ~s->blocked[c][w] : ~0ull);
+	int a = align > 0 ? align : 1;
+	for (int r = 0;;) {
+		r = scan_bits(avail, r, 1);
+		r = (r + a - 1) / a * a;
+		if (r + n > s->limit[c])
+			return -1;
+		int q = scan_bits(avail, r, 0);
+		if (q >= r + n)
 			return r;
-	return -1;
+		r = q + 1;
+	}
 }
 
 /* New vreg like v (a split copy), or -1. */
@@ -200,7 +246,9 @@ static int make_room(Ssa *s, const Ctx *cx, int c, int r, int n, MInstVec *out)
 		return 0;
 	/* Claim the window, then find each blocker a new home outside it. */
 	int32_t saved[MAXREG];
+	uint64_t saved_free[MAXREG / 64];
 	memcpy(saved, s->owner[c], sizeof saved);
+	memcpy(saved_free, s->freeset[c], sizeof saved_free);
 	for (int k = 0; k < nb; k++) {
 		const MVreg *xv = &s->f->vregs.data[blk[k]];
 		set_owner(s, c, s->phys[blk[k]], xv->size, -1);
@@ -213,7 +261,7 @@ static int make_room(Ssa *s, const Ctx *cx, int c, int r, int n, MInstVec *out)
 		if (v >= 0 && s->phys[v] >= 0 && s->f->vregs.data[v].cls == c)
 			for (int i = s->phys[v]; i < s->phys[v] + s->f->vregs.data[v].size; i++)
 				if (s->owner[c][i] == -1)
-					s->owner[c][i] = -3;
+					set_reg(s, c, i, -3);
 	}
 	int to[MAXPAIR];
 	for (int k = 0; k < nb; k++) {
@@ -221,6 +269,7 @@ static int make_room(Ssa *s, const Ctx *cx, int c, int r, int n, MInstVec *out)
 		to[k] = find_free(s, c, xv->size, xv->align, 0);
 		if (to[k] < 0) {
 			memcpy(s->owner[c], saved, sizeof saved);
+			memcpy(s->freeset[c], saved_free, sizeof saved_free);
 			return 1;
 		}
 		set_owner(s, c, to[k], xv->size, -2);
@@ -228,7 +277,7 @@ static int make_room(Ssa *s, const Ctx *cx, int c, int r, int n, MInstVec *out)
 	set_owner(s, c, r, n, -1);
 	for (int i = 0; i < MAXREG; i++)
 		if (s->owner[c][i] == -3)
-			s->owner[c][i] = -1;
+			set_reg(s, c, i, -1);
 	MInst mi;
 	memset(&mi, 0, sizeof mi);
 	isa_insn_init(&mi.in, MOP_PCOPY);
@@ -276,8 +325,10 @@ static void claim(Ssa *s, int v, int reg)
 	s->phys[v] = (int16_t)reg;
 	set_owner(s, mv->cls, reg, mv->size, v);
 	if (s->orig[v] == v && (s->vflags[v] & VF_RESV)) /* reserved until the hull's end */
-		for (int i = reg; i < reg + mv->size; i++)
+		for (int i = reg; i < reg + mv->size; i++) {
 			s->resv[mv->cls][i]++;
+			set_blocked(s, mv->cls, i);
+		}
 }
 
 /* Gives v registers.  affin: preferred first register or -1.  Returns 0,
@@ -361,14 +412,15 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		s->limit[c] = opt && opt->reg_limit[c] ? opt->reg_limit[c] : ssa_default_limit(f->target, c);
 		if (s->limit[c] > MAXREG)
 			s->limit[c] = MAXREG;
-		for (int i = 0; i < MAXREG; i++)
-			s->owner[c][i] = -1;
 	}
+	free_all(s);
 	for (int v = 0; v < nv; v++) {
 		const MVreg *hv = &f->vregs.data[v];
 		if (hv->hint >= 0 && hv->hint + hv->size <= MAXREG)
-			for (int i = hv->hint; i < hv->hint + hv->size; i++)
+			for (int i = hv->hint; i < hv->hint + hv->size; i++) {
 				s->hinted[hv->cls][i] = 1;
+				set_blocked(s, hv->cls, i);
+			}
 	}
 	/* Per block (backwards): which operands are dead after their
 	 * instruction; end of each vreg's hull in layout order; exec writes. */
@@ -440,9 +492,7 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		MBlock *bl = &f->blocks.data[b];
 		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords;
 		Ctx cx = {NULL, 0, b, exec_ok[b], lv.live_out + (size_t)b * lv.nwords};
-		for (int c = 0; c < MR_NCLASS; c++)
-			for (int i = 0; i < MAXREG; i++)
-				s->owner[c][i] = -1;
+		free_all(s);
 		/* Names given by the last block's splits: back to the originals
 		 * (splits are block-local), touching only those renamed. */
 		for (size_t y = (size_t)nv; y < f->vregs.len; y++)
@@ -527,8 +577,10 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 			for (int v = bhead[i]; v >= 0; v = bucket[v])
 				if (s->phys[v] >= 0 && (s->vflags[v] & VF_RESV)) {
 					const MVreg *mv = &f->vregs.data[v];
-					for (int j = s->phys[v]; j < s->phys[v] + mv->size; j++)
+					for (int j = s->phys[v]; j < s->phys[v] + mv->size; j++) {
 						s->resv[mv->cls][j]--;
+						set_blocked(s, mv->cls, j);
+					}
 				}
 		}
 		nrange[2 * b] = first; /* applied on success only */
