@@ -1559,6 +1559,9 @@ static void sel_mma_amd(Isel *s, const SInst *in)
 	case MMA_MFMA16: op = bf ? ISA_V_MFMA_F32_16X16X16_BF16 : ISA_V_MFMA_F32_16X16X16_F16; break;
 	case MMA_MFMA16_I8: op = ISA_V_MFMA_I32_16X16X16I8; break;
 	case MMA_MFMA16X32_I8: op = ISA_V_MFMA_I32_16X16X32_I8; break;
+	case MMA_MFMA16X32_FP8:
+		op = in->type == DT_FP8E4M3FNUZ ? ISA_V_MFMA_F32_16X16X32_FP8_FP8 : ISA_V_MFMA_F32_16X16X32_BF8_BF8;
+		break;
 	default: op = ISA_V_WMMA_I32_16X16X16_IU8; break;
 	}
 	if (m->wave == 64 && !s->w64) {

@@ -1329,6 +1329,7 @@ const MmaInfo simt_mma[MMA_NSHAPES] = {
 	{"mma.mfma16x16x16.i8", 64, 16, 16, 16, 1, 1, 4, 4, 4, 1},
 	{"mma.mfma16x16x32.i8", 64, 16, 16, 32, 2, 2, 4, 8, 4, 1},
 	{"mma.wmma16x16x16.i8", 32, 16, 16, 16, 4, 4, 8, 0, 1, 2},
+	{"mma.mfma16x16x32.fp8", 64, 16, 16, 32, 2, 2, 4, 8, 4, 1},
 };
 
 static int nb_units(int64_t u)
@@ -1366,6 +1367,18 @@ static int gemm_shape(L *c, const Stmt *s)
 	if (in == DT_I8) { /* AMD matrix cores only; C is i32, so never a register fragment */
 		int sh = M % 16 == 0 ? target_shape(c, N, in) : -1;
 		return sh >= 0 && K % simt_mma[sh].k == 0 && C->dtype == DT_I32 ? sh : -1;
+	}
+	if (dtype_is_fp8(in)) {
+		/* AMD only: gfx942's fp8 MFMA for the FNUZ formats it implements,
+		 * else the f16 shape on fragments converted to f16 (exact). */
+		if (!target_is_amd(c->t->id) || M % 16 || K % 16 || C->dtype != DT_F32)
+			return -1;
+		int sh = target_shape(c, N, DT_F16);
+		if (sh == MMA_M16N8K16) /* its AMD emulation has no fp8 fragments */
+			return -1;
+		if (sh == MMA_MFMA16 && c->t->id == TA_TARGET_GFX942 && dtype_is_fnuz(in) && K % 32 == 0)
+			sh = MMA_MFMA16X32_FP8;
+		return sh;
 	}
 	if (!((in == DT_F16 || in == DT_BF16) && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 && c->nthreads % 32 == 0))
 		return -1;
@@ -1621,6 +1634,40 @@ static void amd_frag_at(L *c, int32_t bufid, bool trans, int32_t base, int64_t o
 	}
 }
 
+/* n f16-pair operand registers dst.. of an f16 shape from fp8 elements
+ * (the fallback where no fp8 matrix instruction fits; every fp8 value is
+ * exact in f16): register j holds elements (r, k + 2j) and (r, k + 2j + 1),
+ * the lower k in the low half.  Untransposed, four consecutive bytes come
+ * from one dword load. */
+static void amd_frag_fp8_f16(L *c, int32_t bufid, bool trans, int32_t base, int64_t off, int n, int32_t dst)
+{
+	const Buffer *b = BUF(bufid);
+	DType t = (DType)b->dtype;
+	int64_t smem = c->bl[bufid].smem + off, row = bdim(c, b, 1);
+	bool dwords = !trans && row % 4 == 0;
+	int32_t w = -1, h[2];
+	for (int j = 0; j < n; j++) {
+		for (int x = 0; x < 2; x++) {
+			int e = 2 * j + x; /* k offset */
+			int32_t v;
+			if (dwords) {
+				if (e % 4 == 0) {
+					w = reg(c, VT_I32);
+					SInst in = I(SI_LD, DT_I32, w, base, -1);
+					in.sub = SP_SHARED;
+					in.imm = smem + e;
+					emit(c, in);
+				}
+				v = e % 4 ? bin(c, SI_SHR, DT_U32, w, i32c(c, 8 * (e % 4))) : w;
+			} else {
+				v = ld(c, SP_SHARED, t, base, smem + (trans ? e * row : e), -1);
+			}
+			h[x] = pack(c, DT_F16, unpack(c, t, v));
+		}
+		emit(c, I(SI_PACK2, DT_I32, dst + j, h[0], h[1]));
+	}
+}
+
 static int32_t regs_n(L *c, VType vt, int n)
 {
 	int32_t first = (int32_t)c->f->regs.len;
@@ -1637,13 +1684,17 @@ static void amd_kstep(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln
 {
 	const MmaInfo *mi = &simt_mma[t->sh];
 	DType in = (DType)BUF(s->src.buf)->dtype;
+	/* fp8 on an f16 shape: fragments are converted to f16 as they load */
+	bool cvt16 = dtype_is_fp8(in) && t->sh != MMA_MFMA16X32_FP8;
+	void (*frag)(L *, int32_t, bool, int32_t, int64_t, int, int32_t) = cvt16 ? amd_frag_fp8_f16 : amd_frag_at;
+	if (cvt16)
+		in = DT_F16;
 	int32_t kb = mi->kstep ? bin(c, SI_ADD, DT_I32, kk, bin(c, SI_MUL, DT_I32, ln->h, i32c(c, mi->kstep))) : kk;
 	int32_t af[RF_MAX_STRIPS];
 	for (int si = 0; si < S; si++) {
 		af[si] = regs_n(c, VT_I32, mi->na);
 		int32_t arow = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm[si], i32c(c, 16)), ln->i);
-		amd_frag_at(c, s->src.buf, s->flag_a, amd_frag_base(c, s->src.buf, s->flag_a, arow, kb), 0, mi->na,
-			    af[si]);
+		frag(c, s->src.buf, s->flag_a, amd_frag_base(c, s->src.buf, s->flag_a, arow, kb), 0, mi->na, af[si]);
 	}
 	/* B element (k, n) is B[k][n], or B[n][k] with transpose_b.  One
 	 * address per strip (same_cols: per k-step): column group nb is
@@ -1659,7 +1710,7 @@ static void amd_kstep(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln
 						      bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn[si], i32c(c, 16 * t->NB)),
 							  ln->i), kb);
 			bf = regs_n(c, VT_I32, mi->nb);
-			amd_frag_at(c, s->src2.buf, btr, bbase, amd_frag_shift(c, s->src2.buf, btr, 16LL * nb), mi->nb, bf);
+			frag(c, s->src2.buf, btr, bbase, amd_frag_shift(c, s->src2.buf, btr, 16LL * nb), mi->nb, bf);
 		}
 		int32_t acc = acc0 + (si * t->NB + nb) * mi->nc;
 		SInst m = I(SI_MMA, in, acc, af[si], bf);
@@ -1728,7 +1779,10 @@ static void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K)
 {
 	const BufLoc *bl = &c->bl[s->dst.buf];
 	const Buffer *C = BUF(s->dst.buf);
-	AmdTiling t = amd_tiling(c, bl->rf_shape, bdim(c, C, 0), bdim(c, C, 1));
+	/* gfx942's fp8 MFMA has the C layout (and tiling) of the f16 shape the
+	 * fragment was laid out for; only its k differs. */
+	int sh = gemm_shape(c, s) == MMA_MFMA16X32_FP8 ? MMA_MFMA16X32_FP8 : bl->rf_shape;
+	AmdTiling t = amd_tiling(c, sh, bdim(c, C, 0), bdim(c, C, 1));
 	const MmaInfo *mi = &simt_mma[t.sh];
 	int S = bl->rf_n / (t.NB * mi->nc);
 	if (s->flag_clear)

@@ -92,9 +92,13 @@ typedef enum {
  *    lanes 16-31 repeat lanes 0-15), 8 C, kstep 0, hrow 1, qrow 2.
  *  MFMA16_I8 (gfx90a v_mfma_i32_16x16x16i8): 1 reg A/B, kstep 4.
  *  MFMA16X32_I8 (gfx942 v_mfma_i32_16x16x32_i8, k 32): 2 regs A/B, kstep 8.
- *  WMMA16_I8 (gfx1100 v_wmma_i32_16x16x16_iu8, signed): 4 regs A/B. */
+ *  WMMA16_I8 (gfx1100 v_wmma_i32_16x16x16_iu8, signed): 4 regs A/B.
+ *  MFMA16X32_FP8 (gfx942 v_mfma_f32_16x16x32_fp8_fp8 / _bf8_bf8, k 32, type
+ *    the FNUZ dtype): the layout of MFMA16X32_I8, f32 C.  Other fp8 gemms
+ *    use MFMA16/WMMA16 (type F16) on fragments converted to f16. */
 typedef enum {
-	MMA_M16N8K16, MMA_MFMA16, MMA_WMMA16, MMA_MFMA16_I8, MMA_MFMA16X32_I8, MMA_WMMA16_I8, MMA_NSHAPES
+	MMA_M16N8K16, MMA_MFMA16, MMA_WMMA16, MMA_MFMA16_I8, MMA_MFMA16X32_I8, MMA_WMMA16_I8, MMA_MFMA16X32_FP8,
+	MMA_NSHAPES
 } MmaShape;
 
 typedef struct {
