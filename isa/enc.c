@@ -336,7 +336,7 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 				return "unsupported s_sendmsg message (tileasm knows MSG_INTERRUPT"
 				       " and, on gfx11, MSG_HS_TESSFACTOR/MSG_DEALLOC_VGPRS)";
 		}
-	if ((oi->flags & ISA_F_MFMA) && strstr(oi->name[isa_tidx(t)], "f64") && (m->cbsz || m->abid))
+	if ((oi->flags & ISA_F_MFMA) && (m->cbsz || m->abid) && strstr(oi->name[isa_tidx(t)], "f64"))
 		return "not a valid operand: cbsz/abid on an f64 MFMA";
 	if (fmt == ISA_FMT_VOPC && (m->omod || m->clamp))
 		return "not a valid operand: compares take no clamp/omod";
@@ -390,7 +390,7 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 		return "scc is not supported on atomics";
 	if (m->omod && !strcmp(oi->name[isa_tidx(t)], "v_pack_b32_f16"))
 		return "not a valid operand: omod";
-	if (strstr(oi->name[isa_tidx(t)], "ldexp") && ((m->neg | m->abs) & 2))
+	if (((m->neg | m->abs) & 2) && strstr(oi->name[isa_tidx(t)], "ldexp")) /* name test last: it is slow */
 		return "not a valid operand: the exponent takes no modifiers";
 	for (int i = 0; i < n; i++)
 		if (SIG_ROLE(sig[i]) == ISA_R_DELAY) {
@@ -453,15 +453,15 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 		if (nb + lit > (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 2 : 1))
 			return "invalid operand (violates constant bus restrictions)";
 	}
-	if (fmt == ISA_FMT_SCRATCH) { /* address: vaddr, saddr, or (gfx942/gfx11) both; never neither */
+	if (fmt == ISA_FMT_SCRATCH) { /* address: vaddr, saddr, or (gfx942/gfx11) both or neither */
 		int va = -1, sa = -1;
 		for (int i = 0; i < n; i++)
 			if (SIG_ROLE(sig[i]) == ISA_R_XA)
 				va = in->ops[i].kind == ISA_K_VGPR;
 			else if (SIG_ROLE(sig[i]) == ISA_R_XS)
 				sa = in->ops[i].kind != ISA_K_OFF;
-		if (!va && !sa)
-			return "invalid operand for instruction: scratch needs a VGPR or SGPR address";
+		if (!va && !sa && ISA_TARGET(t) == TA_TARGET_GFX90A)
+			return "operands are not valid for this GPU or mode";
 		if (va && sa && ISA_TARGET(t) == TA_TARGET_GFX90A)
 			return "operands are not valid for this GPU or mode";
 	}
