@@ -65,6 +65,10 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 		abi.wgid_sgpr[1] = sys++;
 	if (k->wg_id_z)
 		abi.wgid_sgpr[2] = sys++;
+	/* gfx90a: if spills go to scratch, the private segment wave offset
+	 * comes after the workgroup ids (gfx942/gfx1100 have architected flat
+	 * scratch: no SGPR, the hardware sets FLAT_SCRATCH). */
+	int wave_sgpr = it == TA_TARGET_GFX90A ? sys : 0;
 	if (amd_kernarg_layout(sf, &abi)) {
 		diag_error(d, "out of memory");
 		return -1;
@@ -132,7 +136,7 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 		diag_free(&quiet);
 	}
 	if (ra_rc) /* then spilling, in a bounded number of rounds */
-		ra_rc = ra_allocate_spill(&mf, &ropt, &ra, &spills, d);
+		ra_rc = ra_allocate_spill_abi(&mf, &ropt, wave_sgpr, &ra, &spills, d);
 	if (ra_rc)
 		goto out;
 	StrBuf err = {0};
@@ -160,6 +164,10 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 		sb_printf(&out->listing, "%s:\n; regalloc: %s, %d live-range splits\n", sf->name,
 			  ra.allocator == RA_SSA ? "ssa" : spills.rounds > 1 ? "linear scan + spill" : "linear scan",
 			  ra.splits);
+	if (out->want_listing && spills.scratch_bytes)
+		sb_printf(&out->listing, "; spills: %d SGPR dwords in VGPR lanes, %d VGPR dwords in AGPRs, %d in "
+			  "scratch (%d bytes per work-item)\n", spills.sgpr_spills, spills.agpr_spills,
+			  spills.scratch_spills, spills.scratch_bytes);
 	if (amd_emit(&mf, &code, out->want_listing ? &out->listing : NULL, d))
 		goto out;
 	out->pass_ms[AMD_PASS_EMIT] += now_ms() - t4;
@@ -174,10 +182,18 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	k->max_flat_workgroup_size = (uint32_t)sf->threads;
 	k->sgpr_spill_count = spills.sgpr_spills;
 	k->vgpr_spill_count = spills.vgpr_spills;
+	if (spills.scratch_bytes) {
+		/* Kernels without scratch keep every bit as before. */
+		k->private_segment = 1;
+		k->private_segment_size = (uint32_t)spills.scratch_bytes;
+		if (wave_sgpr)
+			k->sgprs = TA_MAX(k->sgprs, wave_sgpr + 1);
+	}
 	ki->sgprs = k->sgprs;
 	ki->vgprs = k->vgprs;
 	ki->agprs = k->agprs;
 	ki->lds_bytes = (int)sf->smem_bytes;
+	ki->scratch_bytes = spills.scratch_bytes;
 	ki->ninsns = code.ninsns;
 	ki->code_bytes = (int)code.len;
 	ki->threads = sf->threads;

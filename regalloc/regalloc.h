@@ -105,25 +105,45 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
 /* ---- spill.c ------------------------------------------------------------ */
 
 typedef struct {
-	int sgpr_spills;  /* SGPR dwords kept in VGPR lanes (v_writelane/v_readlane) */
-	int vgpr_spills;  /* VGPR dwords kept in AGPRs (CDNA: v_accvgpr_write/read) */
-	int rounds;       /* allocation attempts (1 = no spill needed) */
+	int sgpr_spills;    /* SGPR dwords kept in VGPR lanes (v_writelane/v_readlane) */
+	int vgpr_spills;    /* VGPR dwords spilled, to AGPRs or scratch */
+	int agpr_spills;    /* of those, kept in AGPRs (CDNA: v_accvgpr_write/read) */
+	int scratch_spills; /* of those, kept in scratch memory (private segment) */
+	int scratch_bytes;  /* private segment bytes per work-item the slots take */
+	int scratch_rsrc;   /* gfx90a: vreg + 1 of the scratch V# (s[0:3] + wave offset), 0 = none */
+	int rounds;         /* allocation attempts (1 = no spill needed) */
 } RaSpillStats;
+
+/* Largest private segment the spill slots may take: the scratch
+ * instructions' immediate offset reaches 4095 (MUBUF 12 bits unsigned,
+ * FLAT scratch 13 bits signed). */
+enum { RA_SCRATCH_MAX = 4096 };
 
 /* Spill-everywhere rewrite of f: every vreg v with spill[v] set lives in a
  * spill slot; each instruction touching it gets a short-lived temporary,
  * reloaded before (if read) and stored after (if written).  SGPRs go to
- * lanes of VGPR slot vregs, VGPRs to AGPR slot vregs (CDNA only).  Returns
- * 0, or -1 (memory, or a VGPR spill on a target without AGPRs). */
-int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st);
+ * lanes of VGPR slot vregs; VGPRs to AGPR slot vregs while agpr_room dwords
+ * last (CDNA), then to scratch: scratch_store/scratch_load at a per-lane
+ * byte offset (gfx942, gfx1100: architected flat scratch, no SGPRs), or
+ * buffer_store/buffer_load through a V# built at entry from s[0:3] and the
+ * wave offset in SGPR wave_sgpr (gfx90a).  st (not NULL) carries the slots
+ * and the V# from one call to the next.  Returns 0, -1 (memory), -2 (slots
+ * beyond RA_SCRATCH_MAX bytes) or -3 (gfx90a scratch without wave_sgpr). */
+int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st);
 
 /* ra_allocate, and on failure spill the vregs of the file that ran out
  * with the longest live spans per access, then retry: at most
  * RA_SPILL_ROUNDS attempts, each spilling twice as many dwords as the last.
  * f is modified only when spilling.  Returns 0, or -1 with an error in d
- * (demand beyond the AGPR window, or a VGPR spill needing scratch). */
+ * (AGPR demand beyond the file, scratch beyond RA_SCRATCH_MAX). */
 enum { RA_SPILL_ROUNDS = 6 };
 int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d);
+/* The same where the kernel ABI is known: wave_sgpr is the system SGPR
+ * that will hold the private segment wave offset on gfx90a (the caller
+ * enables it when st->scratch_bytes > 0).  ra_allocate_spill passes 0, so
+ * there a gfx90a VGPR spill beyond the AGPRs fails. */
+int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
+			  Diag *d);
 
 /* ---- pcopy.c ------------------------------------------------------------ */
 

@@ -21,8 +21,22 @@
  *              fresh (no reload of lanes nobody wrote).  Vregs read
  *              across lanes (DPP, readlane, bpermute) are never chosen: their
  *              inactive lanes matter and a reload would not carry them.
- *   Scratch (VGPRs on gfx1100, or beyond the AGPR window) is not done yet:
- *   the driver reports it as an error.
+ *   VGPR X  -> scratch (gfx1100; CDNA once the AGPR room is used up): a
+ *              byte offset per lane, 4-byte aligned, tuples contiguous.
+ *              gfx942/gfx1100 have architected flat scratch (the hardware
+ *              sets FLAT_SCRATCH to the wave's area), so the slot is just
+ *              the immediate: scratch_store_dword off, T, off offset:N /
+ *              scratch_load_dword T, off, off offset:N.  gfx90a has
+ *              absolute flat scratch; like clang we use MUBUF through the
+ *              private segment V# (user SGPRs s[0:3]) with the wave offset
+ *              (the last system SGPR) added into its base once at entry:
+ *                s_add_u32 R0, s0, sW / s_addc_u32 R1, s1, 0 / R2:3 = s[2:3]
+ *              before the input copy, R hinted to s[0:3] (the driver checks
+ *              it got them: those instructions read inputs the input copy
+ *              has not saved yet), then buffer_store_dword T, off, R, 0
+ *              offset:N.  Both forms run under exec like the AGPR moves, so
+ *              the MI_PARTIAL rule below holds for them too; loads are VMEM
+ *              and amd_waitcnt covers them with vmcnt.
  *
  * Which vregs: the driver (ra_allocate_spill) ranks the candidates of the
  * file that ran out by live span per access — a cheap stand-in for
@@ -49,15 +63,35 @@ static MInst blank(unsigned op, int ndef)
 }
 
 typedef struct {
-	int slot;  /* slot vreg */
-	int lane;  /* SGPR: first lane in slot; VGPR: 0 */
+	int slot;  /* slot vreg (-1: scratch) */
+	int lane;  /* SGPR: first lane in slot; VGPR in AGPRs: 0; scratch: byte offset */
 } Slot;
 
 /* Moves one dword between T[tsub] and X's slot dword xsub. */
-static int spill_move(MFunc *f, MInstVec *out, const Slot *sl, int cls, int t, int tsub, int xsub, int store)
+static int spill_move(MFunc *f, MInstVec *out, const Slot *sl, int cls, int t, int tsub, int xsub, int store,
+		      int rsrc)
 {
 	MInst mi;
-	if (cls == MR_S) {
+	if (sl->slot < 0) {
+		if (ISA_TARGET(f->target) == TA_TARGET_GFX90A) {
+			mi = blank(store ? ISA_BUFFER_STORE_DWORD : ISA_BUFFER_LOAD_DWORD, !store);
+			mi_vreg(&mi, 0, f, t, tsub, 1);
+			mi_phys(&mi, 1, isa_off());
+			mi_vreg(&mi, 2, f, rsrc, 0, 4);
+			mi_phys(&mi, 3, isa_const_u32(ISA_TY_B32, 0));
+		} else if (store) {
+			mi = blank(ISA_SCRATCH_STORE_DWORD, 0);
+			mi_phys(&mi, 0, isa_off());
+			mi_vreg(&mi, 1, f, t, tsub, 1);
+			mi_phys(&mi, 2, isa_off());
+		} else {
+			mi = blank(ISA_SCRATCH_LOAD_DWORD, 1);
+			mi_vreg(&mi, 0, f, t, tsub, 1);
+			mi_phys(&mi, 1, isa_off());
+			mi_phys(&mi, 2, isa_off());
+		}
+		mi.in.mod.offset = sl->lane + 4 * xsub;
+	} else if (cls == MR_S) {
 		int lane = sl->lane + xsub;
 		mi = blank(store ? ISA_V_WRITELANE_B32 : ISA_V_READLANE_B32, 1);
 		if (store) {
@@ -82,6 +116,23 @@ static int spill_move(MFunc *f, MInstVec *out, const Slot *sl, int cls, int t, i
 	return vec_push(out, mi);
 }
 
+/* gfx90a: the wave's scratch V# R = s[0:3] with the wave offset in sW
+ * added to its base, defined before the input copy reads anything. */
+static int rsrc_prologue(MFunc *f, MInstVec *out, int r, int wave_sgpr)
+{
+	MInst a = blank(ISA_S_ADD_U32, 1), c = blank(ISA_S_ADDC_U32, 1), m = blank(MOP_COPY, 1);
+	mi_vreg(&a, 0, f, r, 0, 1);
+	mi_phys(&a, 1, isa_sgpr(0, 1));
+	mi_phys(&a, 2, isa_sgpr(wave_sgpr, 1));
+	a.flags |= MI_DEFALL;
+	mi_vreg(&c, 0, f, r, 1, 1);
+	mi_phys(&c, 1, isa_sgpr(1, 1));
+	mi_phys(&c, 2, isa_const_u32(ISA_TY_B32, 0));
+	mi_vreg(&m, 0, f, r, 2, 2);
+	mi_phys(&m, 1, isa_sgpr(2, 2));
+	return vec_push(out, a) || vec_push(out, c) || vec_push(out, m);
+}
+
 /* v_mov_b32 slot, 0 for the VGPR lane slots among vregs [first, last]. */
 static int init_slots(MFunc *f, MInstVec *out, int first, int last)
 {
@@ -97,7 +148,7 @@ static int init_slots(MFunc *f, MInstVec *out, int first, int last)
 	return 0;
 }
 
-int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
+int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st)
 {
 	int nv = (int)f->vregs.len, wave = 64;
 	ta_target base = ISA_TARGET(f->target);
@@ -107,7 +158,8 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 	Slot *slots = malloc(sizeof(Slot) * ((size_t)nv + 1));
 	if (!slots)
 		return -1;
-	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1;
+	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1, new_rsrc = 0;
+	int rsrc = st->scratch_rsrc - 1;
 	for (int v = 0; v < nv; v++) {
 		slots[v] = (Slot){-1, 0};
 		if (!spill[v])
@@ -125,23 +177,45 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 			}
 			slots[v] = (Slot){lane_slot, lanes_used};
 			lanes_used += x.size;
-			if (st)
-				st->sgpr_spills += x.size;
-		} else if (x.cls == MR_V && cdna) {
+			st->sgpr_spills += x.size;
+		} else if (x.cls == MR_V && cdna && agpr_room >= x.size) {
 			int a = mir_vreg(f, MR_A, x.size);
 			if (a < 0)
 				goto out;
 			slots[v] = (Slot){a, 0};
-			if (st)
-				st->vgpr_spills += x.size;
+			agpr_room -= x.size;
+			st->vgpr_spills += x.size;
+			st->agpr_spills += x.size;
+		} else if (x.cls == MR_V) {
+			if (st->scratch_bytes + 4 * x.size > RA_SCRATCH_MAX) {
+				rc = -2;
+				goto out;
+			}
+			if (base == TA_TARGET_GFX90A && rsrc < 0) {
+				if (wave_sgpr <= 0) {
+					rc = -3;
+					goto out;
+				}
+				if ((rsrc = mir_vreg(f, MR_S, 4)) < 0)
+					goto out;
+				f->vregs.data[rsrc].hint = 0;
+				st->scratch_rsrc = rsrc + 1;
+				new_rsrc = 1;
+			}
+			slots[v] = (Slot){-1, st->scratch_bytes};
+			st->scratch_bytes += 4 * x.size;
+			st->vgpr_spills += x.size;
+			st->scratch_spills += x.size;
 		} else {
-			goto out; /* needs scratch */
+			goto out; /* AGPRs are never chosen */
 		}
 	}
 	MInstVec out = {0};
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		MBlock *bl = &f->blocks.data[b];
 		int first = (int)out.len;
+		if (b == 0 && new_rsrc && rsrc_prologue(f, &out, rsrc, wave_sgpr))
+			goto fail;
 		for (int i = bl->first; i < bl->last; i++) {
 			MInst mi = f->insns.data[i];
 			/* Lane slots are defined whole at entry, after the input copies:
@@ -186,7 +260,7 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 				for (int d = lo[j]; d < hi[j]; d++) {
 					if (!((rd[j] >> d) & 1))
 						continue;
-					if (spill_move(f, &out, &slots[xs[j]], x.cls, t[j], d - lo[j], d, 0))
+					if (spill_move(f, &out, &slots[xs[j]], x.cls, t[j], d - lo[j], d, 0, rsrc))
 						goto fail;
 					if (firstmove && hi[j] - lo[j] > 1)
 						out.data[out.len - 1].flags |= MI_DEFALL;
@@ -214,7 +288,8 @@ int ra_spill(MFunc *f, const uint8_t *spill, RaSpillStats *st)
 			for (int j = 0; j < nx; j++)
 				for (int d = lo[j]; d < hi[j]; d++)
 					if (wr[j][d] &&
-					    spill_move(f, &out, &slots[xs[j]], f->vregs.data[xs[j]].cls, t[j], d - lo[j], d, 1))
+					    spill_move(f, &out, &slots[xs[j]], f->vregs.data[xs[j]].cls, t[j], d - lo[j], d, 1,
+						       rsrc))
 						goto fail;
 		}
 		if (b == 0 && first_lane_slot >= 0) { /* an entry block of input copies only */
@@ -329,6 +404,12 @@ out:
 
 int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d)
 {
+	return ra_allocate_spill_abi(f, opt, 0, r, st, d);
+}
+
+int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
+			  Diag *d)
+{
 	static const char *names[] = {"SGPR", "VGPR", "AGPR"};
 	RaSpillStats dummy;
 	if (!st)
@@ -336,13 +417,22 @@ int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats 
 	memset(st, 0, sizeof *st);
 	int norig = (int)f->vregs.len;
 	uint8_t *spill = NULL;
-	int need = 0;
+	int need = 0, agpr0 = -1;
+	ta_target base = ISA_TARGET(f->target);
+	int cdna = base == TA_TARGET_GFX90A || base == TA_TARGET_GFX942;
 	for (int round = 0; round < RA_SPILL_ROUNDS; round++) {
 		st->rounds = round + 1;
 		Diag quiet;
 		diag_init(&quiet);
 		int rc = ra_allocate(f, opt, r, round + 1 < RA_SPILL_ROUNDS ? &quiet : d);
 		diag_free(&quiet);
+		if (!rc && st->scratch_rsrc && r->phys[st->scratch_rsrc - 1] != 0) {
+			/* The V# prologue runs before the input copy: anywhere but
+			 * s[0:3] it could overwrite an input not yet copied. */
+			diag_error(d, "internal error: the scratch V# did not get s[0:3]");
+			ra_result_free(r);
+			break;
+		}
 		if (!rc) {
 			free(spill);
 			return 0;
@@ -350,10 +440,11 @@ int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats 
 		int cls = r->fail_cls;
 		if (cls < 0 || round + 1 == RA_SPILL_ROUNDS)
 			break;
-		ta_target base = ISA_TARGET(f->target);
-		if (cls == MR_A || (cls == MR_V && base != TA_TARGET_GFX90A && base != TA_TARGET_GFX942)) {
-			diag_error(d, "register allocation failed: %s demand exceeds the register file and spilling "
-				      "it needs scratch memory, which is not supported yet", names[cls]);
+		if (cls == MR_A) {
+			/* Matrix accumulators are never spilled, and the AGPR slots
+			 * stay within the room measured below. */
+			diag_error(d, "register allocation failed: AGPR demand exceeds the register file (matrix "
+				      "accumulators are not spilled)");
 			break;
 		}
 		if (!spill && !(spill = calloc((size_t)norig + 1, 1))) {
@@ -366,8 +457,15 @@ int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats 
 			break;
 		}
 		int dem = cls == MR_S ? lv.max.s : lv.max.v;
+		if (agpr0 < 0)
+			agpr0 = lv.max.a; /* the code's own AGPRs, before any slot */
 		liveness_free(&lv);
 		int limit = opt && opt->reg_limit[cls] ? opt->reg_limit[cls] : cls == MR_S ? 96 : 256;
+		/* AGPR slots first (CDNA), as long as every slot could be live at
+		 * once next to the code's own AGPRs: then the AGPR file never runs
+		 * out because of spilling. */
+		int alimit = opt && opt->reg_limit[MR_A] ? opt->reg_limit[MR_A] : 256;
+		int room = cdna ? TA_MAX(alimit - agpr0 - st->agpr_spills, 0) : 0;
 		/* Excess plus room for the temporaries (an instruction reads up to
 		 * 3 tuples), doubled every round. */
 		need = TA_MAX(need * 2, TA_MAX(dem - limit, 0) + 8);
@@ -380,10 +478,20 @@ int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats 
 				      "left to spill", dem, names[cls], limit);
 			break;
 		}
-		int e = ra_spill(f, now, st);
+		int e = ra_spill(f, now, room, wave_sgpr, st);
 		for (int v = 0; v < norig; v++)
 			spill[v] |= now[v];
 		free(now);
+		if (e == -2) {
+			diag_error(d, "register allocation failed: spilling needs more than %d bytes of scratch per "
+				      "work-item", RA_SCRATCH_MAX);
+			break;
+		}
+		if (e == -3) {
+			diag_error(d, "register allocation failed: VGPR spills need scratch memory, and no SGPR "
+				      "for the scratch wave offset was given");
+			break;
+		}
 		if (e) {
 			diag_error(d, "out of memory while spilling");
 			break;

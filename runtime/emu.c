@@ -603,10 +603,6 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 			   k->name, rsrc1);
 		return -1;
 	}
-	if (kd->private_segment_fixed_size || (rsrc2 & 1)) {
-		diag_error(d, "emu: kernel %s: scratch (private segment) is not emulated", k->name);
-		return -1;
-	}
 	/* Register allocation from the descriptor. */
 	int vg = (int)(rsrc1 & 63), nv, na = 0;
 	if (dev->g11)
@@ -629,6 +625,18 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 	int rc = -1;
 	EmuWave *waves = NULL;
 	int nw = (int)((threads + (uint64_t)lanes - 1) / (uint64_t)lanes);
+	/* Scratch: one area per wave of the workgroup (workgroups run one at a
+	 * time), the lanes' dwords interleaved as the hardware swizzles them
+	 * (emu_exec.c exec_private), each area rounded to 1 KiB like the
+	 * runtime's per-wave size.  gfx942/gfx1100 (architected flat scratch)
+	 * get FLAT_SCRATCH = the wave's area when ENABLE_PRIVATE_SEGMENT is
+	 * set; gfx90a gets the private segment V# in s[0:3] (base of the
+	 * buffer, swizzled, index stride 64) and the wave offset SGPR. */
+	int arch_scratch = dev->target == TA_TARGET_GFX942 || dev->g11;
+	dev->priv_size = (kd->private_segment_fixed_size + 3) & ~3u;
+	uint64_t wave_bytes = ((uint64_t)dev->priv_size * (uint64_t)lanes + 1023) & ~1023ull, scr = 0;
+	if ((rsrc2 & 1) && !(scr = emu_alloc(dev, (size_t)(wave_bytes * (uint64_t)nw) + 1024)))
+		goto oom;
 	uint32_t lds_size = kd->group_segment_fixed_size + dynamic_lds;
 	dev->lds = NULL;
 	if (!ka || !pkt || !queue)
@@ -672,7 +680,12 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 					wave_reset(w);
 					w->lanes = lanes;
 					int r = 0;
-					if (props & CO_USGPR_PRIVATE_SEGMENT_BUFFER)
+					if ((props & CO_USGPR_PRIVATE_SEGMENT_BUFFER) && scr && !arch_scratch) {
+						set_sgpr(w, &r, (uint32_t)scr);
+						set_sgpr(w, &r, (uint32_t)(scr >> 32) | 1u << 31); /* swizzle_enable */
+						set_sgpr(w, &r, 0xffffffffu);
+						set_sgpr(w, &r, 1u << 23 | 3u << 21); /* add_tid_enable, index stride 64 */
+					} else if (props & CO_USGPR_PRIVATE_SEGMENT_BUFFER)
 						for (int j = 0; j < 4; j++)
 							set_sgpr(w, &r, 0);
 					if (props & CO_USGPR_DISPATCH_PTR)
@@ -701,6 +714,11 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 						set_sgpr(w, &r, gz);
 					if (rsrc2 >> 10 & 1)
 						set_sgpr(w, &r, 0);
+					w->scratch_base = 0;
+					if (scr && arch_scratch)
+						w->scratch_base = scr + (uint64_t)wi * wave_bytes;
+					else if (scr)
+						set_sgpr(w, &r, (uint32_t)((uint64_t)wi * wave_bytes)); /* wave offset */
 					/* Work-item ids, packed in v0 (x 9:0, y 19:10, z 29:20). */
 					uint64_t live = 0;
 					for (int l = 0; l < lanes; l++) {
@@ -744,6 +762,8 @@ out:
 		emu_free(dev, pkt);
 	if (queue)
 		emu_free(dev, queue);
+	if (scr)
+		emu_free(dev, scr);
 	dev->k = NULL;
 	return rc;
 }

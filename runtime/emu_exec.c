@@ -1587,6 +1587,76 @@ static int exec_smem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 	return emu_pend(dev, w, 1, 1, 's', reg, n, 0, tmp_data, 0, insn);
 }
 
+/* Scratch (private segment): scratch_* on gfx942/gfx1100, where the
+ * hardware has set FLAT_SCRATCH to the wave's area (w->scratch_base), and
+ * MUBUF through a swizzled V# (ADD_TID_ENABLE: gfx90a's private segment
+ * buffer, base + wave offset).  Both interleave the lanes' dwords: byte o of
+ * lane l's private memory is at (o / 4 * L + l) * 4 + o % 4 in the wave's
+ * area, L = the V#'s index stride (64) or the wave size.  Dword accesses
+ * only; a per-lane offset outside the kernel's PRIVATE_SEGMENT_FIXED_SIZE is
+ * an error (as is any access outside the scratch buffer itself). */
+static int exec_private(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, int mubuf)
+{
+	unsigned op = in->op;
+	uint32_t fl = isa_ops[op].flags;
+	const IsaOperand *vd = op_role(dev, in, ISA_R_VD, 0), *dd = op_role(dev, in, ISA_R_DD, 0), *va;
+	int n = vd ? vd->count : dd ? dd->count : 1;
+	if (mem_shape(op, n).bytes != 4 || (fl & ISA_F_ATOMIC) || in->mod.idxen || n > 4) {
+		emu_fail(dev, w, insn, "only dword loads and stores of scratch are emulated");
+		return -1;
+	}
+	uint64_t ex = emu_exec_mask(w), base;
+	int64_t lane_off = 0;
+	int stride, use_va;
+	if (mubuf) {
+		const IsaOperand *rs = op_role(dev, in, ISA_R_RSRC, 0), *so = op_role(dev, in, ISA_R_MSO, 0);
+		va = op_role(dev, in, ISA_R_MVA, 0);
+		use_va = in->mod.offen;
+		base = (uint64_t)w->s[rs->reg] | (uint64_t)(w->s[rs->reg + 1] & 0xffff) << 32;
+		stride = 8 << (w->s[rs->reg + 3] >> 21 & 3);
+		base += so ? scalar_val(w, so, ISA_TY_B32, 0) : 0; /* the wave offset */
+	} else {
+		const IsaOperand *xs = op_role(dev, in, ISA_R_XS, 0);
+		va = op_role(dev, in, ISA_R_XA, 0);
+		use_va = va && va->kind == ISA_K_VGPR;
+		base = w->scratch_base;
+		stride = w->lanes;
+		if (!base) {
+			emu_fail(dev, w, insn, "scratch access, but the descriptor does not enable the private segment");
+			return -1;
+		}
+		if (xs && xs->kind == ISA_K_SGPR)
+			lane_off = (int32_t)w->s[xs->reg];
+	}
+	dev->stats.vmem++;
+	int load = (fl & ISA_F_LOAD) != 0;
+	if (load)
+		memset(tmp_data, 0, sizeof(uint32_t) * 64 * (size_t)n);
+	for (int l = 0; l < w->lanes; l++) {
+		if (!(ex >> l & 1))
+			continue;
+		int64_t o = in->mod.offset + lane_off + (use_va ? (int64_t)(int32_t)w->v[va->reg][l] : 0);
+		if (o < 0 || o % 4 || o + 4 * n > (int64_t)dev->priv_size) {
+			emu_fail(dev, w, insn, "lane %d: scratch access of %d bytes at offset %lld is outside the private "
+				 "segment (%u bytes per work-item)", l, 4 * n, (long long)o, dev->priv_size);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t addr = base + ((uint64_t)(o / 4 + i) * (uint64_t)stride + (uint64_t)l) * 4;
+			uint8_t *p = emu_gmem(dev, w, insn, addr, 4, !load);
+			if (!p)
+				return -1;
+			if (load)
+				memcpy(&tmp_data[i * 64 + l], p, 4);
+			else
+				memcpy(p, &VREG(dd, i)[l], 4);
+		}
+	}
+	if (load)
+		return emu_pend(dev, w, 0, 0, FILE(vd), vd->reg, n, ex, tmp_data, 0, insn);
+	return emu_pend(dev, w, dev->g11 ? 2 : 0, 0, 0, 0, 0, 0, NULL, 0, insn);
+}
+
 /* Global and buffer memory.  Loads read memory at issue and deliver at the
  * covering s_waitcnt; stores and atomics update memory at issue. */
 static int exec_vmem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
@@ -1604,6 +1674,10 @@ static int exec_vmem(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 	if (cmpswap)
 		b64 = dd->count == 4;
 	uint64_t addr[64];
+	if (isa_op_fmt(dev->wt, op) == ISA_FMT_SCRATCH)
+		return exec_private(dev, w, insn, in, 0);
+	if ((fl & ISA_F_MUBUF) && (w->s[op_role(dev, in, ISA_R_RSRC, 0)->reg + 3] >> 23 & 1))
+		return exec_private(dev, w, insn, in, 1); /* ADD_TID_ENABLE: a scratch V# */
 	dev->stats.vmem++;
 	if (fl & ISA_F_GLOBAL) {
 		const IsaOperand *fa = op_role(dev, in, ISA_R_FA, 0), *fs = op_role(dev, in, ISA_R_FS, 0);

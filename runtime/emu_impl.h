@@ -62,6 +62,7 @@ typedef struct {
 	int pc;            /* instruction index */
 	int done, at_barrier;
 	uint64_t clock;    /* wait states issued (s_nop k counts k+1) */
+	uint64_t scratch_base; /* architected flat scratch: the wave's area (FLAT_SCRATCH); 0 = none */
 	uint64_t executed;
 	VEC(EmuPend) q;    /* pending memory results in issue order */
 	int npend;
@@ -86,6 +87,7 @@ struct EmuDevice {
 	ta_target wt;     /* target with ISA_WAVE64 when the kernel runs wave64 */
 	uint8_t *lds;
 	uint32_t lds_size;
+	uint32_t priv_size; /* PRIVATE_SEGMENT_FIXED_SIZE: scratch bytes per work-item */
 	int denorm32;     /* descriptor FLOAT_DENORM_MODE_32: 3 = keep */
 	int denorm16;
 	Diag *d;

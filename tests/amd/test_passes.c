@@ -597,22 +597,7 @@ Test(spill, vgprs_go_to_agprs_on_cdna)
 	mir_free(&f);
 }
 
-Test(spill, vgprs_on_gfx1100_need_scratch)
-{
-	MFunc f;
-	mir_init(&f, TA_TARGET_GFX1100);
-	int acc = many_live(&f, MR_V, 20);
-	ds_store(&f, acc, acc);
-	endpgm(&f);
-	RaOptions opt = {{0, 12, 0}};
-	RaResult r;
-	Diag d;
-	diag_init(&d);
-	cr_assert_eq(ra_allocate_spill(&f, &opt, &r, NULL, &d), -1);
-	cr_expect(strstr(diag_text(&d), "needs scratch memory") != NULL, "%s", diag_text(&d));
-	diag_free(&d);
-	mir_free(&f);
-}
+/* VGPR spills to scratch (gfx1100, CDNA beyond the AGPRs): tests/amd/test_scratch.c. */
 
 Test(spill, no_spill_when_it_fits)
 {

@@ -1,0 +1,410 @@
+/* test_scratch.c — VGPR spills to scratch memory (the private segment):
+ * the spill code as an inline snippet, examples forced to spill by tiny
+ * register files running bit for bit like their unconstrained builds on
+ * the emulator (ragged shapes included, so spill code runs under partial
+ * exec), the objects checked by the LLVM oracles (every byte decodes,
+ * .private_segment_fixed_size and .vgpr_spill_count in the notes), and
+ * the descriptor against what llvm-mc-19 assembles from the same .amdhsa_*
+ * directives. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "amd.h"
+#include "codeobj.h"
+#include "emu.h"
+#include "mir.h"
+#include "regalloc.h"
+
+/* ---- the spill code, inline ----------------------------------------------- */
+
+static int V(MFunc *f, int cls, int size)
+{
+	return mir_vreg(f, cls, size);
+}
+
+/* n VGPRs live at once (v_mov_b32 vi, i), then summed: demand n + 1. */
+static int many_live(MFunc *f, int n)
+{
+	int *w = malloc(sizeof(int) * (size_t)n), acc;
+	cr_assert(w);
+	for (int i = 0; i < n; i++) {
+		w[i] = V(f, MR_V, 1);
+		MInst *mi = mir_emit(f, ISA_V_MOV_B32, 1);
+		mi_vreg(mi, 0, f, w[i], 0, 1);
+		mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, (uint32_t)i));
+	}
+	acc = w[0];
+	for (int i = 1; i < n; i++) {
+		int t = V(f, MR_V, 1);
+		MInst *mi = mir_emit(f, ISA_V_ADD_U32, 1);
+		mi_vreg(mi, 0, f, t, 0, 1);
+		mi_vreg(mi, 1, f, acc, 0, 1);
+		mi_vreg(mi, 2, f, w[i], 0, 1);
+		acc = t;
+	}
+	free(w);
+	return acc;
+}
+
+static char *spill_snippet(ta_target t, int vlimit, int alimit, int wave_sgpr, RaSpillStats *st)
+{
+	MFunc f;
+	mir_init(&f, t);
+	mir_block(&f);
+	int acc = many_live(&f, 20);
+	MInst *mi = mir_emit(&f, ISA_DS_WRITE_B32, 0);
+	mi_vreg(mi, 0, &f, acc, 0, 1);
+	mi_vreg(mi, 1, &f, acc, 0, 1);
+	mir_emit(&f, ISA_S_ENDPGM, 0);
+	RaOptions opt = {{0, vlimit, alimit}};
+	RaResult r;
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(ra_allocate_spill_abi(&f, &opt, wave_sgpr, &r, st, &d), 0, "%s", diag_text(&d));
+	StrBuf err = {0};
+	cr_assert_eq(ra_validate(&f, r.phys, &err), 0, "%s", err.buf ? err.buf : "");
+	cr_assert_leq(r.used[MR_V], vlimit);
+	if (st->scratch_rsrc)
+		cr_assert_eq(r.phys[st->scratch_rsrc - 1], 0, "the V# must be s[0:3]");
+	/* The code as it will be encoded (mir_print leaves out offsets). */
+	cr_assert_eq(ra_rewrite(&f, &r, &d), 0, "%s", diag_text(&d));
+	StrBuf sb = {0};
+	for (size_t i = 0; i < f.insns.len; i++) {
+		sb_puts(&sb, "\t");
+		isa_print(t, &f.insns.data[i].in, &sb);
+		sb_puts(&sb, "\n");
+	}
+	ra_result_free(&r);
+	diag_free(&d);
+	mir_free(&f);
+	return sb.buf;
+}
+
+/* gfx1100 with 12 VGPRs: no AGPRs, so the longest-lived values go to
+ * scratch, 4 bytes apart: each stored right after its definition and
+ * reloaded into a one-instruction temporary before its use, by scratch_*
+ * with no address registers (architected flat scratch: the hardware points
+ * FLAT_SCRATCH at the wave's area).  (amd_waitcnt adds the vmcnt waits.) */
+Test(scratch, gfx1100_snippet)
+{
+	RaSpillStats st;
+	char *got = spill_snippet(TA_TARGET_GFX1100, 12, 0, 0, &st);
+	cr_expect_eq(st.scratch_spills, 16, "%d", st.scratch_spills);
+	cr_expect_eq(st.agpr_spills, 0);
+	cr_expect_eq(st.vgpr_spills, st.scratch_spills);
+	cr_expect_eq(st.scratch_bytes, 4 * st.scratch_spills);
+	cr_expect_eq(st.scratch_rsrc, 0);
+	cr_expect(!strncmp(got,
+			   "\tv_mov_b32_e32 v0, 0\n"
+			   "\tscratch_store_b32 off, v0, off\n"
+			   "\tv_mov_b32_e32 v0, 1\n"
+			   "\tscratch_store_b32 off, v0, off offset:4\n"
+			   "\tv_mov_b32_e32 v0, 2\n"
+			   "\tscratch_store_b32 off, v0, off offset:8\n", 150),
+		  "%s", got);
+	cr_expect(strstr(got, "\tscratch_load_b32 v5, off, off offset:60\n"
+			      "\tv_add_nc_u32_e32 v4, v4, v5\n"
+			      "\tv_add_nc_u32_e32 v0, v4, v0\n") != NULL,
+		  "%s", got);
+	free(got);
+}
+
+/* gfx942 with 4 AGPRs: the first four spills take the AGPRs, the rest go
+ * to scratch from offset 0. */
+Test(scratch, gfx942_agprs_first_then_scratch)
+{
+	RaSpillStats st;
+	char *got = spill_snippet(TA_TARGET_GFX942, 12, 4, 0, &st);
+	cr_expect_eq(st.agpr_spills, 4, "%d", st.agpr_spills);
+	cr_expect_eq(st.scratch_spills, 12, "%d", st.scratch_spills);
+	cr_expect_eq(st.vgpr_spills, st.agpr_spills + st.scratch_spills);
+	cr_expect(strstr(got, "\tv_mov_b32_e32 v0, 3\n"
+			      "\tv_accvgpr_write_b32 a3, v0\n"
+			      "\tv_mov_b32_e32 v0, 4\n"
+			      "\tscratch_store_dword off, v0, off\n"
+			      "\tv_mov_b32_e32 v0, 5\n"
+			      "\tscratch_store_dword off, v0, off offset:4\n") != NULL,
+		  "%s", got);
+	cr_expect(strstr(got, "\tscratch_load_dword v5, off, off offset:44\n") != NULL, "%s", got);
+	free(got);
+}
+
+/* gfx90a: MUBUF through the private segment V#: the wave offset (here s6)
+ * is added into the base of s[0:3] before anything else runs, and the V#
+ * vreg gets s[0:3] itself (its copy of s[2:3] vanishes). */
+Test(scratch, gfx90a_snippet)
+{
+	RaSpillStats st;
+	char *got = spill_snippet(TA_TARGET_GFX90A, 12, 1, 6, &st);
+	cr_expect_eq(st.agpr_spills, 1);
+	cr_expect_eq(st.scratch_spills, 15, "%d", st.scratch_spills);
+	cr_assert_gt(st.scratch_rsrc, 0);
+	cr_expect(!strncmp(got,
+			   "\ts_add_u32 s0, s0, s6\n"
+			   "\ts_addc_u32 s1, s1, 0\n"
+			   "\tv_mov_b32_e32 v0, 0\n"
+			   "\tv_accvgpr_write_b32 a0, v0\n"
+			   "\tv_mov_b32_e32 v0, 1\n"
+			   "\tbuffer_store_dword v0, off, s[0:3], 0\n"
+			   "\tv_mov_b32_e32 v0, 2\n"
+			   "\tbuffer_store_dword v0, off, s[0:3], 0 offset:4\n", 200),
+		  "%s", got);
+	cr_expect(strstr(got, "\tbuffer_load_dword v5, off, s[0:3], 0 offset:56\n") != NULL, "%s", got);
+	free(got);
+}
+
+/* Without the wave offset SGPR (ra_allocate_spill) gfx90a cannot spill to
+ * scratch: a clear error, not wrong code. */
+Test(scratch, gfx90a_without_wave_offset_fails)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX90A);
+	mir_block(&f);
+	int acc = many_live(&f, 20);
+	MInst *mi = mir_emit(&f, ISA_DS_WRITE_B32, 0);
+	mi_vreg(mi, 0, &f, acc, 0, 1);
+	mi_vreg(mi, 1, &f, acc, 0, 1);
+	mir_emit(&f, ISA_S_ENDPGM, 0);
+	RaOptions opt = {{0, 12, 1}};
+	RaResult r;
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(ra_allocate_spill(&f, &opt, &r, NULL, &d), -1);
+	cr_expect(strstr(diag_text(&d), "wave offset") != NULL, "%s", diag_text(&d));
+	diag_free(&d);
+	mir_free(&f);
+}
+
+/* ---- examples forced to spill run like their unconstrained builds -------- */
+
+#include "ir.h"
+
+typedef struct {
+	const char *ex, *target;
+	int ndef;
+	Define def[3];
+	int limit[MR_NCLASS]; /* forced register files */
+} Case;
+
+typedef struct {
+	int nbuf;
+	uint8_t *host[8];
+	size_t bytes[8];
+} Result;
+
+/* Deterministic inputs: 16-bit halves with magnitudes 0.5 .. 2 (f16), or
+ * f32 values in the same range. */
+static void fill(uint8_t *p, size_t bytes, int esize, uint32_t seed)
+{
+	for (size_t i = 0; i + (size_t)esize <= bytes; i += (size_t)esize) {
+		seed = seed * 1664525u + 1013904223u;
+		if (esize == 2) {
+			uint16_t h = (uint16_t)(((seed >> 31) << 15) | ((14u + ((seed >> 20) & 1)) << 10) | ((seed >> 8) & 1023));
+			memcpy(p + i, &h, 2);
+		} else {
+			float f = (float)((seed >> 8) & 0xffff) / 65536.0f * 1.5f + 0.5f;
+			if (seed >> 31)
+				f = -f;
+			memcpy(p + i, &f, 4);
+		}
+	}
+}
+
+/* Runs kernel 0 of out on the emulator: every tensor gets its exact size,
+ * scalars (eps) 1e-5; returns every buffer's bytes after the run. */
+static void run(const Module *m, const Target *t, const AmdOutput *out, Result *res)
+{
+	const AmdKernelInfo *ki = &out->kernels[0];
+	const Kernel *k = &m->kernels.data[0];
+	Diag d;
+	diag_init(&d);
+	EmuDevice *dev = emu_create(t->id);
+	cr_assert(dev);
+	cr_assert_eq(emu_load(dev, out->code_object, out->code_object_len, &d), 0, "%s", diag_text(&d));
+	uint8_t karg[512];
+	memset(karg, 0, sizeof karg);
+	uint64_t dptr[8];
+	res->nbuf = 0;
+	for (int p = 0; p < ki->nparams; p++) {
+		const SimtParam *sp = &ki->params[p];
+		if (sp->kind != PK_TENSOR) {
+			float eps = 1e-5f;
+			cr_assert_eq(sp->vt, VT_F32, "scalar %s", sp->name);
+			memcpy(karg + ki->param_offset[p], &eps, 4);
+			continue;
+		}
+		const Buffer *b = &m->bufs.data[k->args[sp->arg].buf];
+		size_t n = (size_t)dtype_bytes((DType)b->dtype);
+		for (int dm = 0; dm < b->rank; dm++)
+			n *= (size_t)ir_buf_dim(m, b, dm);
+		int i = res->nbuf++;
+		cr_assert_lt(i, 8);
+		res->bytes[i] = n;
+		res->host[i] = malloc(n);
+		cr_assert(res->host[i]);
+		fill(res->host[i], n, dtype_bytes((DType)b->dtype), 777u + (uint32_t)i);
+		cr_assert((dptr[i] = emu_alloc(dev, n)));
+		cr_assert_eq(emu_write(dev, dptr[i], res->host[i], n, &d), 0);
+		memcpy(karg + ki->param_offset[p], &dptr[i], 8);
+	}
+	int64_t vals[16] = {0};
+	uint32_t grid[3] = {1, 1, 1}, block[3] = {(uint32_t)ki->threads, 1, 1};
+	for (int g = 0; g < k->ngrid; g++) {
+		int64_t v;
+		cr_assert(ir_eval_int(m, 0, k->grid[g], vals, &v));
+		grid[g] = (uint32_t)v;
+	}
+	cr_assert_eq(emu_launch(dev, ki->name, grid, block, karg, ki->kernarg_size, 0, &d), 0, "%s %s: %s",
+		     ki->name, target_name(t->id), diag_text(&d));
+	for (int i = 0; i < res->nbuf; i++)
+		cr_assert_eq(emu_read(dev, dptr[i], res->host[i], res->bytes[i], &d), 0);
+	emu_destroy(dev);
+	diag_free(&d);
+}
+
+static void result_free(Result *r)
+{
+	for (int i = 0; i < r->nbuf; i++)
+		free(r->host[i]);
+	r->nbuf = 0;
+}
+
+/* Runs the tool at argv (NULL-terminated) with stdout to `out`; returns
+ * the exit status, or -1 if it could not run. */
+static int run_tool(char *const argv[], const char *out)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		FILE *f = freopen(out, "w", stdout);
+		if (!f)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int status;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int oracle_exists(const char *path)
+{
+	return access(path, X_OK) == 0;
+}
+
+/* The oracles on one scratch code object: llvm-objdump-19 decodes every
+ * instruction (no <unknown>), llvm-readelf-19 --notes shows the private
+ * segment size and the spill count amd_compile reported. */
+static void check_with_llvm(const Case *c, const AmdOutput *out)
+{
+	static const char *const tools[] = {"/usr/bin/llvm-objdump-19", "/usr/bin/llvm-readelf-19"};
+	for (int i = 0; i < 2; i++)
+		cr_assert(oracle_exists(tools[i]), "%s is missing: install llvm-19 (a test-time oracle)", tools[i]);
+	char obj[] = "/tmp/tileasm_scratch_XXXXXX";
+	int fd = mkstemp(obj);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, out->code_object, out->code_object_len), (ssize_t)out->code_object_len);
+	close(fd);
+	char txt[64];
+	snprintf(txt, sizeof txt, "%s.txt", obj);
+	char mcpu[32];
+	snprintf(mcpu, sizeof mcpu, "--mcpu=%s", c->target);
+	char *dis[] = {(char *)tools[0], "-d", mcpu, obj, NULL};
+	cr_assert_eq(run_tool(dis, txt), 0, "llvm-objdump-19 failed on %s %s", c->ex, c->target);
+	size_t len;
+	char *text = read_file(txt, &len);
+	cr_assert(text);
+	cr_expect(strstr(text, "<unknown>") == NULL, "%s %s: llvm-objdump cannot decode:\n%s", c->ex, c->target, text);
+	const char *store = !strcmp(c->target, "gfx1100") ? "scratch_store_b32 off, v"
+			    : !strcmp(c->target, "gfx90a") ? "buffer_store_dword v" : "scratch_store_dword off, v";
+	cr_expect(strstr(text, store) != NULL, "%s %s: no '%s' in\n%.2000s", c->ex, c->target, store, text);
+	free(text);
+	char *notes[] = {(char *)tools[1], "--notes", obj, NULL};
+	cr_assert_eq(run_tool(notes, txt), 0);
+	text = read_file(txt, &len);
+	cr_assert(text);
+	char want[64];
+	snprintf(want, sizeof want, ".private_segment_fixed_size: %d\n", out->kernels[0].scratch_bytes);
+	cr_expect(strstr(text, want) != NULL, "%s %s: want '%s' in\n%s", c->ex, c->target, want, text);
+	const char *v = strstr(text, ".vgpr_spill_count: ");
+	cr_expect(v && atoi(v + 19) > 0, "%s %s: no VGPR spills in the notes", c->ex, c->target);
+	free(text);
+	unlink(txt);
+	unlink(obj);
+}
+
+/* Compiles c unconstrained and at its limits, runs both, compares. */
+static void check_case(const Case *c)
+{
+	const char *srcdir = getenv("TILEASM_SRCDIR");
+	cr_assert(srcdir, "TILEASM_SRCDIR not set");
+	char path[512];
+	snprintf(path, sizeof path, "%s/examples/%s.tile", srcdir, c->ex);
+	size_t len;
+	char *text = read_file(path, &len);
+	cr_assert(text, "cannot read %s", path);
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse(path, text, len, &d);
+	cr_assert(m, "%s", diag_text(&d));
+	cr_assert_eq(ir_specialize(m, c->def, c->ndef, &d), 0, "%s", diag_text(&d));
+	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
+	Target t;
+	cr_assert(target_parse(c->target, &t) == 0);
+	Result res[2];
+	for (int pass = 0; pass < 2; pass++) {
+		AmdOutput out = {0};
+		out.want_listing = 1;
+		if (pass)
+			memcpy(out.reg_limit, c->limit, sizeof out.reg_limit);
+		cr_assert_eq(amd_compile(m, &t, &out, &d), 0, "%s %s: %s", c->ex, c->target, diag_text(&d));
+		const AmdKernelInfo *ki = &out.kernels[0];
+		if (pass) {
+			cr_assert_gt(ki->scratch_bytes, 0, "%s %s: the limits no longer force scratch spills", c->ex,
+				     c->target);
+			cr_assert(strstr(out.listing.buf, " in scratch ("), "%s", out.listing.buf);
+			if (c->limit[MR_V])
+				cr_assert_leq(ki->vgprs, c->limit[MR_V]);
+			check_with_llvm(c, &out);
+		} else {
+			cr_assert_eq(ki->scratch_bytes, 0);
+		}
+		run(m, &t, &out, &res[pass]);
+		amd_output_free(&out);
+	}
+	cr_assert_eq(res[0].nbuf, res[1].nbuf);
+	for (int i = 0; i < res[0].nbuf; i++)
+		cr_assert(!memcmp(res[0].host[i], res[1].host[i], res[0].bytes[i]),
+			  "%s %s: buffer %d differs from the unconstrained build", c->ex, c->target, i);
+	result_free(&res[0]);
+	result_free(&res[1]);
+	diag_free(&d);
+	ir_module_free(m);
+	free(text);
+}
+
+/* Every target, tiny VGPR files (and 4 AGPRs on CDNA, so that most spills
+ * find the AGPRs full): softmax and layernorm on ragged shapes (M not a
+ * multiple of the 4 rows per block, N not of 256: guarded loads and stores
+ * run under partial exec), gemm with its MFMA/WMMA accumulators. */
+Test(scratch, examples_spill_to_scratch_and_run_like_unconstrained)
+{
+	static const Case cs[] = {
+		{"softmax", "gfx1100", 2, {{"M", 37}, {"N", 300}}, {0, 24, 0}},
+		{"softmax", "gfx942", 2, {{"M", 37}, {"N", 300}}, {0, 24, 4}},
+		{"softmax", "gfx90a", 2, {{"M", 37}, {"N", 300}}, {0, 24, 4}},
+		{"layernorm", "gfx1100", 2, {{"M", 21}, {"N", 520}}, {0, 20, 0}},
+		{"layernorm", "gfx942", 2, {{"M", 21}, {"N", 520}}, {0, 20, 4}},
+		{"layernorm", "gfx90a", 2, {{"M", 21}, {"N", 520}}, {0, 20, 4}},
+		{"gemm", "gfx1100", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 160, 0}},
+		{"gemm", "gfx942", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}},
+		{"gemm", "gfx90a", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}},
+	};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+		check_case(&cs[i]);
+}
