@@ -1420,6 +1420,7 @@ static int exec_salu(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 		goto done;
 	}
 	case ISA_S_CLAUSE: case ISA_S_SLEEP: case ISA_S_SETPRIO: case ISA_S_ICACHE_INV: case ISA_S_DELAY_ALU: case ISA_S_SENDMSG:
+	case ISA_S_WAITCNT_DEPCTR: /* hazard waits: instructions here complete in order */
 		goto done;
 	case ISA_S_CODE_END:
 		emu_fail(dev, w, insn, "execution ran into the code-end padding (missing s_endpgm?)");

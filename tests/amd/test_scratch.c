@@ -187,6 +187,7 @@ typedef struct {
 	int ndef;
 	Define def[3];
 	int limit[MR_NCLASS]; /* forced register files */
+	int mc;               /* also assemble its source with llvm-mc-19 */
 } Case;
 
 typedef struct {
@@ -338,6 +339,69 @@ static void check_with_llvm(const Case *c, const AmdOutput *out)
 	unlink(obj);
 }
 
+/* The descriptor against llvm-mc-19: the code object as assembly source
+ * (what --dump-isa prints: .amdhsa_* directives with the private segment
+ * size and enable, the code, the metadata) assembled by llvm-mc-19 and
+ * linked by ld.lld-19 must give the same 64 descriptor bytes and .text. */
+static void check_descriptor_with_llvm_mc(const Case *c, const AmdOutput *out)
+{
+	static const char *const tools[] = {"/usr/bin/llvm-mc-19", "/usr/bin/ld.lld-19"};
+	for (int i = 0; i < 2; i++)
+		cr_assert(oracle_exists(tools[i]), "%s is missing: install llvm-19 (a test-time oracle)", tools[i]);
+	Diag d;
+	diag_init(&d);
+	StrBuf src = {0};
+	cr_assert_eq(co_source(out->code_object, out->code_object_len, 0, &src, &d), 0, "%s", diag_text(&d));
+	char dir[] = "/tmp/tileasm_scratch_mc_XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[128], cmd[1024];
+	snprintf(path, sizeof path, "%s/k.s", dir);
+	/* llvm-mc-19 does not know .amdhsa_inst_pref_size (0 here, its default). */
+	char *ip = strstr(src.buf, ".amdhsa_inst_pref_size 0\n");
+	if (ip)
+		memset(ip, ' ', strlen(".amdhsa_inst_pref_size 0"));
+	/* The metadata is checked through llvm-readelf above; llvm-mc-19 only
+	 * gets the code and the descriptor directives. */
+	char *md = strstr(src.buf, "\t.amdgpu_metadata");
+	if (md)
+		*md = 0;
+	cr_assert_eq(write_file_atomic(path, src.buf, strlen(src.buf)), 0);
+	snprintf(cmd, sizeof cmd,
+		 "%s -triple=amdgcn-amd-amdhsa -mcpu=%s -filetype=obj %s/k.s -o %s/k.o > %s/log 2>&1 && "
+		 "%s -shared %s/k.o -o %s/k.co >> %s/log 2>&1",
+		 tools[0], c->target, dir, dir, dir, tools[1], dir, dir, dir);
+	int rc = system(cmd);
+	snprintf(path, sizeof path, "%s/log", dir);
+	size_t len;
+	char *log = read_file(path, &len);
+	cr_assert_eq(rc, 0, "%s %s: llvm-mc/ld.lld failed:\n%s", c->ex, c->target, log ? log : "");
+	free(log);
+	snprintf(path, sizeof path, "%s/k.co", dir);
+	uint8_t *ref = (uint8_t *)read_file(path, &len);
+	cr_assert(ref);
+	CoObject *a = NULL, *b = NULL;
+	cr_assert_eq(co_read(out->code_object, out->code_object_len, &a, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(co_read(ref, len, &b, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(a->nkernels, 1);
+	cr_assert_eq(b->nkernels, 1);
+	cr_assert_gt(a->kernels[0].desc.private_segment_fixed_size, 0);
+	cr_assert_eq(a->kernels[0].desc.rsrc2 & 1, 1, "private segment (wave offset) enable");
+	for (int i = 0; i < CO_KD_SIZE; i++)
+		if (i < 16 || i >= 24) /* not the entry offset: without a note the layout differs */
+			cr_assert_eq(a->kernels[0].kd[i], b->kernels[0].kd[i],
+			     "%s %s: descriptor byte %d: ours 0x%02x, llvm-mc 0x%02x", c->ex, c->target, i,
+			     a->kernels[0].kd[i], b->kernels[0].kd[i]);
+	cr_assert_eq(a->text_size, b->text_size);
+	cr_assert(!memcmp(a->text, b->text, a->text_size), "%s %s: .text differs from llvm-mc's", c->ex, c->target);
+	co_object_free(a);
+	co_object_free(b);
+	free(ref);
+	sb_free(&src);
+	diag_free(&d);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 /* Compiles c unconstrained and at its limits, runs both, compares. */
 static void check_case(const Case *c)
 {
@@ -371,6 +435,8 @@ static void check_case(const Case *c)
 			if (c->limit[MR_V])
 				cr_assert_leq(ki->vgprs, c->limit[MR_V]);
 			check_with_llvm(c, &out);
+			if (c->mc)
+				check_descriptor_with_llvm_mc(c, &out);
 		} else {
 			cr_assert_eq(ki->scratch_bytes, 0);
 		}
@@ -395,15 +461,15 @@ static void check_case(const Case *c)
 Test(scratch, examples_spill_to_scratch_and_run_like_unconstrained)
 {
 	static const Case cs[] = {
-		{"softmax", "gfx1100", 2, {{"M", 37}, {"N", 300}}, {0, 24, 0}},
-		{"softmax", "gfx942", 2, {{"M", 37}, {"N", 300}}, {0, 24, 4}},
-		{"softmax", "gfx90a", 2, {{"M", 37}, {"N", 300}}, {0, 24, 4}},
-		{"layernorm", "gfx1100", 2, {{"M", 21}, {"N", 520}}, {0, 20, 0}},
-		{"layernorm", "gfx942", 2, {{"M", 21}, {"N", 520}}, {0, 20, 4}},
-		{"layernorm", "gfx90a", 2, {{"M", 21}, {"N", 520}}, {0, 20, 4}},
-		{"gemm", "gfx1100", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 160, 0}},
-		{"gemm", "gfx942", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}},
-		{"gemm", "gfx90a", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}},
+		{"softmax", "gfx1100", 2, {{"M", 37}, {"N", 300}}, {0, 24, 0}, 1},
+		{"softmax", "gfx942", 2, {{"M", 37}, {"N", 300}}, {0, 24, 4}, 1},
+		{"softmax", "gfx90a", 2, {{"M", 37}, {"N", 300}}, {0, 24, 4}, 1},
+		{"layernorm", "gfx1100", 2, {{"M", 21}, {"N", 520}}, {0, 20, 0}, 0},
+		{"layernorm", "gfx942", 2, {{"M", 21}, {"N", 520}}, {0, 20, 4}, 0},
+		{"layernorm", "gfx90a", 2, {{"M", 21}, {"N", 520}}, {0, 20, 4}, 0},
+		{"gemm", "gfx1100", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 160, 0}, 0},
+		{"gemm", "gfx942", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}, 0},
+		{"gemm", "gfx90a", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}, 0},
 	};
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
 		check_case(&cs[i]);
