@@ -10,7 +10,10 @@
  * lgkmcnt(0).  s_barrier waits for everything (workgroup memory order).
  * At joins the state is the pessimistic merge (pending anywhere, fewest
  * later events); the lattice is finite and merges only add pending entries
- * or lower counts, so it terminates.
+ * or lower counts, so it terminates.  The number of outstanding events
+ * itself only matters at s_barrier (wait if any), so it is kept as a
+ * flag: a count would climb by one per trip around a loop that stores
+ * without waiting and hold the fixed point back for up to 63 sweeps.
  *
  * Cost.  Inside a block the state is kept as sequence numbers: each
  * counter numbers its events, a register remembers the number of the event
@@ -37,8 +40,8 @@ typedef struct {
 /* State at a block's entry. */
 typedef struct {
 	VEC(Pend) p;
-	int16_t outstanding[NC];
-	uint8_t smem; /* an SMEM event may be outstanding */
+	uint8_t busy[NC]; /* events of the counter may be outstanding */
+	uint8_t smem;     /* an SMEM event may be outstanding */
 	uint8_t seen;
 } WState;
 
@@ -46,7 +49,7 @@ typedef struct {
 typedef struct {
 	int32_t ev[NC * NSL];     /* event writing the slot, -1 none; pending iff >= floor */
 	int32_t seq[NC], floor[NC];
-	int16_t outstanding[NC];
+	uint8_t busy[NC];
 	int16_t mx[NC];           /* field maxima */
 	uint8_t smem;
 	uint8_t listed[NC * NSL]; /* key is in `touched` */
@@ -112,7 +115,7 @@ static int load(Cur *cs, const WState *w)
 	for (int c = 0; c < NC; c++) {
 		cs->seq[c] = SEQ0;
 		cs->floor[c] = SEQ0; /* lowered to the oldest pending entry below */
-		cs->outstanding[c] = w->outstanding[c];
+		cs->busy[c] = w->busy[c];
 	}
 	cs->smem = w->smem;
 	for (size_t i = 0; i < w->p.len; i++) {
@@ -136,7 +139,7 @@ static int unload(ta_target t, Cur *cs, WState *exit)
 	int rc = 0;
 	if (exit) {
 		exit->p.len = 0;
-		memcpy(exit->outstanding, cs->outstanding, sizeof exit->outstanding);
+		memcpy(exit->busy, cs->busy, sizeof exit->busy);
 		exit->smem = cs->smem;
 		exit->seen = 1;
 		qsort(cs->touched.data, cs->touched.len, sizeof(uint16_t), cmp_key);
@@ -163,15 +166,15 @@ static int merge(WState *dst, const WState *src, WState *tmp, int *changed)
 		if (src->p.len)
 			memcpy(dst->p.data, src->p.data, src->p.len * sizeof(Pend));
 		dst->p.len = src->p.len;
-		memcpy(dst->outstanding, src->outstanding, sizeof dst->outstanding);
+		memcpy(dst->busy, src->busy, sizeof dst->busy);
 		dst->smem = src->smem;
 		dst->seen = 1;
 		*changed = 1;
 		return 0;
 	}
 	for (int c = 0; c < NC; c++)
-		if (src->outstanding[c] > dst->outstanding[c])
-			dst->outstanding[c] = src->outstanding[c], *changed = 1;
+		if (src->busy[c] && !dst->busy[c])
+			dst->busy[c] = 1, *changed = 1;
 	if (src->smem && !dst->smem)
 		dst->smem = 1, *changed = 1;
 	tmp->p.len = 0;
@@ -212,8 +215,8 @@ static void apply_wait(Cur *cs, const int *need)
 		int32_t f = cs->seq[c] - need[c];
 		if (f > cs->floor[c])
 			cs->floor[c] = f;
-		if (cs->outstanding[c] > need[c])
-			cs->outstanding[c] = (int16_t)need[c];
+		if (need[c] == 0)
+			cs->busy[c] = 0;
 		if (c == C_LGKM && need[c] == 0)
 			cs->smem = 0;
 	}
@@ -226,7 +229,7 @@ static void needs(ta_target t, const Cur *cs, const IsaInsn *in, int *need)
 		need[c] = -1;
 	if (in->op == ISA_S_BARRIER) {
 		for (int c = 0; c < NC; c++)
-			if (cs->outstanding[c] > 0)
+			if (cs->busy[c])
 				need[c] = 0;
 		return;
 	}
@@ -270,8 +273,7 @@ static int issue(ta_target t, Cur *cs, const MInst *mi)
 	/* Counts saturate at the field maximum (a wait can ask no more), which
 	 * also bounds the dataflow lattice: the fixed point comes quickly. */
 	int32_t e = cs->seq[c]++;
-	if (cs->outstanding[c] < maxcnt(t, c))
-		cs->outstanding[c]++;
+	cs->busy[c] = 1;
 	if (smem)
 		cs->smem = 1;
 	for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
