@@ -47,11 +47,16 @@ static int32_t meet(int32_t a, int32_t b)
 	return H_CONFLICT;
 }
 
-/* Runs one block from state st (modified).  Returns 0, or -1 with err. */
+/* Runs one block from state st (modified).  check: CK_NONE, CK_STOP (the
+ * first wrong read ends the run with -1 and a message in err) or CK_NOTE
+ * (the run goes on to the end, then returns -1 if some read was wrong).
+ * An operand without a register always ends the run with -1. */
+enum { CK_NONE, CK_STOP, CK_NOTE };
 static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b, int32_t *st, StrBuf *err,
 		     int check)
 {
 	const MBlock *bl = &f->blocks.data[b];
+	int wrong = 0;
 	for (int i = bl->first; i < bl->last; i++) {
 		const MInst *mi = &f->insns.data[i];
 		/* Reads first (a copy's sources before its destinations). */
@@ -80,6 +85,9 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 				 * undefined on the first write: only check real reads. */
 				bool soft = mi_is_def(mi, k);
 				if (check && got != want && got != H_UNDEF && got != H_UNSEEN && !(soft && got < 0)) {
+					wrong = 1;
+					if (check == CK_NOTE)
+						continue;
 					if (err) {
 						sb_printf(err, "insn %d: operand %d reads %%%d[%d] from %c%d, which holds ", i,
 							  k, v, mi->sub[k] + j, "sva"[cls], r);
@@ -115,7 +123,7 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 			}
 		}
 	}
-	return 0;
+	return wrong ? -1 : 0;
 }
 
 int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
@@ -156,9 +164,9 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 		sl.base[c + 1] = sl.base[c] + top[c];
 	const int nslot = sl.base[MR_NCLASS], ns = sl.base[MR_V];
 	int32_t *in = malloc(sizeof(int32_t) * ((size_t)nslot * nb + 1)), *cur = malloc(sizeof(int32_t) * (nslot + 1));
-	char *inwork = calloc((size_t)nb, 1);
+	char *inwork = calloc((size_t)nb, 1), *recheck = malloc((size_t)nb);
 	int rc = -1;
-	if (!in || !cur || !inwork)
+	if (!in || !cur || !inwork || !recheck)
 		goto out;
 	for (size_t i = 0; i < (size_t)nslot * nb; i++)
 		in[i] = H_UNSEEN;
@@ -168,6 +176,7 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	 * the lattice has height 3, so a few sweeps reach the fixed point
 	 * (a LIFO worklist could revisit blocks many times on long chains). */
 	inwork[0] = 1;
+	memset(recheck, 1, (size_t)nb);
 	for (int any = 1; any;) {
 		any = 0;
 		for (int b = 0; b < nb; b++) {
@@ -175,7 +184,7 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 				continue;
 			inwork[b] = 0;
 			memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
-			run_block(f, phys, &sl, b, cur, err, 0);
+			recheck[b] = run_block(f, phys, &sl, b, cur, NULL, CK_NOTE) != 0;
 			for (int s = 0; s < 3; s++) {
 				int t = f->blocks.data[b].succ[s];
 				if (t < 0)
@@ -197,15 +206,20 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 			}
 		}
 	}
-	/* Check with the final states only: during the iteration a block may
-	 * run before all its predecessors have been seen. */
+	/* The verdict counts only runs from the final states (during the
+	 * iteration a block may run before all its predecessors have been
+	 * seen).  A block's last run above had its final state (a change would
+	 * have queued it again), so only blocks whose last run found a wrong
+	 * read, or that never ran, run again, in order, for the first message. */
 	for (int b = 0; b < nb; b++) {
+		if (!recheck[b])
+			continue;
 		memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
-		if (run_block(f, phys, &sl, b, cur, err, 1))
+		if (run_block(f, phys, &sl, b, cur, err, CK_STOP))
 			goto out;
 	}
 	rc = 0;
 out:
-	free(in), free(cur), free(inwork);
+	free(in), free(cur), free(inwork), free(recheck);
 	return rc;
 }
