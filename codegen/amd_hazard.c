@@ -1,28 +1,49 @@
 /* amd_hazard.c — wait states the hardware does not provide by itself.
  *
- * Hazards the code generator can produce (/work/shared/notes/amd-isa.md §9):
- *   gfx90a/gfx942: a VMEM store of more than 8 bytes followed by a VALU
- *           that overwrites its data (s_nop 1 after such stores);
- *   gfx942: a transcendental result used by the next VALU needs one wait
- *           state (s_nop 0 after every transcendental);
- *   gfx1100: VALU use of a transcendental result (VALUTransUseHazard):
- *           s_delay_alu instid0(TRANS32_DEP_1) before the next instruction
- *           makes it wait for the result;
- *   gfx90a/gfx942 MFMA (§9.2, §9.3): an MFMA result read or overwritten by
+ * The rules are LLVM 19's GCNHazardRecognizer for gfx90a, gfx942 and
+ * gfx1100, restricted to what tileasm can emit; docs/amd-backend.md
+ * ("waitcnt and hazards") has the full table, which rules are handled
+ * here and which the code generator cannot produce.  Each rule was
+ * checked against llc-19 -run-pass=post-RA-hazard-rec on MIR snippets.
+ *
+ * gfx90a/gfx942 (wait states, filled with s_nop k = k+1 wait states, every
+ * other instruction counting one):
+ *   VALU writes an SGPR (or exec) -> VMEM reads it: 5;
+ *   VALU writes an SGPR -> v_readlane/v_writelane lane select: 4;
+ *   gfx942: VALU writes an SGPR -> VALU reads it (v_cmp -> v_cndmask): 2;
+ *   gfx942: VALU writes exec -> v_readlane/v_readfirstlane/v_writelane: 4;
+ *   gfx942: VALU writes a VGPR -> v_readlane/v_readfirstlane reads it: 1;
+ *   gfx942: transcendental result -> non-transcendental VALU use: 1;
+ *   gfx942: VALU writing the high half of its result (op_sel dst bit,
+ *           e.g. v_cvt_pk_fp8_f32 op_sel:[0,0,1]) -> VALU use: 1;
+ *   VMEM store of more than 8 bytes -> VALU overwrites its data: 1 on
+ *           gfx90a, 2 on gfx942;
+ *   SMEM soft clause (xnack): consecutive SMEM loads where one writes an
+ *           SGPR the clause reads: s_nop 0 breaks the clause;
+ *   MFMA (amd-isa.md §9.2, §9.3): an MFMA result read or overwritten by
  *           another instruction, or read as another MFMA's A/B or as an
  *           overlapping (not identical) C, needs wait states that grow
  *           with the pass count; an MFMA reading a VGPR a VALU just wrote
- *           needs 2, after a VALU exec write 4;
- *   gfx1100 WMMA: a WMMA whose A/B overlaps the previous WMMA's D needs a
- *           VALU in between (v_nop).
- * The matrix hazards cross branches (an accumulation loop's back edge), so
- * they are tracked per block over the CFG: each block starts from the
- * union of its predecessors' end states, which two rounds in layout
- * order settle for the loops the lowering emits (entries expire after at
- * most 19 wait states, so only a short path around a back edge matters).
- * Inserted s_nop give k+1 wait states, every other instruction one.
- * DPP, lane-select and VALU-SGPR->VMEM hazards cannot arise yet (no such
- * patterns are generated); see docs/amd-backend.md. */
+ *           needs 2, after a VALU exec write 4; a VALU overwriting an
+ *           MFMA's C (WAR) N - 1;
+ *   gfx90a: 64-bit shift whose amount is v(8k+7) with v(8k+8) unused
+ *           (Shift64HighRegBug): the amount moves to another VGPR around it.
+ * gfx1100 (inserted instructions, not counts):
+ *   VALUTransUseHazard: a VALU reading a transcendental's result with at
+ *           most 5 VALUs / 1 transcendental since gets s_waitcnt_depctr
+ *           0xfff (va_vdst(0)) before it; VMEM/LDS in between clear it;
+ *   WMMA: a WMMA whose A/B overlaps the previous WMMA's D with no VALU
+ *           between gets a v_nop;
+ *   VALUMaskWriteHazard (wave64 only): an SALU writing an SGPR that the
+ *           latest SGPR-reading VALU read as a lane mask (v_cndmask
+ *           selector, carry-in) gets s_waitcnt_depctr 0xfffe (sa_sdst(0))
+ *           after it.
+ * All state crosses branches (an accumulation loop's back edge): each block
+ * starts from the union of its predecessors' end states.  Entries expire
+ * after at most 19 wait states, so a few rounds in layout order settle the
+ * loops the lowering emits (two for matrix loops, one otherwise: without
+ * matrix instructions the windows are short enough that a conservative
+ * first round plus the emitting round covers a back edge, see run rounds). */
 #include "amd.h"
 
 #include <stdlib.h>
@@ -38,26 +59,67 @@ static bool is_trans(unsigned op)
 	return false;
 }
 
-/* ---- matrix-core hazard state -------------------------------------------- */
+static bool is_shift64(unsigned op)
+{
+	return op == ISA_V_LSHLREV_B64 || op == ISA_V_LSHRREV_B64 || op == ISA_V_ASHRREV_I64;
+}
 
-enum { HZ_MAX = 24, HZ_WINDOW = 20 }; /* entries; no rule needs more than 19 wait states */
+/* ---- hazard state ------------------------------------------------------------ */
+
+enum { HZ_MAX = 48, HZ_WINDOW = 20 }; /* entries; no rule needs more than 19 wait states */
+enum { SG_EXEC = 126 };                /* exec's scalar code */
+enum { DEPCTR_VA_VDST0 = 0x0fff, DEPCTR_SA_SDST0 = 0xfffe }; /* the values LLVM emits */
+
+typedef enum {
+	HZ_MFMA,   /* MFMA: D written (reg/cnt), C read (creg/ccnt) */
+	HZ_VALU,   /* non-MFMA VALU wrote these VGPRs (MFMA reads: 2, gfx942 readlane: 1) */
+	HZ_TRANS,  /* gfx942: transcendental wrote these VGPRs (1) */
+	HZ_DSTSEL, /* gfx942: VALU wrote the high half of these VGPRs (1) */
+	HZ_STORE,  /* gfx9: VMEM store of > 8 bytes still reads these VGPRs (1 / 2) */
+	HZ_SGPR,   /* gfx9: a VALU wrote scalar codes [reg, reg+cnt) (exec = 126) (up to 5) */
+	HZ_TRANS11 /* gfx1100: transcendental wrote these VGPRs; age = VALUs since, passes = trans since */
+} HzKind;
 
 typedef struct {
-	uint8_t kind;          /* HZ_MFMA (D written, C read), HZ_VALU (VGPRs written) */
-	uint8_t file;          /* ISA_K_VGPR / ISA_K_AGPR */
+	uint8_t kind;          /* HzKind */
+	uint8_t file;          /* ISA_K_VGPR / ISA_K_AGPR (ISA_K_SGPR for HZ_SGPR) */
 	uint8_t passes, xdl;
-	uint16_t reg, cnt;     /* D (or the VALU's destination) */
+	uint16_t reg, cnt;     /* D (or the VALU's destination, the store's data) */
 	uint16_t creg, ccnt;   /* MFMA: C read */
 	uint16_t age;          /* wait states since */
 } HzEnt;
-enum { HZ_MFMA, HZ_VALU };
+
+typedef struct {
+	uint64_t w[2];
+} SSet; /* scalar register codes 0..127 (vcc = 106, exec = 126) */
 
 typedef struct {
 	HzEnt e[HZ_MAX];
 	int n;
-	uint16_t exec_age;     /* since a VALU wrote exec (HZ_WINDOW = long ago) */
+	SSet cdef, cuse;            /* gfx9: the current SMEM clause's writes and reads */
+	SSet mask;                  /* gfx11 wave64: SGPRs the latest SGPR-reading VALU read as a lane mask */
 	int16_t wmma_reg, wmma_cnt; /* gfx11: previous WMMA's D with no VALU since (cnt 0 = none) */
 } HzState;
+
+static void sset_add(SSet *s, int reg, int cnt)
+{
+	for (int r = reg; r < reg + cnt && r < 128; r++)
+		s->w[r >> 6] |= 1ull << (r & 63);
+}
+static bool sset_meets(const SSet *a, const SSet *b)
+{
+	return (a->w[0] & b->w[0]) || (a->w[1] & b->w[1]);
+}
+static bool sset_empty(const SSet *a)
+{
+	return !a->w[0] && !a->w[1];
+}
+static SSet sset_range(int reg, int cnt)
+{
+	SSet s = {{0, 0}};
+	sset_add(&s, reg, cnt);
+	return s;
+}
 
 /* Pass counts (amd-isa.md §9.2/§9.3); unknown MFMAs get the largest. */
 static int mfma_passes(ta_target t, unsigned op, int *xdl)
@@ -66,8 +128,12 @@ static int mfma_passes(ta_target t, unsigned op, int *xdl)
 	switch (op) {
 	case ISA_V_MFMA_F32_16X16X16_F16: case ISA_V_MFMA_F32_16X16X16_BF16: case ISA_V_MFMA_I32_16X16X32_I8:
 	case ISA_V_MFMA_F32_16X16X8_XF32:
+	case ISA_V_MFMA_F32_16X16X32_FP8_FP8: case ISA_V_MFMA_F32_16X16X32_FP8_BF8:
+	case ISA_V_MFMA_F32_16X16X32_BF8_FP8: case ISA_V_MFMA_F32_16X16X32_BF8_BF8:
 		return t == TA_TARGET_GFX942 ? 4 : 8;
 	case ISA_V_MFMA_F32_32X32X8_F16: case ISA_V_MFMA_F32_32X32X8_BF16: case ISA_V_MFMA_I32_32X32X16_I8:
+	case ISA_V_MFMA_F32_32X32X16_FP8_FP8: case ISA_V_MFMA_F32_32X32X16_FP8_BF8:
+	case ISA_V_MFMA_F32_32X32X16_BF8_FP8: case ISA_V_MFMA_F32_32X32X16_BF8_BF8:
 		return t == TA_TARGET_GFX942 ? 8 : 16;
 	case ISA_V_MFMA_I32_16X16X16I8:
 		return 8;
@@ -89,23 +155,122 @@ static bool is_vreg(const IsaOperand *o)
 	return o->kind == ISA_K_VGPR || o->kind == ISA_K_AGPR;
 }
 
-/* Wait states instruction mi still needs under state st. */
+/* Operand k of mi is read (sources, tied destinations). */
+static bool reads_op(const MInst *mi, int k)
+{
+	return k >= mi->ndef || (k == 0 && (mi->flags & MI_TIED));
+}
+
+/* Scalar registers an instruction reads and writes (codes, exec included). */
+static void scalar_uses(ta_target t, const IsaInsn *in, SSet *rd, SSet *wr)
+{
+	IsaRegUse u[24];
+	int n = isa_reg_uses(t, in, u, 24);
+	memset(rd, 0, sizeof *rd);
+	memset(wr, 0, sizeof *wr);
+	for (int i = 0; i < n && i < 24; i++)
+		if (u[i].file == 's')
+			sset_add(u[i].write ? wr : rd, u[i].reg, u[i].count);
+}
+
+/* gfx11 lane-mask sources: the last operand of v_cndmask / v_add_co_ci /
+ * v_sub_co_ci / v_subrev_co_ci (vcc_lo/vcc or an SGPR pair). */
+static bool mask_source(const MInst *mi, SSet *m)
+{
+	unsigned op = mi->in.op;
+	if (op != ISA_V_CNDMASK_B32 && op != ISA_V_ADDC_CO_U32 && op != ISA_V_SUBB_CO_U32 && op != ISA_V_SUBBREV_CO_U32)
+		return false;
+	const IsaOperand *o = &mi->in.ops[mi->in.nops - 1];
+	if (o->kind == ISA_K_SGPR)
+		sset_add(m, o->reg, o->count);
+	else if (o->kind == ISA_K_SPECIAL && (o->reg == ISA_SP_VCC_LO || o->reg == ISA_SP_VCC_HI))
+		sset_add(m, 106 + (o->reg == ISA_SP_VCC_HI), o->count);
+	return true;
+}
+
+/* Wait states mi needs after VALU writes of scalar registers (gfx9), and
+ * for the SMEM soft clause. */
+static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
+{
+	const IsaInsn *in = &mi->in;
+	uint32_t fl = in->op < ISA_NUM_OPS ? isa_ops[in->op].flags : 0;
+	bool mfma = fl & ISA_F_MFMA, valu = (fl & ISA_F_VALU) && !mfma;
+	bool vmem = fl & (ISA_F_GLOBAL | ISA_F_MUBUF);
+	bool g942 = t == TA_TARGET_GFX942;
+	bool rdlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_READFIRSTLANE_B32;
+	bool rwlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_WRITELANE_B32;
+	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_SMEM)))
+		return 0;
+	SSet rd, wr, ex = sset_range(SG_EXEC, 2), lane = {{0, 0}};
+	scalar_uses(t, in, &rd, &wr);
+	SSet rdx = rd; /* reads other than exec */
+	rdx.w[1] &= ~ex.w[1];
+	if (rwlane && in->nops > 2 && in->ops[2].kind == ISA_K_SGPR)
+		lane = sset_range(in->ops[2].reg, in->ops[2].count);
+	int need = 0;
+	for (int i = 0; i < st->n; i++) {
+		const HzEnt *e = &st->e[i];
+		if (e->kind != HZ_SGPR)
+			continue;
+		SSet er = sset_range(e->reg, e->cnt);
+		bool exec = sset_meets(&er, &ex), reads = sset_meets(&er, &rdx);
+		int w = 0;
+		if (vmem && (reads || exec))
+			w = 5; /* VMEM reads its SGPR operands and exec */
+		if (sset_meets(&er, &lane))
+			w = TA_MAX(w, 4); /* v_readlane/v_writelane lane select */
+		if (g942 && valu && reads)
+			w = TA_MAX(w, 2);
+		if (g942 && (rwlane || rdlane) && exec)
+			w = TA_MAX(w, 4);
+		if (mfma && exec)
+			w = TA_MAX(w, 4);
+		need = TA_MAX(need, w - (int)e->age);
+	}
+	/* SMEM soft clause (xnack replay): no load may write what the clause reads */
+	if ((fl & ISA_F_SMEM) && !sset_empty(&st->cdef)) {
+		SSet d = st->cdef, u = st->cuse;
+		d.w[0] |= wr.w[0], d.w[1] |= wr.w[1];
+		u.w[0] |= rd.w[0], u.w[1] |= rd.w[1];
+		if (sset_meets(&d, &u))
+			need = TA_MAX(need, 1);
+	}
+	return need;
+}
+
+/* Wait states (gfx9) instruction mi still needs under state st. */
 static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 {
 	const IsaInsn *in = &mi->in;
 	uint32_t fl = in->op < ISA_NUM_OPS ? isa_ops[in->op].flags : 0;
-	bool mfma = fl & ISA_F_MFMA;
+	bool mfma = fl & ISA_F_MFMA, valu = (fl & ISA_F_VALU) && !mfma;
 	bool g942 = t == TA_TARGET_GFX942;
+	bool rdlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_READFIRSTLANE_B32;
 	int need = 0;
 	for (int i = 0; i < st->n; i++) {
 		const HzEnt *e = &st->e[i];
 		int w = 0;
-		if (e->kind == HZ_VALU) {
-			/* a VALU wrote a VGPR an MFMA reads */
-			for (int k = 1; mfma && k < in->nops; k++)
+		switch (e->kind) {
+		case HZ_VALU: /* a VALU wrote a VGPR an MFMA (2) or gfx942 readlane's source (1) reads */
+			for (int k = 1; k < in->nops; k++)
 				if (overlaps(&in->ops[k], e->file, e->reg, e->cnt))
-					w = 2;
-		} else {
+					w = TA_MAX(w, mfma ? 2 : g942 && rdlane && k == 1 ? 1 : 0);
+			break;
+		case HZ_TRANS: case HZ_DSTSEL: /* gfx942 forwarding: the next VALU reading the result */
+			if (valu && !(e->kind == HZ_TRANS && is_trans(in->op)))
+				for (int k = 0; k < in->nops; k++)
+					if (reads_op(mi, k) && overlaps(&in->ops[k], e->file, e->reg, e->cnt))
+						w = 1;
+			break;
+		case HZ_STORE: /* a VALU overwriting a wide store's data */
+			if (fl & ISA_F_VALU)
+				for (int k = 0; k < mi->ndef && k < in->nops; k++)
+					if (overlaps(&in->ops[k], e->file, e->reg, e->cnt))
+						w = g942 ? 2 : 1;
+			break;
+		case HZ_TRANS11:
+			break;
+		case HZ_MFMA: {
 			int N = e->passes, raw = g942 ? N + (e->xdl ? 3 : 2) : N + 3;
 			for (int k = 0; k < in->nops; k++) {
 				const IsaOperand *o = &in->ops[k];
@@ -125,21 +290,46 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 				if (!mfma && k < mi->ndef && overlaps(o, e->file, e->creg, e->ccnt))
 					w = TA_MAX(w, N - 1);
 			}
+			break;
 		}
-		need = TA_MAX(need, w - (int)e->age);
+		}
+		if (w)
+			need = TA_MAX(need, w - (int)e->age);
 	}
-	if (mfma && st->exec_age < 4)
-		need = TA_MAX(need, 4 - (int)st->exec_age);
-	return need;
+	return TA_MAX(need, sgpr_need(t, st, mi));
+}
+
+/* Does gfx1100 instruction mi read a transcendental result that is not yet
+ * safe to read (VALUTransUseHazard)? */
+static bool trans11_need(const HzState *st, const MInst *mi)
+{
+	const IsaInsn *in = &mi->in;
+	if (in->op >= ISA_NUM_OPS || !(isa_ops[in->op].flags & ISA_F_VALU))
+		return false;
+	for (int i = 0; i < st->n; i++) {
+		const HzEnt *e = &st->e[i];
+		if (e->kind != HZ_TRANS11)
+			continue;
+		for (int k = 0; k < in->nops; k++)
+			if (reads_op(mi, k) && overlaps(&in->ops[k], e->file, e->reg, e->cnt))
+				return true;
+	}
+	return false;
+}
+
+static bool same_ent(const HzEnt *x, const HzEnt *e)
+{
+	return x->kind == e->kind && x->file == e->file && x->reg == e->reg && x->cnt == e->cnt && x->creg == e->creg &&
+	       x->ccnt == e->ccnt && x->xdl == e->xdl && (x->passes == e->passes || e->kind == HZ_TRANS11);
 }
 
 static void hz_push(HzState *st, HzEnt e)
 {
 	for (int i = 0; i < st->n; i++) {
 		HzEnt *x = &st->e[i];
-		if (x->kind == e.kind && x->file == e.file && x->reg == e.reg && x->cnt == e.cnt && x->creg == e.creg &&
-		    x->ccnt == e.ccnt && x->passes == e.passes && x->xdl == e.xdl) {
+		if (same_ent(x, &e)) {
 			x->age = TA_MIN(x->age, e.age); /* the same hazard seen again: the nearer one */
+			x->passes = TA_MIN(x->passes, e.passes);
 			return;
 		}
 	}
@@ -153,32 +343,116 @@ static void hz_push(HzState *st, HzEnt e)
 	st->e[st->n++] = e;
 }
 
-static void hz_age(HzState *st, int ws)
+/* Wait states an entry of kind k matters for. */
+static int ent_window(ta_target t, int k)
+{
+	switch (k) {
+	case HZ_VALU: return 2;
+	case HZ_SGPR: return 5;
+	case HZ_TRANS: case HZ_DSTSEL: return 1;
+	case HZ_STORE: return t == TA_TARGET_GFX942 ? 2 : 1;
+	default: return HZ_WINDOW;
+	}
+}
+
+static void hz_age(ta_target t, HzState *st, int ws)
 {
 	int j = 0;
 	for (int i = 0; i < st->n; i++) {
-		st->e[i].age = (uint16_t)TA_MIN(st->e[i].age + ws, HZ_WINDOW);
-		if (st->e[i].age < (st->e[i].kind == HZ_VALU ? 2 : HZ_WINDOW))
-			st->e[j++] = st->e[i];
+		HzEnt *e = &st->e[i];
+		if (e->kind != HZ_TRANS11)
+			e->age = (uint16_t)TA_MIN(e->age + ws, HZ_WINDOW);
+		if (e->kind == HZ_TRANS11 || e->age < ent_window(t, e->kind))
+			st->e[j++] = *e;
 	}
 	st->n = j;
-	st->exec_age = (uint16_t)TA_MIN(st->exec_age + ws, HZ_WINDOW);
+}
+
+/* Drops the gfx1100 transcendental entries (their results are safe). */
+static void drop_trans11(HzState *st)
+{
+	int j = 0;
+	for (int i = 0; i < st->n; i++)
+		if (st->e[i].kind != HZ_TRANS11)
+			st->e[j++] = st->e[i];
+	st->n = j;
+}
+
+/* Data operand of a VMEM store (the DD role), or -1. */
+static int store_data(ta_target t, const IsaInsn *in)
+{
+	uint16_t sig[ISA_MAX_SIG];
+	int n = isa_sig(t, in->op, sig);
+	for (int i = 0; i < n && i < in->nops; i++)
+		if (ISA_SIG_ROLE(sig[i]) == ISA_R_DD)
+			return i;
+	return -1;
 }
 
 /* State after instruction mi issues (its own slot counts one wait state
  * for what follows). */
-static void hz_step(ta_target t, HzState *st, const MInst *mi)
+static void hz_step(ta_target t, bool w64, HzState *st, const MInst *mi)
 {
 	const IsaInsn *in = &mi->in;
 	uint32_t fl = in->op < ISA_NUM_OPS ? isa_ops[in->op].flags : 0;
 	int ws = in->op == ISA_S_NOP ? (int)(in->ops[0].imm & 15) + 1 : 1;
-	hz_age(st, ws);
+	bool gfx9 = t == TA_TARGET_GFX90A || t == TA_TARGET_GFX942;
+	hz_age(t, st, ws);
+	SSet rd, wr;
+	scalar_uses(t, in, &rd, &wr);
+	/* SMEM soft clause: consecutive SMEM instructions; anything else ends it */
+	if (fl & ISA_F_SMEM) {
+		st->cdef.w[0] |= wr.w[0], st->cdef.w[1] |= wr.w[1];
+		st->cuse.w[0] |= rd.w[0], st->cuse.w[1] |= rd.w[1];
+	} else {
+		memset(&st->cdef, 0, sizeof st->cdef);
+		memset(&st->cuse, 0, sizeof st->cuse);
+	}
 	if (fl & ISA_F_WMMA) {
 		st->wmma_reg = (int16_t)in->ops[0].reg, st->wmma_cnt = in->ops[0].count;
 	} else if (fl & ISA_F_VALU) {
 		st->wmma_cnt = 0;
 	}
-	if (t != TA_TARGET_GFX90A && t != TA_TARGET_GFX942)
+	if (t == TA_TARGET_GFX1100) {
+		/* VALUTransUseHazard: count VALUs and transcendentals since each
+		 * producer; VMEM, LDS and a va_vdst(0) wait end them all */
+		if ((fl & (ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_DS)) ||
+		    (in->op == ISA_S_WAITCNT_DEPCTR && ((in->ops[0].imm >> 12) & 15) == 0))
+			drop_trans11(st);
+		if (fl & ISA_F_VALU) {
+			int j = 0;
+			for (int i = 0; i < st->n; i++) {
+				HzEnt *e = &st->e[i];
+				if (e->kind == HZ_TRANS11) {
+					e->age++;
+					e->passes += is_trans(in->op);
+					if (e->age > 5 || e->passes > 1)
+						continue;
+				}
+				st->e[j++] = *e;
+			}
+			st->n = j;
+			if (is_trans(in->op) && mi->ndef && is_vreg(&in->ops[0]))
+				hz_push(st, (HzEnt){HZ_TRANS11, in->ops[0].kind, 0, 0, in->ops[0].reg, in->ops[0].count, 0, 0, 0});
+		}
+		/* VALUMaskWriteHazard (wave64): the mask set follows the latest
+		 * VALU that reads an SGPR or a literal; sa_sdst(0) clears it */
+		if (w64 && (fl & ISA_F_VALU)) {
+			SSet m = {{0, 0}};
+			bool is_mask = mask_source(mi, &m);
+			bool lit = false;
+			for (int k = 0; k < in->nops; k++)
+				lit |= in->ops[k].kind == ISA_K_LIT;
+			SSet nexec = rd;
+			nexec.w[1] &= ~(3ull << (SG_EXEC - 64));
+			if (is_mask || lit || !sset_empty(&nexec))
+				st->mask = m;
+		}
+		if (in->op == ISA_S_WAITCNT_DEPCTR && (in->ops[0].imm & 1) == 0)
+			memset(&st->mask, 0, sizeof st->mask);
+		return;
+	}
+	if (!gfx9)
 		return;
 	if (fl & ISA_F_MFMA) {
 		HzEnt e = {HZ_MFMA, in->ops[0].kind, 0, 0, in->ops[0].reg, in->ops[0].count, 0, 0, 0};
@@ -188,36 +462,50 @@ static void hz_step(ta_target t, HzState *st, const MInst *mi)
 		if (in->nops > 3 && is_vreg(&in->ops[3]))
 			e.creg = in->ops[3].reg, e.ccnt = in->ops[3].count;
 		hz_push(st, e);
-		return;
+	}
+	if ((fl & (ISA_F_GLOBAL | ISA_F_MUBUF)) && (fl & ISA_F_STORE)) {
+		int k = store_data(t, in);
+		if (k >= 0 && is_vreg(&in->ops[k]) && in->ops[k].count > 2)
+			hz_push(st, (HzEnt){HZ_STORE, in->ops[k].kind, 0, 0, in->ops[k].reg, in->ops[k].count, 0, 0, 0});
 	}
 	if (!(fl & ISA_F_VALU))
 		return;
-	if (fl & ISA_F_WEXEC)
-		st->exec_age = 0;
+	IsaRegUse u[24]; /* SGPRs (and exec) a VALU or MFMA wrote */
+	int nu = isa_reg_uses(t, in, u, 24);
+	for (int i = 0; i < nu && i < 24; i++)
+		if (u[i].file == 's' && u[i].write)
+			hz_push(st, (HzEnt){HZ_SGPR, ISA_K_SGPR, 0, 0, u[i].reg, u[i].count, 0, 0, 0});
+	if (fl & ISA_F_MFMA)
+		return;
+	bool g942 = t == TA_TARGET_GFX942;
 	for (int k = 0; k < mi->ndef && k < in->nops; k++) {
 		const IsaOperand *o = &in->ops[k];
-		if (o->kind == ISA_K_SPECIAL && (o->reg == ISA_SP_EXEC_LO || o->reg == ISA_SP_EXEC_HI))
-			st->exec_age = 0;
-		if (is_vreg(o))
-			hz_push(st, (HzEnt){HZ_VALU, o->kind, 0, 0, o->reg, o->count, 0, 0, 0});
+		if (!is_vreg(o))
+			continue;
+		hz_push(st, (HzEnt){HZ_VALU, o->kind, 0, 0, o->reg, o->count, 0, 0, 0});
+		if (g942 && is_trans(in->op))
+			hz_push(st, (HzEnt){HZ_TRANS, o->kind, 0, 0, o->reg, o->count, 0, 0, 0});
+		if (g942 && k == 0 && (in->mod.op_sel & 8) && isa_op_fmt(t, in->op) == ISA_FMT_VOP3)
+			hz_push(st, (HzEnt){HZ_DSTSEL, o->kind, 0, 0, o->reg, o->count, 0, 0, 0});
 	}
 }
 
-/* st |= o: every entry of o, and the nearer exec write / pending WMMA. */
+/* st |= o: every entry of o, the nearer SGPR writes, either clause or mask. */
 static void hz_merge(HzState *st, const HzState *o)
 {
 	for (int i = 0; i < o->n; i++)
 		hz_push(st, o->e[i]);
-	st->exec_age = TA_MIN(st->exec_age, o->exec_age);
+	for (int k = 0; k < 2; k++) {
+		st->cdef.w[k] |= o->cdef.w[k], st->cuse.w[k] |= o->cuse.w[k];
+		st->mask.w[k] |= o->mask.w[k];
+	}
 	if (o->wmma_cnt && !st->wmma_cnt)
 		st->wmma_reg = o->wmma_reg, st->wmma_cnt = o->wmma_cnt;
 }
 
 static void hz_init(HzState *st)
 {
-	st->n = 0;
-	st->exec_age = HZ_WINDOW;
-	st->wmma_reg = st->wmma_cnt = 0;
+	memset(st, 0, sizeof *st);
 }
 
 static MInst nop_insn(unsigned op, int imm)
@@ -232,55 +520,135 @@ static MInst nop_insn(unsigned op, int imm)
 	return w;
 }
 
+/* ---- gfx90a Shift64HighRegBug ------------------------------------------------- */
+
+/* A 64-bit shift whose amount is the last VGPR of an 8-register
+ * allocation granule with the next VGPR unused misbehaves on gfx90a.  The
+ * fix (as LLVM's): wait for everything, swap the amount (or the aligned
+ * pair holding it, when the instruction also uses that pair) with VGPRs
+ * the instruction does not touch, shift, and swap back.  Returns the
+ * number of instructions written to pre[] (the rewritten shift is last)
+ * and the swaps back in post[]. */
+static int shift64_fix(ta_target t, const MInst *mi, const uint8_t *vused, MInst *pre, MInst *post, int *npost)
+{
+	const IsaInsn *in = &mi->in;
+	*npost = 0;
+	if (t != TA_TARGET_GFX90A || !is_shift64(in->op) || in->nops < 3 || in->ops[1].kind != ISA_K_VGPR)
+		return 0;
+	int amt = in->ops[1].reg;
+	if ((amt & 7) != 7 || (amt + 1 < 256 && vused[amt + 1]))
+		return 0;
+	bool pair = false; /* does another operand use v[amt-1:amt]? */
+	for (int k = 0; k < in->nops; k++)
+		if (k != 1 && overlaps(&in->ops[k], ISA_K_VGPR, amt - 1, 2))
+			pair = true;
+	int width = pair ? 2 : 1, lo = pair ? amt - 1 : amt, nr = -1;
+	for (int r = 0; r + width <= amt - 1 && nr < 0; r += width) {
+		bool free = true;
+		for (int k = 0; k < in->nops; k++)
+			free &= !overlaps(&in->ops[k], ISA_K_VGPR, r, width);
+		if (free)
+			nr = r;
+	}
+	if (nr < 0)
+		return 0;
+	int np = 0;
+	MInst w = nop_insn(ISA_S_WAITCNT, isa_waitcnt_encode(t, 0, 0, 0));
+	pre[np++] = w;
+	for (int i = 0; i < width; i++) {
+		MInst s;
+		memset(&s, 0, sizeof s);
+		isa_insn_init(&s.in, ISA_V_SWAP_B32);
+		s.in.nops = 2;
+		s.in.ops[0] = isa_vgpr(nr + i, 1);
+		s.in.ops[1] = isa_vgpr(lo + i, 1);
+		s.ndef = 2;
+		pre[np++] = s;
+		post[(*npost)++] = s;
+	}
+	MInst x = *mi; /* the shift on the swapped registers */
+	for (int k = 0; k < x.in.nops; k++) {
+		IsaOperand *o = &x.in.ops[k];
+		if (o->kind == ISA_K_VGPR && o->reg >= lo && o->reg + o->count <= lo + width)
+			o->reg = (uint16_t)(nr + (o->reg - lo));
+	}
+	pre[np++] = x;
+	return np;
+}
+
+/* ---- driver --------------------------------------------------------------------- */
+
+/* Issues x: state update, and the copy when emitting. */
+static int put(ta_target t, bool w64, HzState *st, MInstVec *out, const MInst *x)
+{
+	hz_step(t, w64, st, x);
+	return out && vec_push(out, *x) ? -1 : 0;
+}
+
+/* gfx9: issues x after the s_nop it needs. */
+static int put9(ta_target t, HzState *st, MInstVec *out, const MInst *x)
+{
+	for (int need = hz_need(t, st, x); need > 0; need -= 16) {
+		MInst nop = nop_insn(ISA_S_NOP, TA_MIN(need, 16) - 1);
+		if (put(t, true, st, out, &nop))
+			return -1;
+	}
+	return put(t, true, st, out, x);
+}
+
 /* Runs block b from state st: with out != NULL appends the code with the
  * wait states it needs; st ends as the block's end state. */
-static int run_block(const MFunc *mf, const MBlock *bl, HzState *st, MInstVec *out)
+static int run_block(const MFunc *mf, const MBlock *bl, const uint8_t *vused, HzState *st, MInstVec *out)
 {
 	ta_target t = ISA_TARGET(mf->target);
-	bool gfx9 = t == TA_TARGET_GFX942 || t == TA_TARGET_GFX90A;
+	bool w64 = ISA_IS_W64(mf->target);
 	for (int i = bl->first; i < bl->last; i++) {
 		const MInst *mi = &mf->insns.data[i];
 		const IsaInsn *cur = &mi->in;
 		uint32_t fl = cur->op < ISA_NUM_OPS ? isa_ops[cur->op].flags : 0;
-		MInst pre[3];
-		int npre = 0;
-		if (gfx9) {
-			for (int need = hz_need(t, st, mi); need > 0 && npre < 3; need -= 16)
-				pre[npre++] = nop_insn(ISA_S_NOP, TA_MIN(need, 16) - 1);
-		} else if ((fl & ISA_F_WMMA) && st->wmma_cnt) {
-			for (int k = 1; k <= 2 && k < cur->nops; k++)
-				if (overlaps(&cur->ops[k], ISA_K_VGPR, st->wmma_reg, st->wmma_cnt) && !npre)
-					pre[npre++] = nop_insn(ISA_V_NOP, 0);
-		}
-		for (int k = 0; k < npre; k++) {
-			hz_step(t, st, &pre[k]);
-			if (out && vec_push(out, pre[k]))
+		if (t == TA_TARGET_GFX90A || t == TA_TARGET_GFX942) {
+			MInst fix[6], post[4];
+			int npost = 0, nfix = shift64_fix(t, mi, vused, fix, post, &npost);
+			for (int k = 0; k < nfix; k++) /* wait, swaps, the shift on the swapped registers */
+				if (put9(t, st, out, &fix[k]))
+					return -1;
+			if (!nfix && put9(t, st, out, mi))
 				return -1;
+			for (int k = 0; k < npost; k++)
+				if (put9(t, st, out, &post[k]))
+					return -1;
+			continue;
 		}
-		hz_step(t, st, mi);
-		if (out && vec_push(out, *mi))
-			return -1;
+		if (t != TA_TARGET_GFX1100) {
+			if (put(t, w64, st, out, mi))
+				return -1;
+			continue;
+		}
 		MInst w;
-		bool post = false;
-		if (gfx9 && (fl & (ISA_F_GLOBAL | ISA_F_MUBUF)) && (fl & ISA_F_STORE) && cur->nops > 1 &&
-		    cur->ops[1].count > 2) {
-			/* VMEM store of more than 8 bytes: the next VALU must not
-			 * overwrite its data yet (1 wait state on gfx90a, 2 on
-			 * gfx940+); s_nop 1 covers both. */
-			w = nop_insn(ISA_S_NOP, 1);
-			post = true;
-		} else if (is_trans(cur->op) && t == TA_TARGET_GFX942) {
-			w = nop_insn(ISA_S_NOP, 0);
-			post = true;
-		} else if (is_trans(cur->op) && t == TA_TARGET_GFX1100) {
-			w = nop_insn(ISA_S_DELAY_ALU, 5); /* instid0(TRANS32_DEP_1) */
-			post = true;
-		}
-		if (post) {
-			hz_step(t, st, &w);
-			if (out && vec_push(out, w))
+		if ((fl & ISA_F_WMMA) && st->wmma_cnt) { /* A/B of the previous WMMA's D: a VALU between */
+			bool hit = false;
+			for (int k = 1; k <= 2 && k < cur->nops; k++)
+				hit |= overlaps(&cur->ops[k], ISA_K_VGPR, st->wmma_reg, st->wmma_cnt);
+			w = nop_insn(ISA_V_NOP, 0);
+			if (hit && put(t, w64, st, out, &w))
 				return -1;
 		}
+		w = nop_insn(ISA_S_WAITCNT_DEPCTR, DEPCTR_VA_VDST0);
+		if (trans11_need(st, mi) && put(t, w64, st, out, &w))
+			return -1;
+		/* wave64: an SALU overwriting a lane mask a VALU read */
+		bool mask_write = false;
+		if (w64 && (fl & ISA_F_SALU) && !sset_empty(&st->mask)) {
+			SSet rd, wr;
+			scalar_uses(t, cur, &rd, &wr);
+			wr.w[1] &= ~(3ull << (SG_EXEC - 64));
+			mask_write = sset_meets(&wr, &st->mask);
+		}
+		if (put(t, w64, st, out, mi))
+			return -1;
+		w = nop_insn(ISA_S_WAITCNT_DEPCTR, DEPCTR_SA_SDST0);
+		if (mask_write && put(t, w64, st, out, &w))
+			return -1;
 	}
 	return 0;
 }
@@ -292,8 +660,16 @@ int amd_hazard(MFunc *mf, Diag *d)
 	HzState *end = malloc(sizeof(HzState) * (nb ? nb : 1));
 	int32_t *npred = calloc(nb + 1, sizeof(int32_t));
 	int32_t *pstart = calloc(nb + 2, sizeof(int32_t)), *preds = malloc(sizeof(int32_t) * (3 * nb + 1));
+	uint8_t vused[257] = {0}; /* VGPRs any instruction names (Shift64HighRegBug) */
 	if (!end || !npred || !pstart || !preds)
 		goto oom;
+	for (size_t i = 0; i < mf->insns.len; i++) {
+		const IsaInsn *in = &mf->insns.data[i].in;
+		for (int k = 0; k < in->nops; k++)
+			if (in->ops[k].kind == ISA_K_VGPR)
+				for (int r = in->ops[k].reg; r < in->ops[k].reg + in->ops[k].count && r < 256; r++)
+					vused[r] = 1;
+	}
 	/* predecessor lists (CSR) from the successor edges */
 	for (size_t b = 0; b < nb; b++)
 		for (int k = 0; k < 3; k++)
@@ -311,12 +687,18 @@ int amd_hazard(MFunc *mf, Diag *d)
 		}
 	for (size_t b = 0; b < nb; b++)
 		hz_init(&end[b]);
-	/* end states: a few rounds in layout order (2 settle the loop nests
-	 * the lowering produces around matrix instructions: a back edge's
-	 * state reaches the loop head in the second), then the emitting
-	 * round; without matrix instructions every hazard is block-local */
+	/* end states: rounds in layout order, then the emitting round.  Two
+	 * settle the loop nests the lowering produces (a back edge's state
+	 * reaches the loop head in the second); the state of a round only
+	 * grows entries that are younger, so a later round never needs less
+	 * than an earlier one.  With a back edge anywhere, at least one
+	 * analysis round runs before the emitting one. */
 	int rounds = 1;
-	for (size_t i = 0; i < mf->insns.len && rounds == 1; i++) {
+	for (size_t b = 0; b < nb && rounds == 1; b++)
+		for (int k = 0; k < 3; k++)
+			if (mf->blocks.data[b].succ[k] >= 0 && (size_t)mf->blocks.data[b].succ[k] <= b)
+				rounds = 2;
+	for (size_t i = 0; i < mf->insns.len && rounds < 3; i++) {
 		unsigned op = mf->insns.data[i].in.op;
 		if (op < ISA_NUM_OPS && (isa_ops[op].flags & (ISA_F_MFMA | ISA_F_WMMA)))
 			rounds = 3;
@@ -332,7 +714,7 @@ int amd_hazard(MFunc *mf, Diag *d)
 			if (b > 0 && pstart[b] == pstart[b + 1]) /* no recorded edge: layout fallthrough */
 				hz_merge(&st, &end[b - 1]);
 			int first = (int)out.len;
-			if (run_block(mf, bl, &st, emit ? &out : NULL))
+			if (run_block(mf, bl, vused, &st, emit ? &out : NULL))
 				goto oom;
 			end[b] = st;
 			if (emit) {

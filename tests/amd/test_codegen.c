@@ -404,10 +404,10 @@ Test(amd_hazard, transcendental_and_wide_store)
 	static const char *const want[3] = {
 		"v_exp_f32_e32 v1, v0\ns_nop 0\nv_add_f32_e32 v2, v1, v1\n"
 		"global_store_dwordx4 v[4:5], v[8:11], off\ns_nop 1\nv_add_f32_e32 v8, v1, v1\n",
-		"v_exp_f32_e32 v1, v0\ns_delay_alu instid0(TRANS32_DEP_1)\nv_add_f32_e32 v2, v1, v1\n"
+		"v_exp_f32_e32 v1, v0\ns_waitcnt_depctr 0xfff\nv_add_f32_e32 v2, v1, v1\n"
 		"global_store_b128 v[4:5], v[8:11], off\nv_add_f32_e32 v8, v1, v1\n",
 		"v_exp_f32_e32 v1, v0\nv_add_f32_e32 v2, v1, v1\n"
-		"global_store_dwordx4 v[4:5], v[8:11], off\ns_nop 1\nv_add_f32_e32 v8, v1, v1\n",
+		"global_store_dwordx4 v[4:5], v[8:11], off\ns_nop 0\nv_add_f32_e32 v8, v1, v1\n",
 	};
 	for (int k = 0; k < 3; k++) {
 		MFunc f;
