@@ -316,6 +316,8 @@ int rocr_launch(RocrRt *rt, const char *name, const uint32_t grid[3], const uint
 	uint64_t kaddr = (uint64_t)(uintptr_t)ka;
 	memcpy(pkt + 4, wg, 6);
 	memcpy(pkt + 12, gs, 12);
+	/* Scratch bytes per work-item (PRIVATE_SEGMENT_FIXED_SIZE, for kernels
+	 * that spill to scratch): CP grows the queue's scratch to fit it. */
 	memcpy(pkt + 24, &psize, 4);
 	memcpy(pkt + 28, &lds, 4);
 	memcpy(pkt + 32, &kobj, 8);

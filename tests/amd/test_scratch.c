@@ -475,6 +475,25 @@ Test(scratch, examples_spill_to_scratch_and_run_like_unconstrained)
 		check_case(&cs[i]);
 }
 
+/* The other examples at tiny files: SGPRs also spill (to VGPR lanes, which
+ * then compete with the VGPR spills), one wave per block. */
+Test(scratch, small_examples_at_tiny_files)
+{
+	static const Case cs[] = {
+		{"vector_add", "gfx1100", 1, {{"N", 3000}}, {8, 10, 0}, 0},
+		{"vector_add", "gfx942", 1, {{"N", 3000}}, {8, 8, 1}, 0},
+		{"vector_add", "gfx90a", 1, {{"N", 3000}}, {10, 8, 1}, 0},
+		{"reduce_sum", "gfx1100", 2, {{"M", 19}, {"N", 700}}, {0, 10, 0}, 0},
+		{"reduce_sum", "gfx942", 2, {{"M", 19}, {"N", 700}}, {0, 10, 2}, 0},
+		{"reduce_sum", "gfx90a", 2, {{"M", 19}, {"N", 700}}, {0, 10, 2}, 0},
+		{"rmsnorm", "gfx1100", 2, {{"M", 13}, {"N", 600}}, {0, 14, 0}, 0},
+		{"rmsnorm", "gfx942", 2, {{"M", 13}, {"N", 600}}, {0, 14, 2}, 0},
+		{"rmsnorm", "gfx90a", 2, {{"M", 13}, {"N", 600}}, {0, 14, 2}, 0},
+	};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+		check_case(&cs[i]);
+}
+
 /* ---- the emulator's scratch ---------------------------------------------- */
 
 /* A kernel (assembled here) whose lanes store their id plus a per-target
