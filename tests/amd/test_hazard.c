@@ -1,0 +1,513 @@
+/* test_hazard.c — amd_hazard on assembly snippets, the expected code inline.
+ *
+ * A snippet is assembly text, one instruction per line, "BBn:" starting
+ * block n (blocks in order from 0).  A block falls through to the next
+ * unless it ends in s_branch or s_endpgm; "s_branch BBk" / "s_cbranch_* BBk"
+ * add the edge to block k.  The snippet runs through amd_hazard and prints
+ * back in the same form, so a test reads as "this code becomes that code".
+ * The expected wait states are LLVM 19's (GCNHazardRecognizer): every
+ * positive case here was first run through llc-19 -run-pass=post-RA-hazard-rec
+ * on the same instructions in MIR. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amd.h"
+#include "mir.h"
+
+/* Operands [0, ndef) are written: the leading destinations of the signature. */
+static int ndef_of(ta_target t, const IsaInsn *in)
+{
+	uint16_t sig[ISA_MAX_SIG];
+	int n = isa_sig(t, in->op, sig), d = 0;
+	IsaFmt fmt = isa_op_fmt(t, in->op);
+	for (int i = 0; i < n; i++) {
+		unsigned r = ISA_SIG_ROLE(sig[i]);
+		bool dst = (i == 0 && (r == ISA_R_VD || r == ISA_R_SD || r == ISA_R_AVD || r == ISA_R_AD || r == ISA_R_WD ||
+				       r == ISA_R_LM)) ||
+			   (i == 1 && r == ISA_R_LM && fmt != ISA_FMT_VOPC) || (i == 1 && in->op == ISA_V_SWAP_B32);
+		if (!dst || (isa_ops[in->op].flags & (ISA_F_STORE | ISA_F_WAIT)))
+			break;
+		d++;
+	}
+	return d;
+}
+
+static void build(MFunc *f, const char *src)
+{
+	const char *p = src;
+	int blk = mir_block(f);
+	int nins = 0;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char line[200];
+		cr_assert(n < sizeof line);
+		memcpy(line, p, n);
+		line[n] = 0;
+		p += n + (e != NULL);
+		if (!n)
+			continue;
+		if (!strncmp(line, "BB", 2) && line[n - 1] == ':') {
+			if (nins)
+				blk = mir_block(f);
+			cr_assert_eq(blk, atoi(line + 2), "blocks are numbered in order: %s", line);
+			continue;
+		}
+		bool hi = n > 4 && !strcmp(line + n - 4, " @hi");
+		if (hi)
+			line[n - 4] = 0;
+		IsaInsn in;
+		Diag d;
+		diag_init(&d);
+		cr_assert_eq(isa_parse_insn(f->target, line, &in, NULL, (SrcPos){1, 1}, &d), 0, "%s: %s", line,
+			     diag_text(&d));
+		diag_free(&d);
+		MInst *mi = mir_emit(f, in.op, ndef_of(f->target, &in));
+		mi->in = in;
+		if (hi)
+			mi->in.mod.op_sel |= 8;
+		for (int k = 0; k < in.nops; k++)
+			if (in.ops[k].kind == ISA_K_LABEL) {
+				int to = atoi(in.ops[k].sym + 2);
+				mi->in.ops[k] = (IsaOperand){ISA_K_LABEL, 1, 0, to, NULL, 0};
+			}
+		if (isa_ops[in.op].flags & ISA_F_TIED)
+			mi->flags |= MI_TIED;
+		nins++;
+	}
+	/* edges: fallthrough unless s_branch / s_endpgm ends the block, plus branch targets */
+	for (size_t b = 0; b < f->blocks.len; b++) {
+		MBlock *bl = &f->blocks.data[b];
+		bl->succ[0] = bl->succ[1] = bl->succ[2] = -1;
+		int k = 0;
+		unsigned last = bl->last > bl->first ? f->insns.data[bl->last - 1].in.op : ISA_S_NOP;
+		if (last != ISA_S_BRANCH && last != ISA_S_ENDPGM && b + 1 < f->blocks.len)
+			bl->succ[k++] = (int)b + 1;
+		if (bl->last > bl->first && (isa_ops[last].flags & ISA_F_BRANCH))
+			bl->succ[k++] = f->insns.data[bl->last - 1].in.ops[0].imm;
+	}
+}
+
+static char *show(const MFunc *f)
+{
+	StrBuf sb = {0};
+	for (size_t b = 0; b < f->blocks.len; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		if (b)
+			sb_printf(&sb, "BB%d:\n", (int)b);
+		for (int i = bl->first; i < bl->last; i++) {
+			const IsaInsn *in = &f->insns.data[i].in;
+			if (in->nops && in->ops[0].kind == ISA_K_LABEL) {
+				sb_printf(&sb, "%s BB%d\n", isa_op_name(f->target, in->op), in->ops[0].imm);
+				continue;
+			}
+			isa_print(f->target, in, &sb);
+			sb_putc(&sb, '\n');
+		}
+	}
+	sb_putc(&sb, 0);
+	return sb.buf;
+}
+
+/* src through amd_hazard on target t must print as want. */
+static void check(ta_target t, const char *src, const char *want)
+{
+	MFunc f;
+	mir_init(&f, t);
+	build(&f, src);
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(amd_hazard(&f, &d), 0, "%s", diag_text(&d));
+	char *got = show(&f);
+	cr_assert_str_eq(got, want, "%s:\n--- source\n%s--- got\n%s--- want\n%s", target_name(ISA_TARGET(t)), src, got,
+			 want);
+	free(got);
+	diag_free(&d);
+	mir_free(&f);
+}
+
+/* The same code needs nothing on t. */
+static void unchanged(ta_target t, const char *src)
+{
+	check(t, src, src);
+}
+
+#define G90 TA_TARGET_GFX90A
+#define G942 TA_TARGET_GFX942
+#define G11 TA_TARGET_GFX1100
+#define G11W64 ((ta_target)(TA_TARGET_GFX1100 | ISA_WAVE64))
+
+/* ---- gfx90a / gfx942: VALU writes of SGPRs -------------------------------- */
+
+Test(hazard_gfx9, valu_sgpr_write_then_vmem_read)
+{
+	/* v_readlane (an SGPR spill reload) feeding a global_load's saddr: 5 */
+	const char *src = "v_readlane_b32 s4, v0, 0\n"
+			  "v_readlane_b32 s5, v0, 1\n"
+			  "global_load_dword v1, v0, s[4:5]\n"
+			  "s_endpgm\n";
+	const char *want = "v_readlane_b32 s4, v0, 0\n"
+			   "v_readlane_b32 s5, v0, 1\n"
+			   "s_nop 4\n"
+			   "global_load_dword v1, v0, s[4:5]\n"
+			   "s_endpgm\n";
+	check(G90, src, want);
+	check(G942, src, want);
+	/* five instructions between: nothing */
+	unchanged(G942, "v_readlane_b32 s4, v0, 0\n"
+			"v_readlane_b32 s5, v0, 1\n"
+			"s_mov_b32 s6, 0\ns_mov_b32 s7, 0\ns_mov_b32 s8, 0\ns_mov_b32 s9, 0\ns_mov_b32 s10, 0\n"
+			"global_load_dword v1, v0, s[4:5]\n"
+			"s_endpgm\n");
+	/* a carry-out SGPR pair: partly covered by two instructions between */
+	check(G90,
+	      "v_add_co_u32_e64 v2, s[4:5], v0, v1\n"
+	      "v_mov_b32_e32 v3, 0\n"
+	      "s_mov_b32 s6, 0\n"
+	      "global_load_dword v1, v0, s[4:5]\n",
+	      "v_add_co_u32_e64 v2, s[4:5], v0, v1\n"
+	      "v_mov_b32_e32 v3, 0\n"
+	      "s_mov_b32 s6, 0\n"
+	      "s_nop 2\n"
+	      "global_load_dword v1, v0, s[4:5]\n");
+	/* gfx1100 has no such hazard */
+	unchanged(G11, "v_readlane_b32 s4, v0, 0\n"
+		       "v_readlane_b32 s5, v0, 1\n"
+		       "global_load_b32 v1, v0, s[4:5]\n"
+		       "s_endpgm\n");
+}
+
+Test(hazard_gfx9, valu_sgpr_write_then_lane_select)
+{
+	const char *src = "v_readfirstlane_b32 s4, v0\n"
+			  "v_readlane_b32 s6, v5, s4\n";
+	const char *want = "v_readfirstlane_b32 s4, v0\n"
+			   "s_nop 3\n"
+			   "v_readlane_b32 s6, v5, s4\n";
+	check(G90, src, want);
+	check(G942, src, want);
+}
+
+Test(hazard_gfx9, gfx942_valu_sgpr_write_then_valu_read)
+{
+	/* v_cmp -> v_cndmask: 2 on gfx942, none on gfx90a */
+	const char *src = "v_cmp_lt_f32_e64 s[0:1], v0, v1\n"
+			  "v_cndmask_b32_e64 v2, v1, v2, s[0:1]\n";
+	check(G942, src,
+	      "v_cmp_lt_f32_e64 s[0:1], v0, v1\n"
+	      "s_nop 1\n"
+	      "v_cndmask_b32_e64 v2, v1, v2, s[0:1]\n");
+	unchanged(G90, src);
+	check(G942,
+	      "v_cmp_lt_f32_e64 s[0:1], v0, v1\n"
+	      "v_mov_b32_e32 v3, 0\n"
+	      "v_cndmask_b32_e64 v2, v1, v2, s[0:1]\n",
+	      "v_cmp_lt_f32_e64 s[0:1], v0, v1\n"
+	      "v_mov_b32_e32 v3, 0\n"
+	      "s_nop 0\n"
+	      "v_cndmask_b32_e64 v2, v1, v2, s[0:1]\n");
+	unchanged(G942, "v_cmp_lt_f32_e64 s[0:1], v0, v1\n"
+			"v_mov_b32_e32 v3, 0\n"
+			"v_mov_b32_e32 v4, 0\n"
+			"v_cndmask_b32_e64 v2, v1, v2, s[0:1]\n");
+	/* an SALU reading the mask is no hazard; a carry chain is */
+	unchanged(G942, "v_cmp_lt_f32_e64 s[0:1], v0, v1\n"
+			"s_and_b64 s[0:1], exec, s[0:1]\n");
+	check(G942,
+	      "v_add_co_u32_e64 v2, s[4:5], v0, v1\n"
+	      "v_addc_co_u32_e64 v3, s[6:7], v0, v1, s[4:5]\n",
+	      "v_add_co_u32_e64 v2, s[4:5], v0, v1\n"
+	      "s_nop 1\n"
+	      "v_addc_co_u32_e64 v3, s[6:7], v0, v1, s[4:5]\n");
+}
+
+Test(hazard_gfx9, gfx942_readlane_after_valu_vgpr_write)
+{
+	/* an SGPR spill store then reload of the same slot: 1 on gfx942 */
+	const char *src = "v_writelane_b32 v5, s4, 0\n"
+			  "v_readlane_b32 s6, v5, 0\n";
+	check(G942, src,
+	      "v_writelane_b32 v5, s4, 0\n"
+	      "s_nop 0\n"
+	      "v_readlane_b32 s6, v5, 0\n");
+	unchanged(G90, src);
+	/* and the written SGPR read by a VALU: 2 */
+	check(G942,
+	      "v_readlane_b32 s6, v5, 0\n"
+	      "v_writelane_b32 v6, s6, 1\n",
+	      "v_readlane_b32 s6, v5, 0\n"
+	      "s_nop 1\n"
+	      "v_writelane_b32 v6, s6, 1\n");
+}
+
+Test(hazard_gfx9, sgpr_hazard_across_a_back_edge)
+{
+	/* The loop's last VALU writes s[4:5]; the loop head reads it. */
+	const char *src = "s_mov_b64 s[4:5], 0\n"
+			  "BB1:\n"
+			  "v_cndmask_b32_e64 v2, v1, v2, s[4:5]\n"
+			  "v_cmp_lt_f32_e64 s[4:5], v0, v2\n"
+			  "s_cbranch_scc1 BB1\n"
+			  "BB2:\n"
+			  "s_endpgm\n";
+	check(G942, src,
+	      "s_mov_b64 s[4:5], 0\n"
+	      "BB1:\n"
+	      "s_nop 0\n"
+	      "v_cndmask_b32_e64 v2, v1, v2, s[4:5]\n"
+	      "v_cmp_lt_f32_e64 s[4:5], v0, v2\n"
+	      "s_cbranch_scc1 BB1\n"
+	      "BB2:\n"
+	      "s_endpgm\n");
+	unchanged(G90, src);
+}
+
+/* ---- gfx90a / gfx942: VGPR forwarding and stores --------------------------- */
+
+Test(hazard_gfx9, gfx942_transcendental_forwarding)
+{
+	check(G942,
+	      "v_exp_f32_e32 v1, v0\n"
+	      "v_add_f32_e32 v2, v1, v1\n",
+	      "v_exp_f32_e32 v1, v0\n"
+	      "s_nop 0\n"
+	      "v_add_f32_e32 v2, v1, v1\n");
+	/* a transcendental reading it, an unrelated VALU, or one instruction between: none */
+	unchanged(G942, "v_exp_f32_e32 v1, v0\nv_rcp_f32_e32 v2, v1\n");
+	unchanged(G942, "v_exp_f32_e32 v1, v0\nv_add_f32_e32 v2, v3, v3\n");
+	unchanged(G942, "v_exp_f32_e32 v1, v0\ns_mov_b32 s0, 0\nv_add_f32_e32 v2, v1, v1\n");
+	unchanged(G90, "v_exp_f32_e32 v1, v0\nv_add_f32_e32 v2, v1, v1\n");
+}
+
+Test(hazard_gfx9, gfx942_dst_op_sel_forwarding)
+{
+	/* writing the high word of v2 (the fp8 pack's second half: op_sel
+	 * dst bit, written " @hi" in the source as the parser has no op_sel
+	 * for it; the printer shows it as LLVM does) */
+	check(G942,
+	      "v_cvt_pk_fp8_f32 v2, v0, v1 @hi\n"
+	      "v_add_u32_e32 v3, v2, v3\n",
+	      "v_cvt_pk_fp8_f32 v2, v0, v1 op_sel:[0,0,1]\n"
+	      "s_nop 0\n"
+	      "v_add_u32_e32 v3, v2, v3\n");
+	unchanged(G942, "v_cvt_pk_fp8_f32 v2, v0, v1\nv_add_u32_e32 v3, v2, v3\n");
+}
+
+Test(hazard_gfx9, wide_store_data_overwrite)
+{
+	const char *src = "global_store_dwordx4 v[4:5], v[8:11], off\n"
+			  "v_mov_b32_e32 v9, 0\n";
+	check(G90, src, "global_store_dwordx4 v[4:5], v[8:11], off\ns_nop 0\nv_mov_b32_e32 v9, 0\n");
+	check(G942, src, "global_store_dwordx4 v[4:5], v[8:11], off\ns_nop 1\nv_mov_b32_e32 v9, 0\n");
+	/* not its data, 8 bytes, or a load overwriting it: none */
+	unchanged(G942, "global_store_dwordx4 v[4:5], v[8:11], off\nv_mov_b32_e32 v12, 0\n");
+	unchanged(G942, "global_store_dwordx2 v[4:5], v[8:9], off\nv_mov_b32_e32 v9, 0\n");
+	unchanged(G942, "global_store_dwordx4 v[4:5], v[8:11], off\nglobal_load_dword v9, v[4:5], off\n");
+}
+
+Test(hazard_gfx9, smem_soft_clause)
+{
+	/* a load overwriting its own base, then another load in the clause */
+	const char *src = "s_load_dwordx2 s[0:1], s[0:1], 0x0\n"
+			  "s_load_dword s2, s[4:5], 0x8\n";
+	const char *want = "s_load_dwordx2 s[0:1], s[0:1], 0x0\n"
+			   "s_nop 0\n"
+			   "s_load_dword s2, s[4:5], 0x8\n";
+	check(G90, src, want);
+	check(G942, src, want);
+	/* a later load writing what an earlier one read */
+	check(G942,
+	      "s_load_dword s2, s[4:5], 0x8\n"
+	      "s_load_dwordx2 s[4:5], s[0:1], 0x0\n",
+	      "s_load_dword s2, s[4:5], 0x8\n"
+	      "s_nop 0\n"
+	      "s_load_dwordx2 s[4:5], s[0:1], 0x0\n");
+	/* disjoint loads, or anything between: none */
+	unchanged(G942, "s_load_dwordx2 s[2:3], s[0:1], 0x0\ns_load_dwordx2 s[4:5], s[0:1], 0x8\n");
+	unchanged(G942, "s_load_dword s2, s[4:5], 0x8\ns_waitcnt lgkmcnt(0)\ns_load_dwordx2 s[4:5], s[0:1], 0x0\n");
+	unchanged(G11, "s_load_b64 s[0:1], s[0:1], 0x0\ns_load_b32 s2, s[4:5], 0x8\n");
+}
+
+Test(hazard_gfx9, mfma_result_spilled_to_agpr)
+{
+	/* regalloc/spill.c's v_accvgpr_write of an MFMA result (RAW, N + 3)
+	 * and a v_accvgpr_read overwriting an MFMA's C (WAR, N - 1) */
+	check(G90,
+	      "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[0:3]\n"
+	      "v_accvgpr_write_b32 a0, v0\n",
+	      "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[0:3]\n"
+	      "s_nop 10\n"
+	      "v_accvgpr_write_b32 a0, v0\n");
+	const char *raw = "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[0:3]\n"
+			  "v_accvgpr_write_b32 a0, v0\n";
+	check(G942, raw,
+	      "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[0:3]\n"
+	      "s_nop 6\n"
+	      "v_accvgpr_write_b32 a0, v0\n");
+	const char *war = "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[8:11]\n"
+			  "v_accvgpr_read_b32 v8, a0\n";
+	check(G90,
+	      "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[8:11]\n"
+	      "v_accvgpr_read_b32 v8, a0\n",
+	      "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[8:11]\n"
+	      "s_nop 6\n"
+	      "v_accvgpr_read_b32 v8, a0\n");
+	check(G942, war,
+	      "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[8:11]\n"
+	      "s_nop 2\n"
+	      "v_accvgpr_read_b32 v8, a0\n");
+}
+
+Test(hazard_gfx9, gfx90a_shift64_high_register)
+{
+	/* amount in v7 with v8 unused: swapped with v4 around the shift */
+	const char *src = "v_lshlrev_b64 v[0:1], v7, v[2:3]\ns_endpgm\n";
+	check(G90, src,
+	      "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n"
+	      "v_swap_b32 v4, v7\n"
+	      "v_lshlrev_b64 v[0:1], v4, v[2:3]\n"
+	      "v_swap_b32 v4, v7\n"
+	      "s_endpgm\n");
+	/* the amount's pair is also the destination: swap the pair */
+	check(G90, "v_ashrrev_i64 v[6:7], v7, v[2:3]\n",
+	      "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)\n"
+	      "v_swap_b32 v0, v6\n"
+	      "v_swap_b32 v1, v7\n"
+	      "v_ashrrev_i64 v[0:1], v1, v[2:3]\n"
+	      "v_swap_b32 v0, v6\n"
+	      "v_swap_b32 v1, v7\n");
+	unchanged(G942, src);
+	unchanged(G90, "v_lshlrev_b64 v[0:1], v7, v[2:3]\nv_mov_b32_e32 v8, 0\n");
+	unchanged(G90, "v_lshlrev_b64 v[0:1], v6, v[2:3]\n");
+}
+
+/* ---- gfx1100 ------------------------------------------------------------------- */
+
+Test(hazard_gfx11, trans_use_waits_on_va_vdst)
+{
+	check(G11,
+	      "v_exp_f32_e32 v1, v0\n"
+	      "v_add_f32_e32 v2, v1, v1\n",
+	      "v_exp_f32_e32 v1, v0\n"
+	      "s_waitcnt_depctr 0xfff\n"
+	      "v_add_f32_e32 v2, v1, v1\n");
+	/* five VALUs (SALUs do not count) and one transcendental between: still */
+	check(G11,
+	      "v_exp_f32_e32 v1, v0\n"
+	      "v_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\n"
+	      "v_rcp_f32_e32 v4, v0\n"
+	      "s_mov_b32 s0, 0\n"
+	      "v_rcp_f32_e32 v2, v1\n",
+	      "v_exp_f32_e32 v1, v0\n"
+	      "v_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\n"
+	      "v_rcp_f32_e32 v4, v0\n"
+	      "s_mov_b32 s0, 0\n"
+	      "s_waitcnt_depctr 0xfff\n"
+	      "v_rcp_f32_e32 v2, v1\n");
+	/* six VALUs, two transcendentals, or an LDS access between: none */
+	unchanged(G11, "v_exp_f32_e32 v1, v0\n"
+		       "v_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\n"
+		       "v_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\n"
+		       "v_add_f32_e32 v2, v1, v1\n");
+	unchanged(G11, "v_exp_f32_e32 v1, v0\nv_rcp_f32_e32 v4, v0\nv_rcp_f32_e32 v5, v0\nv_add_f32_e32 v2, v1, v1\n");
+	unchanged(G11, "v_exp_f32_e32 v1, v0\nds_load_b32 v5, v6\nv_add_f32_e32 v2, v1, v1\n");
+	/* one wait covers every pending result */
+	check(G11,
+	      "v_exp_f32_e32 v1, v0\n"
+	      "v_log_f32_e32 v2, v0\n"
+	      "v_add_f32_e32 v3, v1, v1\n"
+	      "v_add_f32_e32 v4, v2, v2\n",
+	      "v_exp_f32_e32 v1, v0\n"
+	      "v_log_f32_e32 v2, v0\n"
+	      "s_waitcnt_depctr 0xfff\n"
+	      "v_add_f32_e32 v3, v1, v1\n"
+	      "v_add_f32_e32 v4, v2, v2\n");
+}
+
+Test(hazard_gfx11, trans_use_across_a_back_edge)
+{
+	const char *src = "BB0:\n" /* (block 0 prints without its label) */
+			  "s_mov_b32 s0, 0\n"
+			  "BB1:\n"
+			  "v_add_f32_e32 v2, v1, v1\n"
+			  "v_exp_f32_e32 v1, v0\n"
+			  "s_cbranch_scc1 BB1\n"
+			  "BB2:\n"
+			  "s_endpgm\n";
+	check(G11, src,
+	      "s_mov_b32 s0, 0\n"
+	      "BB1:\n"
+	      "s_waitcnt_depctr 0xfff\n"
+	      "v_add_f32_e32 v2, v1, v1\n"
+	      "v_exp_f32_e32 v1, v0\n"
+	      "s_cbranch_scc1 BB1\n"
+	      "BB2:\n"
+	      "s_endpgm\n");
+	/* six VALUs at the loop top before the use: none */
+	unchanged(G11, "s_mov_b32 s0, 0\n"
+		       "BB1:\n"
+		       "v_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\n"
+		       "v_mov_b32_e32 v3, 0\nv_mov_b32_e32 v3, 0\n"
+		       "v_add_f32_e32 v2, v1, v1\n"
+		       "v_exp_f32_e32 v1, v0\n"
+		       "s_cbranch_scc1 BB1\n"
+		       "BB2:\n"
+		       "s_endpgm\n");
+}
+
+Test(hazard_gfx11, valu_mask_write_wave64)
+{
+	/* v_cndmask reads s[0:1] as its lane mask, then an SALU overwrites it */
+	const char *src = "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\n"
+			  "s_mov_b64 s[0:1], 0\n"
+			  "v_cndmask_b32_e64 v3, v1, v2, s[0:1]\n";
+	check(G11W64, src,
+	      "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\n"
+	      "s_mov_b64 s[0:1], 0\n"
+	      "s_waitcnt_depctr 0xfffe\n"
+	      "v_cndmask_b32_e64 v3, v1, v2, s[0:1]\n");
+	/* half of the pair, a carry-in, vcc: the same */
+	check(G11W64, "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\ns_mov_b32 s1, 0\n",
+	      "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\ns_mov_b32 s1, 0\ns_waitcnt_depctr 0xfffe\n");
+	check(G11W64, "v_add_co_ci_u32_e64 v0, s[2:3], v1, v2, s[0:1]\ns_and_b64 s[0:1], exec, s[4:5]\n",
+	      "v_add_co_ci_u32_e64 v0, s[2:3], v1, v2, s[0:1]\ns_and_b64 s[0:1], exec, s[4:5]\n"
+	      "s_waitcnt_depctr 0xfffe\n");
+	check(G11W64, "v_cndmask_b32_e32 v0, v1, v2, vcc\ns_mov_b64 vcc, 0\n",
+	      "v_cndmask_b32_e32 v0, v1, v2, vcc\ns_mov_b64 vcc, 0\ns_waitcnt_depctr 0xfffe\n");
+	/* VALUs without SGPR or literal operands do not end it, however many */
+	check(G11W64,
+	      "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\n"
+	      "v_mov_b32_e32 v5, 0\nv_mov_b32_e32 v5, 1\nv_mov_b32_e32 v5, 2\nv_mov_b32_e32 v5, 3\n"
+	      "v_mov_b32_e32 v5, 4\nv_mov_b32_e32 v5, 5\nv_mov_b32_e32 v5, 6\n"
+	      "s_mov_b64 s[0:1], 0\n",
+	      "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\n"
+	      "v_mov_b32_e32 v5, 0\nv_mov_b32_e32 v5, 1\nv_mov_b32_e32 v5, 2\nv_mov_b32_e32 v5, 3\n"
+	      "v_mov_b32_e32 v5, 4\nv_mov_b32_e32 v5, 5\nv_mov_b32_e32 v5, 6\n"
+	      "s_mov_b64 s[0:1], 0\n"
+	      "s_waitcnt_depctr 0xfffe\n");
+	/* a VALU reading another SGPR or a literal in between, the carry-out
+	 * (not a mask read), an s_cmp (no SGPR result), an SMEM load or a
+	 * VALU write: none */
+	unchanged(G11W64, "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\nv_mov_b32_e32 v5, s7\ns_mov_b64 s[0:1], 0\n");
+	unchanged(G11W64, "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\nv_mov_b32_e32 v5, 0x3039\ns_mov_b64 s[0:1], 0\n");
+	unchanged(G11W64, "v_add_co_ci_u32_e64 v0, s[2:3], v1, v2, s[0:1]\ns_mov_b64 s[2:3], 0\n");
+	unchanged(G11W64, "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\ns_cmp_eq_u32 s0, 0\n");
+	unchanged(G11W64, "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\ns_load_b64 s[0:1], s[4:5], 0x0\n");
+	unchanged(G11W64, "v_cndmask_b32_e64 v0, v1, v2, s[0:1]\nv_cmp_lt_f32_e64 s[0:1], v0, v1\n");
+	/* wave32 (what tileasm compiles gfx1100 to): no such hazard */
+	unchanged(G11, "v_cndmask_b32_e64 v0, v1, v2, s0\ns_mov_b32 s0, 0\n");
+}
+
+Test(hazard_gfx11, wmma_reading_the_previous_d)
+{
+	const char *src = "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n"
+			  "v_wmma_f32_16x16x16_f16 v[24:31], v[0:7], v[16:23], v[24:31]\n";
+	check(G11, src,
+	      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n"
+	      "v_nop\n"
+	      "v_wmma_f32_16x16x16_f16 v[24:31], v[0:7], v[16:23], v[24:31]\n");
+	unchanged(G11, "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n"
+		       "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n");
+}
