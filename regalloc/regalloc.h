@@ -6,7 +6,7 @@
  *         liveness.c   per-block live sets and per-instruction demand (S/V/A)
  *         ssa_ra.c     forward pass per block with live-range splitting (tried first)
  *         ra.c         linear-scan assignment over live intervals, rewrite
- *         spill.c      spilling: SGPRs to VGPR lanes, VGPRs to AGPRs, retry loop
+ *         spill.c      spilling: SGPRs to VGPR lanes, VGPRs to AGPRs then scratch, retry loop
  *         pcopy.c      parallel copies -> moves and swaps
  *         validate.c   checks an assignment by simulating register contents
  *
