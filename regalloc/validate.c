@@ -59,13 +59,13 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 	int wrong = 0;
 	for (int i = bl->first; i < bl->last; i++) {
 		const MInst *mi = &f->insns.data[i];
-		/* Reads first (a copy's sources before its destinations). */
-		for (int k = 0; k < mi->in.nops; k++) {
+		/* Reads first (a copy's sources before its destinations); only
+		 * virtual operands name a value to check. */
+		for (unsigned vm = mi->vmask; vm; vm &= vm - 1) {
+			int k = __builtin_ctz(vm);
 			const IsaOperand *o = &mi->in.ops[k];
 			int cls = mir_kind_cls(o->kind);
 			if (cls < 0 || !mi_is_use(mi, k))
-				continue;
-			if (!(mi->vmask & (1u << k)))
 				continue;
 			int v = mi->vr[k];
 			if (phys[v] < 0) {
@@ -73,18 +73,21 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 					sb_printf(err, "insn %d: %%%d has no register", i, v);
 				return -1;
 			}
+			if (phys[v] + mi->sub[k] + o->count > NREG) {
+				if (err)
+					sb_printf(err, "insn %d: %%%d is assigned past %c%d", i, v, "sva"[cls], NREG - 1);
+				return -1;
+			}
+			if (!check)
+				continue;
+			/* A partial/tied def reads its old value, which may be
+			 * undefined on the first write: only check real reads. */
+			bool soft = mi_is_def(mi, k);
+			const int32_t *at = st + slot(sl, cls, phys[v] + mi->sub[k]);
 			for (int j = 0; j < o->count; j++) {
 				int r = phys[v] + mi->sub[k] + j;
-				if (r >= NREG) {
-					if (err)
-						sb_printf(err, "insn %d: %%%d is assigned past %c%d", i, v, "sva"[cls], NREG - 1);
-					return -1;
-				}
-				int32_t want = holder(v, mi->sub[k] + j), got = st[slot(sl, cls, r)];
-				/* A partial/tied def reads its old value, which may be
-				 * undefined on the first write: only check real reads. */
-				bool soft = mi_is_def(mi, k);
-				if (check && got != want && got != H_UNDEF && got != H_UNSEEN && !(soft && got < 0)) {
+				int32_t want = holder(v, mi->sub[k] + j), got = at[j];
+				if (got != want && got != H_UNDEF && got != H_UNSEEN && !(soft && got < 0)) {
 					wrong = 1;
 					if (check == CK_NOTE)
 						continue;
@@ -101,25 +104,23 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 				}
 			}
 		}
+		/* A copy's destination holds the destination vreg's value:
+		 * values are named by vreg, not by content. */
 		for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
 			const IsaOperand *o = &mi->in.ops[k];
 			int cls = mir_kind_cls(o->kind);
 			if (cls < 0)
 				continue;
-			for (int j = 0; j < o->count; j++) {
-				int32_t val;
-				int r;
-				if (mi->vmask & (1u << k)) {
-					r = phys[mi->vr[k]] + mi->sub[k] + j;
-					val = holder(mi->vr[k], mi->sub[k] + j);
-				} else {
-					r = o->reg + j;
-					val = H_CLOBBER;
-				}
-				/* A copy's destination holds the destination vreg's
-				 * value: values are named by vreg, not by content. */
-				if (r >= 0 && r < NREG)
-					st[slot(sl, cls, r)] = val;
+			if (mi->vmask & (1u << k)) {
+				int r = phys[mi->vr[k]] + mi->sub[k];
+				int32_t val = holder(mi->vr[k], mi->sub[k]);
+				for (int j = 0; j < o->count; j++)
+					if (r + j >= 0 && r + j < NREG)
+						st[slot(sl, cls, r + j)] = val + j;
+			} else {
+				for (int j = 0; j < o->count; j++)
+					if (o->reg + j < NREG)
+						st[slot(sl, cls, o->reg + j)] = H_CLOBBER;
 			}
 		}
 	}
@@ -194,6 +195,8 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 				/* succ[2]: parked lanes resume there; only their VGPR/AGPR
 				 * values travel along it. */
 				for (int k = s == 2 ? ns : 0; k < nslot; k++) {
+					if (ti[k] == cur[k]) /* the common case once a block was seen */
+						continue;
 					int32_t m = meet(ti[k], cur[k]);
 					if (m != ti[k])
 						ti[k] = m, changed = 1;
