@@ -242,34 +242,39 @@ static void rmdir_all(char *d)
 	free(d);
 }
 
-/* The gemm against the interpreter with `tileasm run` (random inputs) at
- * a ragged shape inside one tile and at 2x2 tiles of two K steps each (the
- * f32 tolerance allows another summation order). */
+/* The gemm against the interpreter with `tileasm run` (random inputs; the
+ * f32 tolerance allows another summation order): fp8_gemm.tile at a ragged
+ * shape inside one tile and at 2x2 tiles of two K steps each,
+ * fp8_gemm_tt.tile (transposed operands) at a ragged multi-tile shape. */
 Test(amd_fp8, gemm_matches_the_interpreter)
 {
 	static const char *const dts[] = {"fp8e4m3", "fp8e4m3fnuz", "fp8e5m2fnuz"};
-	static const char *const shapes[] = {"--arg M=70 --arg N=100 --arg K=40", "--arg M=256 --arg N=256 --arg K=64"};
+	static const struct { const char *file, *args; } runs[] = {
+		{"fp8_gemm.tile", "--arg M=70 --arg N=100 --arg K=40"},
+		{"fp8_gemm.tile", "--arg M=256 --arg N=256 --arg K=64"},
+		{"fp8_gemm_tt.tile", "--arg M=130 --arg N=100 --arg K=70 --arg s=0.75"},
+	};
 	char *dir = tmpdir();
-	for (size_t f = 0; f < sizeof dts / sizeof dts[0]; f++) {
-		char *text = kernel_text("fp8_gemm.tile", dts[f]), name[64];
-		snprintf(name, sizeof name, "gemm-%s.tile", dts[f]);
-		char *path = write_tmp(dir, name, text);
-		for (int t = 0; t < NT; t++)
-			for (int sh = 0; sh < 2; sh++) {
+	for (size_t f = 0; f < sizeof dts / sizeof dts[0]; f++)
+		for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+			char *text = kernel_text(runs[r].file, dts[f]), name[64];
+			snprintf(name, sizeof name, "%s-%s", dts[f], runs[r].file);
+			char *path = write_tmp(dir, name, text);
+			for (int t = 0; t < NT; t++) {
 				char cmd[2048];
 				snprintf(cmd, sizeof cmd, "'%s' run '%s' --backend=emu --target=%s %s 2>&1", env("TILEASM"), path,
-					 targets[t], shapes[sh]);
+					 targets[t], runs[r].args);
 				int st;
 				char *log = run_cmd(cmd, &st);
-				cr_assert(st == 0 && strstr(log, "PASS") && strstr(log, "MFMA/WMMA"), "%s on %s (%s):\n%s",
-					  dts[f], targets[t], shapes[sh], log);
-				cr_assert_null(strstr(log, "(0 MFMA/WMMA)"), "%s on %s: no matrix instructions ran:\n%s", dts[f],
+				cr_assert(st == 0 && strstr(log, "PASS") && strstr(log, "MFMA/WMMA"), "%s on %s (%s):\n%s", name,
+					  targets[t], runs[r].args, log);
+				cr_assert_null(strstr(log, " 0 MFMA/WMMA"), "%s on %s: no matrix instructions ran:\n%s", name,
 					       targets[t], log);
 				free(log);
 			}
-		free(path);
-		free(text);
-	}
+			free(path);
+			free(text);
+		}
 	rmdir_all(dir);
 }
 
