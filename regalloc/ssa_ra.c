@@ -394,6 +394,8 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	int32_t *nrange = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
 	MInstVec out = {0};
 	int rc = -1, mem = 0;
+	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 8 + 16)) /* room for the instructions and some splits */
+		goto fail_mem;
 	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange)
 		goto fail_mem;
 	s->f = f;
