@@ -637,6 +637,11 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 	uint64_t wave_bytes = ((uint64_t)dev->priv_size * (uint64_t)lanes + 1023) & ~1023ull, scr = 0;
 	if ((rsrc2 & 1) && !(scr = emu_alloc(dev, (size_t)(wave_bytes * (uint64_t)nw) + 1024)))
 		goto oom;
+	dev->scr_base = scr;
+	dev->scr_size = scr ? wave_bytes * (uint64_t)nw : 0;
+	dev->scr_init = scr ? malloc(dev->scr_size / 4 + 1) : NULL;
+	if (scr && !dev->scr_init)
+		goto oom;
 	uint32_t lds_size = kd->group_segment_fixed_size + dynamic_lds;
 	dev->lds = NULL;
 	if (!ka || !pkt || !queue)
@@ -675,6 +680,8 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 		for (uint32_t gy = 0; gy < grid[1] && !dev->failed; gy++)
 			for (uint32_t gx = 0; gx < grid[0] && !dev->failed; gx++) {
 				memset(dev->lds, 0xCD, lds_size ? lds_size : 1);
+				if (dev->scr_init) /* each workgroup starts with unwritten scratch */
+					memset(dev->scr_init, 0, dev->scr_size / 4 + 1);
 				for (int wi = 0; wi < nw; wi++) {
 					EmuWave *w = &waves[wi];
 					wave_reset(w);
@@ -764,6 +771,9 @@ out:
 		emu_free(dev, queue);
 	if (scr)
 		emu_free(dev, scr);
+	free(dev->scr_init);
+	dev->scr_init = NULL;
+	dev->scr_base = dev->scr_size = 0;
 	dev->k = NULL;
 	return rc;
 }

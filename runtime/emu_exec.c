@@ -1647,6 +1647,14 @@ static int exec_private(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 			uint8_t *p = emu_gmem(dev, w, insn, addr, 4, !load);
 			if (!p)
 				return -1;
+			uint8_t *init = addr - dev->scr_base < dev->scr_size ? &dev->scr_init[(addr - dev->scr_base) / 4] : NULL;
+			if (load && init && !*init && (dev->checks & EMU_CHECK_UNINIT)) {
+				emu_fail(dev, w, insn, "lane %d reads scratch offset %lld, which nothing has written", l,
+					 (long long)(o + 4 * i));
+				return -1;
+			}
+			if (init && !load)
+				*init = 1;
 			if (load)
 				memcpy(&tmp_data[i * 64 + l], p, 4);
 			else

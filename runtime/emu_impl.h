@@ -88,6 +88,9 @@ struct EmuDevice {
 	uint8_t *lds;
 	uint32_t lds_size;
 	uint32_t priv_size; /* PRIVATE_SEGMENT_FIXED_SIZE: scratch bytes per work-item */
+	uint64_t scr_base;  /* the workgroup's scratch buffer (all its waves), 0 = none */
+	uint64_t scr_size;
+	uint8_t *scr_init;  /* per dword of it: written since the workgroup started */
 	int denorm32;     /* descriptor FLOAT_DENORM_MODE_32: 3 = keep */
 	int denorm16;
 	Diag *d;

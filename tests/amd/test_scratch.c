@@ -502,7 +502,7 @@ Test(scratch, small_examples_at_tiny_files)
  * hardware; gfx90a: the private segment V# in s[0:3] plus the wave offset
  * in s7 (after the kernarg pointer s[4:5] and workgroup id x s6), the
  * prologue clang writes. */
-static char *scratch_kernel(ta_target t, int off, int priv)
+static char *scratch_kernel(ta_target t, int off, int priv, int no_store)
 {
 	StrBuf sb = {0};
 	int g11 = t == TA_TARGET_GFX1100, g90a = t == TA_TARGET_GFX90A;
@@ -515,14 +515,14 @@ static char *scratch_kernel(ta_target t, int off, int priv)
 	sb_printf(&sb, "  %s v1, s10, v0\n", g11 ? "v_add_nc_u32" : "v_add_u32");
 	sb_printf(&sb, "  %s v2, 0x1000, v1\n", g11 ? "v_add_nc_u32_e32" : "v_add_u32_e32");
 	if (g11)
-		sb_printf(&sb, "  scratch_store_b32 off, v2, off offset:%d\n  scratch_load_b32 v3, off, off offset:%d\n", off,
-			  off);
+		sb_printf(&sb, "  %sscratch_store_b32 off, v2, off offset:%d\n  scratch_load_b32 v3, off, off offset:%d\n",
+			  no_store ? "; " : "", off, off);
 	else if (g90a)
-		sb_printf(&sb, "  buffer_store_dword v2, off, s[0:3], 0 offset:%d\n  buffer_load_dword v3, off, s[0:3], 0 "
-			  "offset:%d\n", off, off);
+		sb_printf(&sb, "  %sbuffer_store_dword v2, off, s[0:3], 0 offset:%d\n  buffer_load_dword v3, off, s[0:3], "
+			  "0 offset:%d\n", no_store ? "; " : "", off, off);
 	else
-		sb_printf(&sb, "  scratch_store_dword off, v2, off offset:%d\n  scratch_load_dword v3, off, off "
-			  "offset:%d\n", off, off);
+		sb_printf(&sb, "  %sscratch_store_dword off, v2, off offset:%d\n  scratch_load_dword v3, off, off "
+			  "offset:%d\n", no_store ? "; " : "", off, off);
 	sb_puts(&sb, "  v_lshlrev_b32_e32 v1, 2, v1\n  s_waitcnt vmcnt(0) lgkmcnt(0)\n");
 	sb_puts(&sb, g11 ? "  global_store_b32 v1, v3, s[8:9]\n" : "  global_store_dword v1, v3, s[8:9]\n");
 	sb_puts(&sb, "  s_endpgm\n.Lend:\n  .size k, .Lend-k\n.rodata\n.p2align 6\n.amdhsa_kernel k\n");
@@ -541,9 +541,9 @@ static char *scratch_kernel(ta_target t, int off, int priv)
 
 /* Runs it on 3 workgroups of 100 work-items; returns emu_launch's status,
  * the error text in err. */
-static int run_scratch_kernel(ta_target t, int off, int priv, uint32_t *out, char **err)
+static int run_scratch_kernel(ta_target t, int off, int priv, int no_store, uint32_t *out, char **err)
 {
-	char *text = scratch_kernel(t, off, priv);
+	char *text = scratch_kernel(t, off, priv, no_store);
 	Target tg;
 	memset(&tg, 0, sizeof tg);
 	tg.id = t;
@@ -577,14 +577,19 @@ Test(scratch, emulator_private_memory_per_lane_and_bounds)
 		uint32_t out[192];
 		char *err;
 		/* The last dword of a 16-byte private segment: every lane reads back its own value. */
-		cr_assert_eq(run_scratch_kernel(ts[i], 12, 16, out, &err), 0, "%s: %s", target_name(ts[i]), err);
+		cr_assert_eq(run_scratch_kernel(ts[i], 12, 16, 0, out, &err), 0, "%s: %s", target_name(ts[i]), err);
 		free(err);
 		for (uint32_t g = 0; g < 192; g++)
 			cr_assert_eq(out[g], 0x1000 + g, "%s: out[%u] = 0x%x", target_name(ts[i]), g, out[g]);
 		/* One dword past it: an emulator error naming the offset, not a crash. */
-		cr_assert_eq(run_scratch_kernel(ts[i], 16, 16, out, &err), -1, "%s", target_name(ts[i]));
+		cr_assert_eq(run_scratch_kernel(ts[i], 16, 16, 0, out, &err), -1, "%s", target_name(ts[i]));
 		cr_expect(strstr(err, "scratch access of 4 bytes at offset 16 is outside the private segment (16 bytes"),
 			  "%s: %s", target_name(ts[i]), err);
+		free(err);
+		/* A reload of a slot nothing stored (a spill code bug) is caught too. */
+		cr_assert_eq(run_scratch_kernel(ts[i], 8, 16, 1, out, &err), -1, "%s", target_name(ts[i]));
+		cr_expect(strstr(err, "lane 0 reads scratch offset 8, which nothing has written"), "%s: %s",
+			  target_name(ts[i]), err);
 		free(err);
 	}
 }
