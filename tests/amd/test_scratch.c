@@ -178,6 +178,28 @@ Test(scratch, gfx90a_without_wave_offset_fails)
 	mir_free(&f);
 }
 
+/* More than 4 KiB of slots per work-item (beyond the immediate offset's
+ * reach) is a clear error. */
+Test(scratch, beyond_4k_per_work_item_fails)
+{
+	MFunc f;
+	mir_init(&f, TA_TARGET_GFX1100);
+	mir_block(&f);
+	int acc = many_live(&f, 1200);
+	MInst *mi = mir_emit(&f, ISA_DS_WRITE_B32, 0);
+	mi_vreg(mi, 0, &f, acc, 0, 1);
+	mi_vreg(mi, 1, &f, acc, 0, 1);
+	mir_emit(&f, ISA_S_ENDPGM, 0);
+	RaOptions opt = {{0, 12, 0}};
+	RaResult r;
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(ra_allocate_spill(&f, &opt, &r, NULL, &d), -1);
+	cr_expect(strstr(diag_text(&d), "more than 4096 bytes of scratch per work-item") != NULL, "%s", diag_text(&d));
+	diag_free(&d);
+	mir_free(&f);
+}
+
 /* ---- examples forced to spill run like their unconstrained builds -------- */
 
 #include "ir.h"
