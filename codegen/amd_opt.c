@@ -652,8 +652,14 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		for (int i = bl->first; i < bl->last; i++) {
 			if (dead[i])
 				continue;
+			if (f->insns.data[i].in.op != MOP_PCOPY || !st->removed_pairs) {
+				if (o != i) /* plain move down: no copy through a temporary */
+					f->insns.data[o] = f->insns.data[i];
+				o++;
+				continue;
+			}
 			MInst mi = f->insns.data[i];
-			if (mi.in.op == MOP_PCOPY && st->removed_pairs) {
+			{
 				int npair = mi.in.nops / 2, n = 0;
 				MInst c = mi;
 				c.vmask = 0;
