@@ -226,6 +226,80 @@ Test(amd_fp8, conversions_match_the_interpreter_bit_for_bit)
 
 /* ---- gemm ------------------------------------------------------------------ */
 
+/* Every byte pattern (NaN, infinities, max, subnormals, both zeros) as a
+ * gemm operand: C[m][n] = sum_k A[m][k] * B[k][n] with A and B holding
+ * all 256 patterns in different orders.  NaN and inf results must agree
+ * exactly; finite ones within the f32 rounding of another summation order
+ * (1e-6 of the sum of |products|, computed here in double). */
+Test(amd_fp8, gemm_of_every_byte_pattern)
+{
+	static const char src[] =
+		"kernel g(A: fp8e4m3fnuz[64, 32], B: fp8e4m3fnuz[32, 64], C: f32[64, 64]) grid(1) threads(128) {\n"
+		"  A_s = shared fp8e4m3fnuz[64, 32]\n"
+		"  B_s = shared fp8e4m3fnuz[32, 64]\n"
+		"  C_f = fragment f32[64, 64]\n"
+		"  copy(A, A_s)\n"
+		"  copy(B, B_s)\n"
+		"  gemm(A_s, B_s, C_f, clear=true)\n"
+		"  copy(C_f, C)\n"
+		"}\n";
+	enum { M = 64, N = 64, K = 32 };
+	uint8_t a[M * K], b[K * N];
+	/* A row m: patterns 4m.. (mod 256) in k order; B column n: a
+	 * different walk, so each pattern meets many partners */
+	for (int m = 0; m < M; m++)
+		for (int k = 0; k < K; k++)
+			a[m * K + k] = (uint8_t)(m * 4 + k * 67);
+	for (int k = 0; k < K; k++)
+		for (int n = 0; n < N; n++)
+			b[k * N + n] = (uint8_t)(n * 4 + k * 8 + 1);
+	for (size_t f = 0; f < sizeof fp8s / sizeof fp8s[0]; f++) {
+		StrBuf sb = {0};
+		const char *p = src, *q;
+		while ((q = strstr(p, "fp8e4m3fnuz"))) {
+			sb_putn(&sb, p, (size_t)(q - p));
+			sb_puts(&sb, fp8s[f]);
+			p = q + strlen("fp8e4m3fnuz");
+		}
+		sb_puts(&sb, p);
+		char *text = sb_take(&sb);
+		Module *m = load(text);
+		DType dt = (DType)m->bufs.data[0].dtype;
+		float want[M * N], got[M * N];
+		size_t bytes[3] = {sizeof a, sizeof b, sizeof want};
+		void *wb[3] = {a, b, want}, *gb[3];
+		uint8_t a2[M * K], b2[K * N];
+		InterpArg args[3];
+		memset(args, 0, sizeof args);
+		for (int i = 0; i < 3; i++)
+			args[i].data = wb[i], args[i].bytes = bytes[i];
+		Diag d;
+		diag_init(&d);
+		cr_assert_eq(interp_run(m, 0, args, &d), 0, "%s", diag_text(&d));
+		diag_free(&d);
+		for (int t = 0; t < NT; t++) {
+			memcpy(a2, a, sizeof a), memcpy(b2, b, sizeof b);
+			gb[0] = a2, gb[1] = b2, gb[2] = got;
+			run_emu(m, targets[t], 1, gb, bytes, 3);
+			int nnan = 0;
+			for (int i = 0; i < M; i++)
+				for (int j = 0; j < N; j++) {
+					double bound = 0;
+					for (int k = 0; k < K; k++)
+						bound += fabs(dt_to_double(dt, &a[i * K + k]) * dt_to_double(dt, &b[k * N + j]));
+					float w = want[i * N + j], g = got[i * N + j];
+					bool ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs((double)g - w) <= 1e-6 * bound;
+					nnan += isnan(w);
+					cr_assert(ok, "%s on %s: C[%d][%d] = %a, the interpreter says %a", fp8s[f], targets[t], i, j,
+						  (double)g, (double)w);
+				}
+			cr_assert_gt(nnan, 0, "the patterns include NaN");
+		}
+		ir_module_free(m);
+		free(text);
+	}
+}
+
 static char *tmpdir(void)
 {
 	char *d = strdup("/tmp/tileasm-fp8-XXXXXX");
