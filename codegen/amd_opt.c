@@ -426,10 +426,12 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 	while (tsz < 2 * (size_t)ni + 2)
 		tsz <<= 1;
 	int32_t *tab = malloc(sizeof(int32_t) * tsz), *stamp = malloc(sizeof(int32_t) * tsz);
+	int32_t *tepoch = malloc(sizeof(int32_t) * tsz); /* exec epoch of tab's entry */
 	int32_t *cse_of = malloc(sizeof(int32_t) * ((size_t)ni + 1)); /* earlier twin or -1 */
-	if (!tab || !stamp || !cse_of) {
+	if (!tab || !stamp || !tepoch || !cse_of) {
 		free(tab);
 		free(stamp);
+		free(tepoch);
 		free(cse_of);
 		goto out;
 	}
@@ -465,11 +467,14 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 			size_t at = (size_t)h & (tsz - 1);
 			for (;; at = (at + 1) & (tsz - 1)) {
 				if (stamp[at] != b) {
-					stamp[at] = b, tab[at] = i;
+					stamp[at] = b, tab[at] = i, tepoch[at] = epoch;
 					break;
 				}
+				/* The epoch is part of the key, not only of the hash: twins
+				 * under different exec masks must not match when their
+				 * probe sequences happen to meet. */
 				const MInst *e = &f->insns.data[tab[at]];
-				if (!cse_same(e, mi))
+				if (tepoch[at] != epoch || !cse_same(e, mi))
 					continue;
 				/* Sources defined in this block after the twin: the twin read
 				 * an older (previous iteration) value. */
@@ -485,6 +490,7 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 	}
 	free(tab);
 	free(stamp);
+	free(tepoch);
 
 	/* Copy propagation: decide replacements, then rewrite reads in one sweep. */
 	for (int i = 0; i < ni; i++) {
