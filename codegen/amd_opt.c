@@ -279,9 +279,13 @@ static uint64_t cse_hash(const MInst *mi, int epoch)
 {
 	uint64_t h = mix((uint64_t)mi->in.op, (uint64_t)epoch);
 	h = mix(h, (uint64_t)mi->in.enc << 8 | mi->in.nops);
+	/* The modifiers 8 bytes at a time (cse_same compares them all). */
 	const uint8_t *m = (const uint8_t *)&mi->in.mod;
-	for (size_t i = 0; i < sizeof mi->in.mod; i++)
-		h = mix(h, m[i]);
+	for (size_t i = 0; i < sizeof mi->in.mod; i += 8) {
+		uint64_t x = 0;
+		memcpy(&x, m + i, TA_MIN(8, sizeof mi->in.mod - i));
+		h = mix(h, x);
+	}
 	for (int k = 0; k < mi->in.nops; k++) {
 		const IsaOperand *o = &mi->in.ops[k];
 		h = mix(h, (uint64_t)o->kind << 16 | (uint64_t)o->count << 8);
