@@ -161,16 +161,32 @@ static bool reads_op(const MInst *mi, int k)
 	return k >= mi->ndef || (k == 0 && (mi->flags & MI_TIED));
 }
 
-/* Scalar registers an instruction reads and writes (codes, exec included). */
-static void scalar_uses(ta_target t, const IsaInsn *in, SSet *rd, SSet *wr)
+/* Scalar registers mi reads and writes, as hardware codes: its SGPR, vcc
+ * and exec operands and an implicit exec write (v_cmpx).  The implicit
+ * exec read of every VALU is left out: no rule here depends on it.  (A
+ * cheap operand walk: isa_reg_uses would decode the signature again.) */
+static void scalar_uses(ta_target t, const MInst *mi, SSet *rd, SSet *wr)
 {
-	IsaRegUse u[24];
-	int n = isa_reg_uses(t, in, u, 24);
+	const IsaInsn *in = &mi->in;
 	memset(rd, 0, sizeof *rd);
 	memset(wr, 0, sizeof *wr);
-	for (int i = 0; i < n && i < 24; i++)
-		if (u[i].file == 's')
-			sset_add(u[i].write ? wr : rd, u[i].reg, u[i].count);
+	for (int k = 0; k < in->nops; k++) {
+		const IsaOperand *o = &in->ops[k];
+		int code = -1;
+		if (o->kind == ISA_K_SGPR)
+			code = o->reg;
+		else if (o->kind == ISA_K_SPECIAL)
+			code = o->reg == ISA_SP_VCC_LO ? 106 : o->reg == ISA_SP_VCC_HI ? 107 : o->reg == ISA_SP_EXEC_LO ? 126
+			     : o->reg == ISA_SP_EXEC_HI ? 127 : o->reg == ISA_SP_M0 ? (t == TA_TARGET_GFX1100 ? 125 : 124) : -1;
+		if (code < 0)
+			continue;
+		if (k < mi->ndef)
+			sset_add(wr, code, o->count);
+		if (reads_op(mi, k))
+			sset_add(rd, code, o->count);
+	}
+	if (in->op < ISA_NUM_OPS && (isa_ops[in->op].flags & ISA_F_WEXEC))
+		sset_add(wr, SG_EXEC, 2);
 }
 
 /* gfx11 lane-mask sources: the last operand of v_cndmask / v_add_co_ci /
@@ -201,8 +217,13 @@ static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
 	bool rwlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_WRITELANE_B32;
 	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_SMEM)))
 		return 0;
+	bool any = (fl & ISA_F_SMEM) && !sset_empty(&st->cdef);
+	for (int i = 0; i < st->n && !any; i++)
+		any = st->e[i].kind == HZ_SGPR;
+	if (!any) /* the common case: nothing to compare against */
+		return 0;
 	SSet rd, wr, ex = sset_range(SG_EXEC, 2), lane = {{0, 0}};
-	scalar_uses(t, in, &rd, &wr);
+	scalar_uses(t, mi, &rd, &wr);
 	SSet rdx = rd; /* reads other than exec */
 	rdx.w[1] &= ~ex.w[1];
 	if (rwlane && in->nops > 2 && in->ops[2].kind == ISA_K_SGPR)
@@ -247,6 +268,8 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 	bool g942 = t == TA_TARGET_GFX942;
 	bool rdlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_READFIRSTLANE_B32;
 	int need = 0;
+	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_DS))) /* no vector registers */
+		return sgpr_need(t, st, mi);
 	for (int i = 0; i < st->n; i++) {
 		const HzEnt *e = &st->e[i];
 		int w = 0;
@@ -398,8 +421,9 @@ static void hz_step(ta_target t, bool w64, HzState *st, const MInst *mi)
 	int ws = in->op == ISA_S_NOP ? (int)(in->ops[0].imm & 15) + 1 : 1;
 	bool gfx9 = t == TA_TARGET_GFX90A || t == TA_TARGET_GFX942;
 	hz_age(t, st, ws);
-	SSet rd, wr;
-	scalar_uses(t, in, &rd, &wr);
+	SSet rd = {{0, 0}}, wr = {{0, 0}};
+	if ((fl & ISA_F_SMEM) || ((fl & ISA_F_VALU) && (gfx9 || w64)))
+		scalar_uses(t, mi, &rd, &wr);
 	/* SMEM soft clause: consecutive SMEM instructions; anything else ends it */
 	if (fl & ISA_F_SMEM) {
 		st->cdef.w[0] |= wr.w[0], st->cdef.w[1] |= wr.w[1];
@@ -470,11 +494,14 @@ static void hz_step(ta_target t, bool w64, HzState *st, const MInst *mi)
 	}
 	if (!(fl & ISA_F_VALU))
 		return;
-	IsaRegUse u[24]; /* SGPRs (and exec) a VALU or MFMA wrote */
-	int nu = isa_reg_uses(t, in, u, 24);
-	for (int i = 0; i < nu && i < 24; i++)
-		if (u[i].file == 's' && u[i].write)
-			hz_push(st, (HzEnt){HZ_SGPR, ISA_K_SGPR, 0, 0, u[i].reg, u[i].count, 0, 0, 0});
+	for (int h = 0; h < 2; h++) /* SGPRs (and exec) a VALU or MFMA wrote, as runs */
+		for (uint64_t b = wr.w[h]; b;) {
+			int lo = __builtin_ctzll(b);
+			uint64_t x = b >> lo;
+			int n = ~x ? __builtin_ctzll(~x) : 64 - lo; /* run length */
+			hz_push(st, (HzEnt){HZ_SGPR, ISA_K_SGPR, 0, 0, (uint16_t)(64 * h + lo), (uint16_t)n, 0, 0, 0});
+			b &= n + lo >= 64 ? 0 : ~0ull << (lo + n);
+		}
 	if (fl & ISA_F_MFMA)
 		return;
 	bool g942 = t == TA_TARGET_GFX942;
@@ -624,31 +651,35 @@ static int run_block(const MFunc *mf, const MBlock *bl, const uint8_t *vused, Hz
 				return -1;
 			continue;
 		}
-		MInst w;
-		if ((fl & ISA_F_WMMA) && st->wmma_cnt) { /* A/B of the previous WMMA's D: a VALU between */
-			bool hit = false;
+		bool wmma = false; /* A/B of the previous WMMA's D: a VALU between */
+		if ((fl & ISA_F_WMMA) && st->wmma_cnt)
 			for (int k = 1; k <= 2 && k < cur->nops; k++)
-				hit |= overlaps(&cur->ops[k], ISA_K_VGPR, st->wmma_reg, st->wmma_cnt);
-			w = nop_insn(ISA_V_NOP, 0);
-			if (hit && put(t, w64, st, out, &w))
+				wmma |= overlaps(&cur->ops[k], ISA_K_VGPR, st->wmma_reg, st->wmma_cnt);
+		if (wmma) {
+			MInst w = nop_insn(ISA_V_NOP, 0);
+			if (put(t, w64, st, out, &w))
 				return -1;
 		}
-		w = nop_insn(ISA_S_WAITCNT_DEPCTR, DEPCTR_VA_VDST0);
-		if (trans11_need(st, mi) && put(t, w64, st, out, &w))
-			return -1;
+		if (trans11_need(st, mi)) {
+			MInst w = nop_insn(ISA_S_WAITCNT_DEPCTR, DEPCTR_VA_VDST0);
+			if (put(t, w64, st, out, &w))
+				return -1;
+		}
 		/* wave64: an SALU overwriting a lane mask a VALU read */
 		bool mask_write = false;
 		if (w64 && (fl & ISA_F_SALU) && !sset_empty(&st->mask)) {
 			SSet rd, wr;
-			scalar_uses(t, cur, &rd, &wr);
+			scalar_uses(t, mi, &rd, &wr);
 			wr.w[1] &= ~(3ull << (SG_EXEC - 64));
 			mask_write = sset_meets(&wr, &st->mask);
 		}
 		if (put(t, w64, st, out, mi))
 			return -1;
-		w = nop_insn(ISA_S_WAITCNT_DEPCTR, DEPCTR_SA_SDST0);
-		if (mask_write && put(t, w64, st, out, &w))
-			return -1;
+		if (mask_write) {
+			MInst w = nop_insn(ISA_S_WAITCNT_DEPCTR, DEPCTR_SA_SDST0);
+			if (put(t, w64, st, out, &w))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -663,7 +694,7 @@ int amd_hazard(MFunc *mf, Diag *d)
 	uint8_t vused[257] = {0}; /* VGPRs any instruction names (Shift64HighRegBug) */
 	if (!end || !npred || !pstart || !preds)
 		goto oom;
-	for (size_t i = 0; i < mf->insns.len; i++) {
+	for (size_t i = 0; i < mf->insns.len && ISA_TARGET(mf->target) == TA_TARGET_GFX90A; i++) {
 		const IsaInsn *in = &mf->insns.data[i].in;
 		for (int k = 0; k < in->nops; k++)
 			if (in->ops[k].kind == ISA_K_VGPR)
