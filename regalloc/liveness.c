@@ -8,15 +8,29 @@
 
 #include <stdlib.h>
 
+/* Virtual operands written (mask of operand indices), and read (tied and
+ * partial definitions read the old value too). */
+static unsigned def_mask(const MInst *mi)
+{
+	unsigned all = (1u << mi->in.nops) - 1;
+	return mi->vmask & all & ((1u << mi->ndef) - 1);
+}
+
+static unsigned use_mask(const MInst *mi)
+{
+	unsigned all = (1u << mi->in.nops) - 1, m = mi->vmask & all & ~((1u << mi->ndef) - 1);
+	if (mi->flags & (MI_TIED | MI_PARTIAL))
+		m |= mi->vmask & all & 1u;
+	return m;
+}
+
 /* use/def sets of each block, then the fixed point. */
 static void block_use_def(const MFunc *f, const MBlock *b, uint64_t *use, uint64_t *def)
 {
 	for (int i = b->last - 1; i >= b->first; i--) {
 		const MInst *mi = &f->insns.data[i];
-		for (int k = 0; k < mi->in.nops; k++) {
-			if (!(mi->vmask & (1u << k)) || !mi_is_def(mi, k))
-				continue;
-			int v = mi->vr[k];
+		for (unsigned m = def_mask(mi); m; m &= m - 1) {
+			int k = __builtin_ctz(m), v = mi->vr[k];
 			/* A partial def (sub-range or exec-masked) does not kill. */
 			bool full = ((mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size) ||
 				     (k == 0 && (mi->flags & MI_DEFALL))) &&
@@ -26,10 +40,8 @@ static void block_use_def(const MFunc *f, const MBlock *b, uint64_t *use, uint64
 				use[v >> 6] &= ~(1ull << (v & 63));
 			}
 		}
-		for (int k = 0; k < mi->in.nops; k++) {
-			if (!(mi->vmask & (1u << k)) || !mi_is_use(mi, k))
-				continue;
-			int v = mi->vr[k];
+		for (unsigned m = use_mask(mi); m; m &= m - 1) {
+			int v = mi->vr[__builtin_ctz(m)];
 			use[v >> 6] |= 1ull << (v & 63);
 		}
 	}
@@ -132,10 +144,8 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 		for (int i = bl->last - 1; i >= bl->first; i--) {
 			const MInst *mi = &f->insns.data[i];
 			RaDemand across = cur;
-			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
-				if (!(mi->vmask & (1u << k)))
-					continue;
-				int v = mi->vr[k];
+			for (unsigned m = def_mask(mi); m; m &= m - 1) {
+				int k = __builtin_ctz(m), v = mi->vr[k];
 				if (!lv_test(tmp, v)) { /* dead def still occupies registers */
 					add_demand(&across, &f->vregs.data[v], 1);
 				} else if (!(mi->flags & MI_PARTIAL) &&
@@ -145,10 +155,8 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 					add_demand(&cur, &f->vregs.data[v], -1);
 				}
 			}
-			for (int k = 0; k < mi->in.nops; k++) {
-				if (!(mi->vmask & (1u << k)) || !mi_is_use(mi, k))
-					continue;
-				int v = mi->vr[k];
+			for (unsigned m = use_mask(mi); m; m &= m - 1) {
+				int v = mi->vr[__builtin_ctz(m)];
 				if (!lv_test(tmp, v)) {
 					tmp[v >> 6] |= 1ull << (v & 63);
 					add_demand(&cur, &f->vregs.data[v], 1);
