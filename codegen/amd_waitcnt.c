@@ -350,10 +350,12 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 	WState *in = calloc((size_t)nb + 1, sizeof(WState)), exit = {0}, tmp = {0}, empty = {0};
 	Cur *cs = malloc(sizeof(Cur));
 	int *work = malloc(sizeof(int) * ((size_t)nb + 1));
-	char *inwork = calloc((size_t)nb + 1, 1);
+	char *inwork = calloc((size_t)nb + 1, 1), *ran = calloc((size_t)nb + 1, 1);
+	size_t ni = mf->insns.len;
+	int8_t(*wneed)[NC] = malloc(sizeof *wneed * (ni + 1)); /* waits found by the last run */
 	MInstVec out = {0};
 	int rc = -1, nw = 0;
-	if (!in || !cs || !work || !inwork)
+	if (!in || !cs || !work || !inwork || !ran || !wneed || vec_reserve(&out, ni + ni / 4 + 16))
 		goto out;
 	memset(cs, 0, sizeof *cs);
 	for (int k = 0; k < NC * NSL; k++)
@@ -367,6 +369,7 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 	while (nw) {
 		int b = heap_pop(work, &nw);
 		inwork[b] = 0;
+		ran[b] = 1;
 		if (load(cs, &in[b]))
 			goto out;
 		const MBlock *bl = &mf->blocks.data[b];
@@ -374,6 +377,8 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 			int need[NC];
 			needs(t, cs, &mf->insns.data[i].in, need);
 			apply_wait(cs, need);
+			for (int c = 0; c < NC; c++)
+				wneed[i][c] = (int8_t)need[c];
 			if (issue(t, cs, &mf->insns.data[i]))
 				goto out;
 		}
@@ -390,22 +395,31 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 				heap_push(work, &nw, sb), inwork[sb] = 1;
 		}
 	}
-	/* Rewrite with the waits. */
+	/* Rewrite with the waits.  A block's last run above started from its
+	 * final entry state (any change queued it again), so the waits it
+	 * recorded are the answer; blocks the sweep never reached run here
+	 * from the empty state. */
 	for (int b = 0; b < nb; b++) {
 		MBlock *bl = &mf->blocks.data[b];
-		if (load(cs, in[b].seen ? &in[b] : &empty))
+		if (!ran[b] && load(cs, &empty))
 			goto out;
 		int first = (int)out.len;
 		for (int i = bl->first; i < bl->last; i++) {
 			int need[NC];
-			needs(t, cs, &mf->insns.data[i].in, need);
-			apply_wait(cs, need);
+			if (ran[b]) {
+				for (int c = 0; c < NC; c++)
+					need[c] = wneed[i][c];
+			} else {
+				needs(t, cs, &mf->insns.data[i].in, need);
+				apply_wait(cs, need);
+				if (issue(t, cs, &mf->insns.data[i]))
+					goto out;
+			}
 			if (emit_wait(t, &out, need) || vec_push(&out, mf->insns.data[i]))
 				goto out;
-			if (issue(t, cs, &mf->insns.data[i]))
-				goto out;
 		}
-		unload(t, cs, NULL);
+		if (!ran[b])
+			unload(t, cs, NULL);
 		bl->first = first;
 		bl->last = (int)out.len;
 	}
@@ -422,6 +436,6 @@ out:
 	vec_free(&exit.p), vec_free(&tmp.p);
 	if (cs)
 		vec_free(&cs->touched);
-	free(in), free(cs), free(work), free(inwork);
+	free(in), free(cs), free(work), free(inwork), free(ran), free(wneed);
 	return rc;
 }
