@@ -1655,6 +1655,80 @@ static bool zext16(const Isel *s, int r)
 	       (d->type == DT_F16 || d->type == DT_BF16) && d->sub != SP_LOCAL;
 }
 
+/* The fp8 byte behind f16 register r when r = SI_PACK(f16, SI_UNPACK(fp8,
+ * v)) with v = w >> 8*pos (or v = w, pos 0), every link defined once and
+ * unguarded (the fp8 gemm fallback's fragments, lower.c amd_frag_fp8_f16):
+ * returns the fp8 type and sets *w, *pos; 0 otherwise. */
+static int fp8_f16_src(const Isel *s, int r, int32_t *w, int *pos)
+{
+	const SInst *code = s->sf->code.data;
+	if (r < 0 || s->ndefs[r] != 1 || s->isconst[r])
+		return 0;
+	const SInst *p = &code[s->def1[r]];
+	if (p->op != SI_PACK || p->type != DT_F16 || p->guard >= 0 || s->ndefs[p->a] != 1 || s->isconst[p->a])
+		return 0;
+	const SInst *u = &code[s->def1[p->a]];
+	if (u->op != SI_UNPACK || !dtype_is_fp8((DType)u->type) || u->guard >= 0 || s->ndefs[u->a] != 1 ||
+	    s->isconst[u->a])
+		return 0;
+	*w = u->a, *pos = 0;
+	const SInst *sh = &code[s->def1[u->a]];
+	if (sh->op == SI_SHR && sh->type == DT_U32 && sh->guard < 0 && sh->b >= 0 && s->isconst[sh->b] &&
+	    s->cval[sh->b] % 8 == 0 && s->cval[sh->b] >= 8 && s->cval[sh->b] < 32 && s->ndefs[sh->a] == 1 &&
+	    !s->isconst[sh->a])
+		*w = sh->a, *pos = (int)(s->cval[sh->b] / 8);
+	return u->type;
+}
+
+/* SI_PACK2 of two fp8 bytes converted to f16 (exact for every fp8 value):
+ * straight from the bytes, two halves at once.  v_perm_b32 puts each byte
+ * at bits 8..15 of its half, which is already the f16 for e5m2; e4m3 and
+ * e4m3fnuz shift the magnitude under the f16 exponent field and scale both
+ * halves with one exact v_pk_mul_f16 (f16 denormals are kept), then mark
+ * their NaN patterns.  e5m2fnuz (whose top exponent is finite) keeps the
+ * generic path.  Returns false when the pattern does not apply. */
+static bool sel_pack2_fp8(Isel *s, const SInst *in)
+{
+	int32_t w0, w1;
+	int p0, p1;
+	int t = fp8_f16_src(s, in->a, &w0, &p0);
+	if (!t || t == DT_FP8E5M2FNUZ || fp8_f16_src(s, in->b, &w1, &p1) != t)
+		return false;
+	Val d = dst_of(s, in->dst, 0, 1);
+	Val x = t == DT_FP8E5M2 ? d : vtmp(s);
+	/* v_perm_b32 selectors: 0-3 bytes of src1, 4-7 of src0, 0x0c zero */
+	uint32_t sel = (uint32_t)(4 + p1) << 24 | 0x0cu << 16 | (uint32_t)p0 << 8 | 0x0cu;
+	valu3(s, ISA_V_PERM_B32, x, opnd(s, w1, 0), opnd(s, w0, 0), cst(sel));
+	if (t == DT_FP8E5M2)
+		return true;
+	Val y = vtmp(s), z = vtmp(s), n = vtmp(s);
+	uint32_t scale = (uint32_t)(30 - fp8_fmt(t).bias) << 10; /* f16 2^(15 - bias) */
+	valu2(s, ISA_V_LSHRREV_B32, y, cst(1), x);
+	valu2(s, ISA_V_AND_B32, y, cst(0x3f803f80u), y);
+	valu3(s, ISA_V_AND_OR_B32, y, x, cst(0x80008000u), y);
+	valu2(s, ISA_V_PK_MUL_F16, z, y, cst(scale | scale << 16));
+	if (t == DT_FP8E4M3) {
+		/* magnitude 0x7f: adding 1 carries into bit 15 of the half; the
+		 * half is then 480 (0x5f80), and with 0x2000 an f16 NaN */
+		valu2(s, ISA_V_AND_B32, n, cst(0x7f007f00u), x);
+		valu2(s, ISA_V_ADD_U32, n, cst(0x01000100u), n);
+		valu2(s, ISA_V_LSHRREV_B32, n, cst(2), n);
+		valu3(s, ISA_V_AND_OR_B32, d, n, cst(0x20002000u), z);
+	} else {
+		/* 0x80 (sign, zero magnitude: -0 so far) becomes 0xfe00: a zero
+		 * magnitude plus 0x7f carries nothing into bit 15 */
+		Val m = vtmp(s);
+		valu2(s, ISA_V_AND_B32, m, cst(0x7f007f00u), x);
+		valu2(s, ISA_V_ADD_U32, m, cst(0x7f007f00u), m);
+		valu3(s, ISA_V_BFI_B32, n, m, cst(0), x); /* ~m & x */
+		valu2(s, ISA_V_AND_B32, n, cst(0x80008000u), n);
+		valu2(s, ISA_V_LSHRREV_B32, n, cst(15), n);
+		valu2(s, ISA_V_MUL_U32_U24, n, cst(0x7e00), n);
+		valu2(s, ISA_V_OR_B32, d, n, z);
+	}
+	return true;
+}
+
 /* ---- control flow -------------------------------------------------------- */
 
 static void start_block(Isel *s)
@@ -2001,6 +2075,8 @@ static void sel_inst(Isel *s, int i)
 		break;
 	}
 	case SI_PACK2: {
+		if (sel_pack2_fp8(s, in))
+			break;
 		Val d = dst_of(s, in->dst, 0, 1);
 		Val lo = opnd(s, in->a, 0);
 		if (!zext16(s, in->a)) {
