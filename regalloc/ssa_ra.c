@@ -514,18 +514,19 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 				}
 		int first = (int)out.len;
 		for (int i = bl->first; i < bl->last; i++) {
-			MInst mi = f->insns.data[i];
+			/* f->insns does not change in this loop (splits go to out). */
+			const MInst *mi = &f->insns.data[i];
 			int32_t names[ISA_MAX_OPS];
-			for (int k = 0; k < mi.in.nops; k++) {
+			for (int k = 0; k < mi->in.nops; k++) {
 				names[k] = -1;
-				if (mi.vmask & (1u << k))
-					names[k] = mi.vr[k] = s->ren[mi.vr[k]];
+				if (mi->vmask & (1u << k))
+					names[k] = s->ren[mi->vr[k]];
 			}
 			cx.ops = names;
-			cx.nops = mi.in.nops;
+			cx.nops = mi->in.nops;
 			/* Reads (and tied/partial defs) first. */
-			for (int k = 0; k < mi.in.nops; k++) {
-				if (names[k] < 0 || (mi_is_def(&mi, k) && !mi_is_use(&mi, k)))
+			for (int k = 0; k < mi->in.nops; k++) {
+				if (names[k] < 0 || (mi_is_def(mi, k) && !mi_is_use(mi, k)))
 					continue;
 				int e = s->phys[names[k]] >= 0 ? occupy(s, &cx, names[k], &out)
 								: assign(s, &cx, names[k], -1, &out);
@@ -536,20 +537,20 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 			}
 			/* Reads that die here free their registers for the defs,
 			 * unless the instruction writes before it has read all. */
-			int early = mi.flags & MI_EARLY;
+			int early = mi->flags & MI_EARLY;
 			for (int pass = early ? 1 : 0; pass < 2; pass++) {
 				if (pass == 1) {
-					for (int k = 0; k < mi.ndef && k < mi.in.nops; k++) {
+					for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
 						if (names[k] < 0)
 							continue;
 						int v = names[k], affin = -1;
-						unsigned op = mi.in.op;
+						unsigned op = mi->in.op;
 						int is_copy = op == MOP_COPY || op == MOP_PCOPY || op == ISA_S_MOV_B32 ||
 							      op == ISA_V_MOV_B32 || op == ISA_S_MOV_B64;
-						if (s->phys[v] < 0 && is_copy && mi.in.nops >= 2) {
-							int src = op == MOP_PCOPY ? mi.in.nops / 2 + k : 1;
-							if (src < mi.in.nops && names[src] >= 0 && mi.sub[src] == 0 &&
-							    mi.sub[k] == 0 &&
+						if (s->phys[v] < 0 && is_copy && mi->in.nops >= 2) {
+							int src = op == MOP_PCOPY ? mi->in.nops / 2 + k : 1;
+							if (src < mi->in.nops && names[src] >= 0 && mi->sub[src] == 0 &&
+							    mi->sub[k] == 0 &&
 							    f->vregs.data[names[src]].cls == f->vregs.data[v].cls)
 								affin = s->phys[names[src]];
 						}
@@ -561,20 +562,23 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 					}
 				}
 				if (pass == 0 || early)
-					for (int k = 0; k < mi.in.nops; k++)
-						if (names[k] >= 0 && (relmask[i] >> k & 1) && k >= mi.ndef) {
+					for (int k = 0; k < mi->in.nops; k++)
+						if (names[k] >= 0 && (relmask[i] >> k & 1) && k >= mi->ndef) {
 							int defd = 0;
-							for (int j = 0; j < mi.ndef; j++)
+							for (int j = 0; j < mi->ndef; j++)
 								defd |= names[j] == names[k];
 							if (!defd)
 								release(s, names[k]);
 						}
 			}
-			for (int k = 0; k < mi.in.nops; k++)
+			for (int k = 0; k < mi->in.nops; k++)
 				if (names[k] >= 0 && (relmask[i] >> k & 1))
 					release(s, names[k]);
-			if (vec_push(&out, mi))
+			if (vec_push(&out, *mi))
 				goto fail_mem;
+			for (int k = 0; k < mi->in.nops; k++) /* the names in this block */
+				if (names[k] >= 0)
+					out.data[out.len - 1].vr[k] = names[k];
 			/* Reservations of vregs with no life after this point end. */
 			for (int v = bhead[i]; v >= 0; v = bucket[v])
 				if (s->phys[v] >= 0 && (s->vflags[v] & VF_RESV)) {
