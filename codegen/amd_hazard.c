@@ -96,7 +96,8 @@ typedef struct {
 typedef struct {
 	HzEnt e[HZ_MAX];
 	int n;
-	SSet cdef, cuse;            /* gfx9: the current SMEM clause's writes and reads */
+	uint8_t ckind;              /* gfx9 soft clause: 0 none, 1 SMEM, 2 VMEM instructions in a row */
+	uint64_t cdef[10], cuse[10]; /* its writes and reads: scalar codes, v0-v255, a0-a255 */
 	SSet mask;                  /* gfx11 wave64: SGPRs the latest SGPR-reading VALU read as a lane mask */
 	int16_t wmma_reg, wmma_cnt; /* gfx11: previous WMMA's D with no VALU since (cnt 0 = none) */
 } HzState;
@@ -217,7 +218,7 @@ static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
 	bool rwlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_WRITELANE_B32;
 	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_SMEM)))
 		return 0;
-	bool any = (fl & ISA_F_SMEM) && !sset_empty(&st->cdef);
+	bool any = false;
 	for (int i = 0; i < st->n && !any; i++)
 		any = st->e[i].kind == HZ_SGPR;
 	if (!any) /* the common case: nothing to compare against */
@@ -248,15 +249,60 @@ static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
 			w = TA_MAX(w, 4);
 		need = TA_MAX(need, w - (int)e->age);
 	}
-	/* SMEM soft clause (xnack replay): no load may write what the clause reads */
-	if ((fl & ISA_F_SMEM) && !sset_empty(&st->cdef)) {
-		SSet d = st->cdef, u = st->cuse;
-		d.w[0] |= wr.w[0], d.w[1] |= wr.w[1];
-		u.w[0] |= rd.w[0], u.w[1] |= rd.w[1];
-		if (sset_meets(&d, &u))
-			need = TA_MAX(need, 1);
-	}
 	return need;
+}
+
+/* Clause kind of an instruction: 1 SMEM, 2 VMEM (global, scratch, buffer), 0 other. */
+static int clause_kind(uint32_t fl)
+{
+	return (fl & ISA_F_SMEM) ? 1 : (fl & (ISA_F_GLOBAL | ISA_F_MUBUF)) ? 2 : 0;
+}
+
+/* Registers mi writes and reads as clause bit sets (see HzState.cdef). */
+static void clause_regs(ta_target t, const MInst *mi, uint64_t *def, uint64_t *use)
+{
+	SSet rd, wr;
+	scalar_uses(t, mi, &rd, &wr);
+	memset(def, 0, 10 * sizeof *def);
+	memset(use, 0, 10 * sizeof *use);
+	def[0] = wr.w[0], def[1] = wr.w[1], use[0] = rd.w[0], use[1] = rd.w[1];
+	for (int k = 0; k < mi->in.nops; k++) {
+		const IsaOperand *o = &mi->in.ops[k];
+		if (!is_vreg(o))
+			continue;
+		int base = o->kind == ISA_K_VGPR ? 2 : 6;
+		for (int r = o->reg; r < o->reg + o->count && r < 256; r++) {
+			if (k < mi->ndef)
+				def[base + (r >> 6)] |= 1ull << (r & 63);
+			if (reads_op(mi, k))
+				use[base + (r >> 6)] |= 1ull << (r & 63);
+		}
+	}
+}
+
+/* Soft clauses (xnack replays the memory instructions of a clause): in a
+ * run of SMEM, or of VMEM, instructions no member may write a register a
+ * member reads, and a store may not follow a member that writes
+ * registers; s_nop 0 ends the clause. */
+static int clause_need(ta_target t, const HzState *st, const MInst *mi)
+{
+	uint32_t fl = mi->in.op < ISA_NUM_OPS ? isa_ops[mi->in.op].flags : 0;
+	int kind = clause_kind(fl);
+	if (!kind || kind != st->ckind)
+		return 0;
+	bool defs = false;
+	for (int w = 0; w < 10; w++)
+		defs |= st->cdef[w] != 0;
+	if (!defs)
+		return 0;
+	if (fl & (ISA_F_STORE | ISA_F_ATOMIC))
+		return 1;
+	uint64_t d[10], u[10];
+	clause_regs(t, mi, d, u);
+	for (int w = 0; w < 10; w++)
+		if ((d[w] | st->cdef[w]) & (u[w] | st->cuse[w]))
+			return 1;
+	return 0;
 }
 
 /* Wait states (gfx9) instruction mi still needs under state st. */
@@ -269,7 +315,7 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 	bool rdlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_READFIRSTLANE_B32;
 	int need = 0;
 	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_DS))) /* no vector registers */
-		return sgpr_need(t, st, mi);
+		return TA_MAX(sgpr_need(t, st, mi), clause_need(t, st, mi));
 	for (int i = 0; i < st->n; i++) {
 		const HzEnt *e = &st->e[i];
 		int w = 0;
@@ -319,7 +365,7 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 		if (w)
 			need = TA_MAX(need, w - (int)e->age);
 	}
-	return TA_MAX(need, sgpr_need(t, st, mi));
+	return TA_MAX(need, TA_MAX(sgpr_need(t, st, mi), clause_need(t, st, mi)));
 }
 
 /* Does gfx1100 instruction mi read a transcendental result that is not yet
@@ -422,15 +468,20 @@ static void hz_step(ta_target t, bool w64, HzState *st, const MInst *mi)
 	bool gfx9 = t == TA_TARGET_GFX90A || t == TA_TARGET_GFX942;
 	hz_age(t, st, ws);
 	SSet rd = {{0, 0}}, wr = {{0, 0}};
-	if ((fl & ISA_F_SMEM) || ((fl & ISA_F_VALU) && (gfx9 || w64)))
+	if ((fl & ISA_F_VALU) && (gfx9 || w64))
 		scalar_uses(t, mi, &rd, &wr);
-	/* SMEM soft clause: consecutive SMEM instructions; anything else ends it */
-	if (fl & ISA_F_SMEM) {
-		st->cdef.w[0] |= wr.w[0], st->cdef.w[1] |= wr.w[1];
-		st->cuse.w[0] |= rd.w[0], st->cuse.w[1] |= rd.w[1];
-	} else {
-		memset(&st->cdef, 0, sizeof st->cdef);
-		memset(&st->cuse, 0, sizeof st->cuse);
+	/* soft clause: consecutive SMEM, or VMEM, instructions (gfx9, xnack) */
+	int kind = gfx9 ? clause_kind(fl) : 0;
+	if (kind != st->ckind && st->ckind) {
+		memset(st->cdef, 0, sizeof st->cdef);
+		memset(st->cuse, 0, sizeof st->cuse);
+	}
+	st->ckind = (uint8_t)kind;
+	if (kind) {
+		uint64_t d[10], u[10];
+		clause_regs(t, mi, d, u);
+		for (int w = 0; w < 10; w++)
+			st->cdef[w] |= d[w], st->cuse[w] |= u[w];
 	}
 	if (fl & ISA_F_WMMA) {
 		st->wmma_reg = (int16_t)in->ops[0].reg, st->wmma_cnt = in->ops[0].count;
@@ -523,8 +574,12 @@ static void hz_merge(HzState *st, const HzState *o)
 	for (int i = 0; i < o->n; i++)
 		hz_push(st, o->e[i]);
 	for (int k = 0; k < 2; k++) {
-		st->cdef.w[k] |= o->cdef.w[k], st->cuse.w[k] |= o->cuse.w[k];
 		st->mask.w[k] |= o->mask.w[k];
+	}
+	if (o->ckind && (!st->ckind || st->ckind == o->ckind)) { /* a clause in either: the union */
+		st->ckind = o->ckind;
+		for (int w = 0; w < 10; w++)
+			st->cdef[w] |= o->cdef[w], st->cuse[w] |= o->cuse[w];
 	}
 	if (o->wmma_cnt && !st->wmma_cnt)
 		st->wmma_reg = o->wmma_reg, st->wmma_cnt = o->wmma_cnt;

@@ -330,6 +330,28 @@ Test(hazard_gfx9, smem_soft_clause)
 	unchanged(G11, "s_load_b64 s[0:1], s[0:1], 0x0\ns_load_b32 s2, s[4:5], 0x8\n");
 }
 
+Test(hazard_gfx9, vmem_soft_clause)
+{
+	/* a load overwriting its own address, then another load */
+	const char *src = "global_load_dword v0, v[0:1], off\n"
+			  "global_load_dword v2, v[4:5], off\n";
+	const char *want = "global_load_dword v0, v[0:1], off\n"
+			   "s_nop 0\n"
+			   "global_load_dword v2, v[4:5], off\n";
+	check(G90, src, want);
+	check(G942, src, want);
+	/* a store after a load in the clause; a load writing what an earlier one read */
+	check(G942, "global_load_dword v2, v[0:1], off\nglobal_store_dword v[4:5], v6, off\n",
+	      "global_load_dword v2, v[0:1], off\ns_nop 0\nglobal_store_dword v[4:5], v6, off\n");
+	check(G942, "global_load_dword v2, v0, s[0:1]\nglobal_load_dword v0, v1, s[0:1]\n",
+	      "global_load_dword v2, v0, s[0:1]\ns_nop 0\nglobal_load_dword v0, v1, s[0:1]\n");
+	/* independent loads, stores after stores, anything between, gfx1100: none */
+	unchanged(G942, "global_load_dword v2, v[0:1], off\nglobal_load_dword v3, v[4:5], off\n");
+	unchanged(G942, "global_store_dword v[4:5], v6, off\nglobal_store_dword v[4:5], v6, off offset:4\n");
+	unchanged(G942, "global_load_dword v2, v[0:1], off\nv_mov_b32_e32 v7, 0\nglobal_store_dword v[4:5], v6, off\n");
+	unchanged(G11, "global_load_b32 v0, v[0:1], off\nglobal_load_b32 v2, v[4:5], off\n");
+}
+
 Test(hazard_gfx9, mfma_result_spilled_to_agpr)
 {
 	/* regalloc/spill.c's v_accvgpr_write of an MFMA result (RAW, N + 3)
