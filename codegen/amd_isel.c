@@ -1694,6 +1694,15 @@ static bool sel_pack2_fp8(Isel *s, const SInst *in)
 	int t = fp8_f16_src(s, in->a, &w0, &p0);
 	if (!t || t == DT_FP8E5M2FNUZ || fp8_f16_src(s, in->b, &w1, &p1) != t)
 		return false;
+	/* Reading the bytes here gives the chain's values only when they
+	 * were defined earlier in the same straight-line run (no label in
+	 * between: no loop can redefine them first).  Fragments are short. */
+	int at = (int)(in - s->sf->code.data), from = TA_MIN(s->def1[w0], s->def1[w1]);
+	if (from >= at || at - from > 256)
+		return false;
+	for (int i = from + 1; i < at; i++)
+		if (s->sf->code.data[i].op == SI_LABEL)
+			return false;
 	Val d = dst_of(s, in->dst, 0, 1);
 	Val x = t == DT_FP8E5M2 ? d : vtmp(s);
 	/* v_perm_b32 selectors: 0-3 bytes of src1, 4-7 of src0, 0x0c zero */
