@@ -18,8 +18,9 @@
  *           e.g. v_cvt_pk_fp8_f32 op_sel:[0,0,1]) -> VALU use: 1;
  *   VMEM store of more than 8 bytes -> VALU overwrites its data: 1 on
  *           gfx90a, 2 on gfx942;
- *   SMEM soft clause (xnack): consecutive SMEM loads where one writes an
- *           SGPR the clause reads: s_nop 0 breaks the clause;
+ *   soft clauses (xnack): in a run of SMEM, or of VMEM, instructions one
+ *           writing a register the run reads, or a store after one with
+ *           results: s_nop 0 breaks the clause;
  *   MFMA (amd-isa.md §9.2, §9.3): an MFMA result read or overwritten by
  *           another instruction, or read as another MFMA's A/B or as an
  *           overlapping (not identical) C, needs wait states that grow
@@ -40,10 +41,9 @@
  *           after it.
  * All state crosses branches (an accumulation loop's back edge): each block
  * starts from the union of its predecessors' end states.  Entries expire
- * after at most 19 wait states, so a few rounds in layout order settle the
- * loops the lowering emits (two for matrix loops, one otherwise: without
- * matrix instructions the windows are short enough that a conservative
- * first round plus the emitting round covers a back edge, see run rounds). */
+ * after at most 19 wait states (5 VALUs for the gfx1100 transcendental
+ * rule), so a few analysis rounds in layout order before the emitting one
+ * settle the loops the lowering emits (see amd_hazard). */
 #include "amd.h"
 
 #include <stdlib.h>
