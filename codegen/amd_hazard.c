@@ -684,7 +684,23 @@ static int run_block(const MFunc *mf, const MBlock *bl, const uint8_t *vused, Hz
 {
 	ta_target t = ISA_TARGET(mf->target);
 	bool w64 = ISA_IS_W64(mf->target);
-	for (int i = bl->first; i < bl->last; i++) {
+	int first = bl->first;
+	if (!out && t != TA_TARGET_GFX1100 && bl->last - first > HZ_WINDOW + 4) {
+		/* Analysis round on gfx9: every entry expires within HZ_WINDOW
+		 * wait states, so only the block's tail (and a memory clause
+		 * running into it) shapes its end state.  Skipping the head can
+		 * only leave out s_nops, which makes the end state younger:
+		 * conservative. */
+		first = bl->last - HZ_WINDOW - 4;
+		while (first > bl->first) {
+			unsigned op = mf->insns.data[first - 1].in.op;
+			if (op >= ISA_NUM_OPS || !clause_kind(isa_ops[op].flags))
+				break;
+			first--;
+		}
+		hz_init(st);
+	}
+	for (int i = first; i < bl->last; i++) {
 		const MInst *mi = &mf->insns.data[i];
 		const IsaInsn *cur = &mi->in;
 		uint32_t fl = cur->op < ISA_NUM_OPS ? isa_ops[cur->op].flags : 0;
