@@ -127,6 +127,33 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 	return wrong ? -1 : 0;
 }
 
+/* Min-heap of block ids. */
+static void heap_push(int *h, int *n, int b)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > b)
+		h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+	h[i] = b;
+}
+
+static int heap_pop(int *h, int *n)
+{
+	int top = h[0], last = h[--*n], i = 0;
+	for (;;) {
+		int k = 2 * i + 1;
+		if (k >= *n)
+			break;
+		if (k + 1 < *n && h[k + 1] < h[k])
+			k++;
+		if (h[k] >= last)
+			break;
+		h[i] = h[k], i = k;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
 int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 {
 	int nb = (int)f->blocks.len;
@@ -166,47 +193,44 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	const int nslot = sl.base[MR_NCLASS], ns = sl.base[MR_V];
 	int32_t *in = malloc(sizeof(int32_t) * ((size_t)nslot * nb + 1)), *cur = malloc(sizeof(int32_t) * (nslot + 1));
 	char *inwork = calloc((size_t)nb, 1), *recheck = malloc((size_t)nb);
+	int *work = malloc(sizeof(int) * ((size_t)nb + 1));
 	int rc = -1;
-	if (!in || !cur || !inwork || !recheck)
+	if (!in || !cur || !inwork || !recheck || !work)
 		goto out;
 	for (size_t i = 0; i < (size_t)nslot * nb; i++)
 		in[i] = H_UNSEEN;
 	for (int s = 0; s < nslot; s++)
 		in[s] = H_UNDEF;
-	/* Sweeps in layout order over the blocks whose entry state changed:
-	 * the lattice has height 3, so a few sweeps reach the fixed point
-	 * (a LIFO worklist could revisit blocks many times on long chains). */
-	inwork[0] = 1;
+	/* Blocks whose entry state changed, lowest id first: a loop settles
+	 * before the code after it runs (a layout-order sweep would run that
+	 * code once per trip around the loop, and a LIFO worklist could
+	 * revisit blocks many times on long chains).  The lattice has height
+	 * 3; any order reaches the same fixed point. */
+	int nw = 0;
+	heap_push(work, &nw, 0), inwork[0] = 1;
 	memset(recheck, 1, (size_t)nb);
-	for (int any = 1; any;) {
-		any = 0;
-		for (int b = 0; b < nb; b++) {
-			if (!inwork[b])
+	while (nw) {
+		int b = heap_pop(work, &nw);
+		inwork[b] = 0;
+		memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
+		recheck[b] = run_block(f, phys, &sl, b, cur, NULL, CK_NOTE) != 0;
+		for (int s = 0; s < 3; s++) {
+			int t = f->blocks.data[b].succ[s];
+			if (t < 0)
 				continue;
-			inwork[b] = 0;
-			memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
-			recheck[b] = run_block(f, phys, &sl, b, cur, NULL, CK_NOTE) != 0;
-			for (int s = 0; s < 3; s++) {
-				int t = f->blocks.data[b].succ[s];
-				if (t < 0)
+			int32_t *ti = in + (size_t)t * nslot;
+			int changed = 0;
+			/* succ[2]: parked lanes resume there; only their VGPR/AGPR
+			 * values travel along it. */
+			for (int k = s == 2 ? ns : 0; k < nslot; k++) {
+				if (ti[k] == cur[k]) /* the common case once a block was seen */
 					continue;
-				int32_t *ti = in + (size_t)t * nslot;
-				int changed = 0;
-				/* succ[2]: parked lanes resume there; only their VGPR/AGPR
-				 * values travel along it. */
-				for (int k = s == 2 ? ns : 0; k < nslot; k++) {
-					if (ti[k] == cur[k]) /* the common case once a block was seen */
-						continue;
-					int32_t m = meet(ti[k], cur[k]);
-					if (m != ti[k])
-						ti[k] = m, changed = 1;
-				}
-				if (changed) {
-					inwork[t] = 1;
-					if (t <= b)
-						any = 1;
-				}
+				int32_t m = meet(ti[k], cur[k]);
+				if (m != ti[k])
+					ti[k] = m, changed = 1;
 			}
+			if (changed && !inwork[t])
+				heap_push(work, &nw, t), inwork[t] = 1;
 		}
 	}
 	/* The verdict counts only runs from the final states (during the
@@ -223,6 +247,6 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	}
 	rc = 0;
 out:
-	free(in), free(cur), free(inwork), free(recheck);
+	free(in), free(cur), free(inwork), free(recheck), free(work);
 	return rc;
 }
