@@ -59,7 +59,9 @@ static Tol tolerance(DType t)
 	case DT_F16: return (Tol){2e-3, 1e-2};
 	case DT_BF16: return (Tol){1e-2, 3e-2};
 	case DT_FP8E4M3:
-	case DT_FP8E5M2: return (Tol){6e-2, 2.5e-1};
+	case DT_FP8E5M2:
+	case DT_FP8E4M3FNUZ:
+	case DT_FP8E5M2FNUZ: return (Tol){6e-2, 2.5e-1};
 	case DT_F32: return (Tol){1e-4, 1e-4};
 	case DT_F64: return (Tol){1e-10, 1e-10};
 	default: return (Tol){0, 0};
