@@ -533,3 +533,157 @@ Test(hazard_gfx11, wmma_reading_the_previous_d)
 	unchanged(G11, "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n"
 		       "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n");
 }
+
+/* ---- every example: an independent scan of the compiled code ----------------- */
+
+/* A second, simpler reading of the main rules (straight-line code only: the
+ * scan back stops at labels and branches), run over what `tileasm compile
+ * --dump-isa` prints for every example.  It would catch the pass missing a
+ * hazard in real code, not just in the snippets above. */
+
+typedef struct {
+	IsaInsn in;
+	IsaRegUse u[24];
+	int nu;
+	bool barrier; /* a label or a branch: the scan back stops here */
+} Line;
+
+static bool uses(const Line *l, char file, bool write, int reg, int cnt)
+{
+	for (int i = 0; i < l->nu && i < 24; i++)
+		if (l->u[i].file == file && (bool)l->u[i].write == write && l->u[i].reg < reg + cnt &&
+		    reg < l->u[i].reg + l->u[i].count)
+			return true;
+	return false;
+}
+
+static bool is_trans_op(unsigned op)
+{
+	return op == ISA_V_EXP_F32 || op == ISA_V_LOG_F32 || op == ISA_V_RCP_F32 || op == ISA_V_RSQ_F32 ||
+	       op == ISA_V_SQRT_F32 || op == ISA_V_SIN_F32 || op == ISA_V_COS_F32 || op == ISA_V_RCP_IFLAG_F32;
+}
+
+/* The violations of instruction k (message in *why), or NULL. */
+static const char *violation(ta_target t, const Line *l, int k, int *dist)
+{
+	const Line *c = &l[k];
+	uint32_t fc = isa_ops[c->in.op].flags;
+	bool g942 = t == TA_TARGET_GFX942, gfx9 = t != TA_TARGET_GFX1100;
+	int ws = 0, valus = 0, trans = 0;
+	for (int j = k - 1; j >= 0 && !l[j].barrier; j--) {
+		const Line *p = &l[j];
+		uint32_t fp = isa_ops[p->in.op].flags;
+		*dist = ws;
+		for (int i = 0; i < p->nu && i < 24; i++) {
+			const IsaRegUse *w = &p->u[i];
+			if (!w->write)
+				continue;
+			bool rd = uses(c, w->file, false, w->reg, w->count);
+			if (gfx9 && (fp & ISA_F_VALU) && w->file == 's' && w->reg < 126) {
+				if ((fc & (ISA_F_GLOBAL | ISA_F_MUBUF)) && rd && ws < 5)
+					return "VALU SGPR write -> VMEM read (5)";
+				if (g942 && (fc & ISA_F_VALU) && !(fc & ISA_F_MFMA) && rd && ws < 2)
+					return "VALU SGPR write -> VALU read (2)";
+			}
+			if (g942 && is_trans_op(p->in.op) && w->file == 'v' && (fc & ISA_F_VALU) && !is_trans_op(c->in.op) &&
+			    rd && ws < 1)
+				return "transcendental -> VALU read (1)";
+			if (t == TA_TARGET_GFX1100 && is_trans_op(p->in.op) && w->file == 'v' && (fc & ISA_F_VALU) && rd &&
+			    valus <= 5 && trans <= 1)
+				return "gfx1100 transcendental -> VALU read without s_waitcnt_depctr";
+		}
+		if (gfx9 && (fp & (ISA_F_GLOBAL | ISA_F_MUBUF)) && (fp & ISA_F_STORE) && (fc & ISA_F_VALU) &&
+		    ws < (g942 ? 2 : 1)) {
+			const IsaOperand *d = &p->in.ops[isa_op_fmt(t, p->in.op) == ISA_FMT_MUBUF ? 0 : 1];
+			if (d->kind == ISA_K_VGPR && d->count > 2 && uses(c, 'v', true, d->reg, d->count))
+				return "wide store data overwritten by a VALU";
+		}
+		if (t == TA_TARGET_GFX1100) {
+			if ((fp & (ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_DS)) ||
+			    (p->in.op == ISA_S_WAITCNT_DEPCTR && ((p->in.ops[0].imm >> 12) & 15) == 0))
+				break; /* the transcendental results are safe */
+			valus += (fp & ISA_F_VALU) != 0;
+			trans += is_trans_op(p->in.op);
+		}
+		ws += p->in.op == ISA_S_NOP ? (int)(p->in.ops[0].imm & 15) + 1 : 1;
+		if (ws > 8 && (t != TA_TARGET_GFX1100 || valus > 5 || trans > 1))
+			break;
+	}
+	return NULL;
+}
+
+Test(hazard_examples, compiled_code_has_no_hazard_left)
+{
+	static const char *const ex[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
+					 "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+	static const char *const tn[] = {"gfx1100", "gfx90a", "gfx942"};
+	static const ta_target tt[] = {TA_TARGET_GFX1100, TA_TARGET_GFX90A, TA_TARGET_GFX942};
+	const char *tileasm = getenv("TILEASM"), *src = getenv("TILEASM_SRCDIR");
+	cr_assert(tileasm && src, "TILEASM / TILEASM_SRCDIR not set (run through meson test)");
+	int checked = 0, filled = 0;
+	for (size_t e = 0; e < sizeof ex / sizeof ex[0]; e++)
+		for (int ti = 0; ti < 3; ti++) {
+			char cmd[1024];
+			snprintf(cmd, sizeof cmd, "'%s' compile '%s/examples/%s.tile' --target=%s --dump-isa 2>&1", tileasm,
+				 src, ex[e], tn[ti]);
+			FILE *p = popen(cmd, "r");
+			cr_assert(p);
+			VEC(Line) lines = {0};
+			char buf[512];
+			bool text = false;
+			while (fgets(buf, sizeof buf, p)) {
+				char *c = strchr(buf, ';');
+				if (c)
+					*c = 0;
+				size_t n = strlen(buf);
+				while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+					buf[--n] = 0;
+				if (!strncmp(buf, "\t.text", 6))
+					text = true;
+				const char *q = buf + strspn(buf, " \t");
+				if (!text || !*q || *q == '.' || *q == '/')
+					continue;
+				Line l;
+				memset(&l, 0, sizeof l);
+				if (buf[0] != '\t') { /* a label ("name:") */
+					l.barrier = true;
+					cr_assert(!vec_push(&lines, l));
+					continue;
+				}
+				Diag d;
+				diag_init(&d);
+				int rc = isa_parse_insn(tt[ti], buf + 1, &l.in, NULL, (SrcPos){1, 1}, &d);
+				cr_assert_eq(rc, 0, "%s %s: cannot parse '%s': %s", ex[e], tn[ti], buf + 1, diag_text(&d));
+				diag_free(&d);
+				l.nu = isa_reg_uses(tt[ti], &l.in, l.u, 24);
+				cr_assert(!vec_push(&lines, l));
+				if (isa_ops[l.in.op].flags & ISA_F_BRANCH) {
+					Line b = {.barrier = true};
+					cr_assert(!vec_push(&lines, b));
+				}
+			}
+			pclose(p);
+			/* drop the padding after the last s_endpgm */
+			size_t end = lines.len;
+			while (end && (lines.data[end - 1].barrier || lines.data[end - 1].in.op != ISA_S_ENDPGM))
+				end--;
+			for (size_t k = 0; k < end; k++) {
+				if (lines.data[k].barrier)
+					continue;
+				unsigned op = lines.data[k].in.op;
+				filled += op == ISA_S_NOP || op == ISA_S_WAITCNT_DEPCTR;
+				int dist = 0;
+				const char *why = violation(tt[ti], lines.data, (int)k, &dist);
+				StrBuf sb = {0};
+				if (why)
+					isa_print(tt[ti], &lines.data[k].in, &sb);
+				cr_expect(!why, "%s %s: instruction %zu '%s': %s (%d wait states since)", ex[e], tn[ti], k,
+					  sb.buf ? sb.buf : "", why, dist);
+				sb_free(&sb);
+				checked++;
+			}
+			vec_free(&lines);
+		}
+	cr_assert_gt(checked, 20000, "only %d instructions checked", checked);
+	cr_assert_gt(filled, 100, "only %d hazard fillers seen", filled);
+}
