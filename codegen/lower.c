@@ -31,10 +31,12 @@ typedef struct {
 	int32_t dim[IR_MAX_RANK];   /* global: i32 registers of the dimensions */
 	int32_t dim64[IR_MAX_RANK]; /* global: the same as i64 */
 	/* register-resident fragment (gemm accumulator in the MMA C layout):
-	 * rf >= 0 is the first of rf_n consecutive f32 registers */
+	 * rf >= 0 is the first of rf_n consecutive registers of the buffer's
+	 * dtype, f32 or i32 (rf_dtype) */
 	int32_t rf, rf_n;
 	int16_t rf_nb, rf_ntn;
 	uint8_t rf_shape; /* MmaShape of the layout */
+	uint8_t rf_dtype; /* DT_F32 or DT_I32 */
 } BufLoc;
 
 typedef struct {
@@ -919,7 +921,8 @@ static void lower_store(L *c, const Stmt *s)
 {
 	const Buffer *b = BUF(s->dst.buf);
 	if (c->bl[s->dst.buf].rf >= 0) {
-		emit(c, I(SI_MOV, DT_F32, c->bl[s->dst.buf].rf + c->rf_slot, expr_as(c, s->value, DT_F32), -1));
+		DType ft = (DType)c->bl[s->dst.buf].rf_dtype;
+		emit(c, I(SI_MOV, ft, c->bl[s->dst.buf].rf + c->rf_slot, expr_as(c, s->value, ft), -1));
 		return;
 	}
 	int32_t idx[IR_MAX_RANK];
@@ -1095,7 +1098,7 @@ static void lower_fill(L *c, const Stmt *s)
 	int32_t v = s->kind == S_CLEAR ? zero_canon(c, t) : expr_as(c, s->value, t);
 	if (c->bl[s->dst.buf].rf >= 0) {
 		for (int e = 0; e < c->bl[s->dst.buf].rf_n; e++)
-			emit(c, I(SI_MOV, DT_F32, c->bl[s->dst.buf].rf + e, v, -1));
+			emit(c, I(SI_MOV, t, c->bl[s->dst.buf].rf + e, v, -1));
 		return;
 	}
 	v = pack(c, t, v);
@@ -1364,7 +1367,7 @@ static int gemm_shape(L *c, const Stmt *s)
 	DType in = (DType)A->dtype;
 	if (A->scope == SCOPE_LOCAL || B->scope == SCOPE_LOCAL || C->scope == SCOPE_LOCAL)
 		return -1;
-	if (in == DT_I8) { /* AMD matrix cores only; C is i32, so never a register fragment */
+	if (in == DT_I8) { /* AMD matrix cores only, C is i32 */
 		int sh = M % 16 == 0 ? target_shape(c, N, in) : -1;
 		return sh >= 0 && K % simt_mma[sh].k == 0 && C->dtype == DT_I32 ? sh : -1;
 	}
@@ -1787,7 +1790,7 @@ static void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K)
 	int S = bl->rf_n / (t.NB * mi->nc);
 	if (s->flag_clear)
 		for (int e = 0; e < bl->rf_n; e++)
-			emit(c, I(SI_MOVF, DT_F32, bl->rf + e, -1, -1));
+			emit(c, I(bl->rf_dtype == DT_I32 ? SI_MOVI : SI_MOVF, (DType)bl->rf_dtype, bl->rf + e, -1, -1));
 	AmdLane ln = amd_lane(c, t.wave);
 	int32_t tm[RF_MAX_STRIPS], tn[RF_MAX_STRIPS];
 	for (int si = 0; si < S; si++) {
@@ -1906,7 +1909,9 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 				W = t.W;
 				slots = ntiles / W * t.NB * simt_mma[sh].nc;
 			}
-			if (ntiles % W || slots > 128 || C->dtype != DT_F32)
+			/* f32 with f16/bf16/fp8 inputs, i32 with i8 (AMD matrix cores) */
+			bool i8 = sh == MMA_MFMA16_I8 || sh == MMA_MFMA16X32_I8 || sh == MMA_WMMA16_I8;
+			if (ntiles % W || slots > 128 || C->dtype != (i8 ? DT_I32 : DT_F32))
 				r->bad[s->dst.buf] = 1;
 			else
 				r->acc[s->dst.buf] = 1;
@@ -1960,7 +1965,8 @@ static void rf_analyze(L *c)
 	} else {
 		rf_block(c, &r, &c->k->body);
 		for (size_t b = 0; b < nb; b++)
-			if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 && BUF(b)->dtype == DT_F32)
+			if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 &&
+			    (BUF(b)->dtype == DT_F32 || BUF(b)->dtype == DT_I32))
 				c->bl[b].rf = 1;
 	}
 	free(r.bad);
@@ -2067,8 +2073,11 @@ static void rf_place(L *c, int32_t b)
 	const Buffer *buf = BUF(b);
 	BufLoc *bl = &c->bl[b];
 	int64_t M = bdim(c, buf, 0), N = bdim(c, buf, 1);
-	int sh = target_shape(c, N, DT_F16); /* rf accumulators are f32: f16/bf16 inputs */
+	/* f32 accumulators have f16/bf16 (or fp8, laid out alike) inputs, i32 ones i8 */
+	DType ft = (DType)buf->dtype;
+	int sh = target_shape(c, N, ft == DT_I32 ? DT_I8 : DT_F16);
 	bl->rf_shape = (uint8_t)sh;
+	bl->rf_dtype = (uint8_t)ft;
 	if (sh != MMA_M16N8K16) {
 		AmdTiling t = amd_tiling(c, sh, M, N);
 		bl->rf_nb = (int16_t)t.NB;
@@ -2076,7 +2085,7 @@ static void rf_place(L *c, int32_t b)
 		bl->rf_n = (int32_t)(t.ntiles / t.W * t.NB * simt_mma[sh].nc);
 		bl->rf = (int32_t)c->f->regs.len;
 		for (int i = 0; i < bl->rf_n; i++)
-			reg(c, VT_F32);
+			reg(c, simt_vt(ft));
 		return;
 	}
 	int NB = gemm_nb(N);
@@ -2122,6 +2131,7 @@ static void copy_rf(L *c, const Stmt *s)
 	const Region *other = from ? &s->dst : &s->src;
 	const Buffer *ob = BUF(other->buf);
 	DType ot = (DType)ob->dtype;
+	DType ft = (DType)c->bl[F].rf_dtype;
 	int es = dtype_bytes(ot), NB = c->bl[F].rf_nb;
 	bool glob = ob->scope == SCOPE_GLOBAL;
 	const BufLoc *obl = &c->bl[other->buf];
@@ -2183,8 +2193,8 @@ static void copy_rf(L *c, const Stmt *s)
 				int32_t r = c->bl[F].rf + e;
 				if (from) {
 					/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
-					bool direct = amd && (ot == DT_F16 || ot == DT_BF16);
-					st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, DT_F32, r)), ok);
+					bool direct = amd && ft == DT_F32 && (ot == DT_F16 || ot == DT_BF16);
+					st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, ft, r)), ok);
 					continue;
 				}
 				int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
@@ -2193,7 +2203,7 @@ static void copy_rf(L *c, const Stmt *s)
 				in.imm = imm;
 				in.guard = ok;
 				emit(c, in);
-				emit(c, I(SI_MOV, DT_F32, r, cvt(c, DT_F32, ot, unpack(c, ot, v)), -1));
+				emit(c, I(SI_MOV, ft, r, cvt(c, ft, ot, unpack(c, ot, v)), -1));
 			}
 		}
 	}
