@@ -353,7 +353,7 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 	char *inwork = calloc((size_t)nb + 1, 1), *ran = calloc((size_t)nb + 1, 1);
 	size_t ni = mf->insns.len;
 	int8_t(*wneed)[NC] = malloc(sizeof *wneed * (ni + 1)); /* waits found by the last run */
-	MInstVec out = {0};
+	MInstVec out = mir_spare(mf);
 	int rc = -1, nw = 0;
 	if (!in || !cs || !work || !inwork || !ran || !wneed || vec_reserve(&out, ni + ni / 4 + 16))
 		goto out;
@@ -423,14 +423,15 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 		bl->first = first;
 		bl->last = (int)out.len;
 	}
-	vec_free(&mf->insns);
-	mf->insns = out;
-	out = (MInstVec){0};
+	mir_set_insns(mf, &out);
+	/* The hazard pass that follows allocates its own array: let it have
+	 * this memory back. */
+	vec_free(&mf->spare);
 	rc = 0;
 out:
 	if (rc)
 		diag_error(d, "out of memory in waitcnt insertion");
-	vec_free(&out);
+	mir_put_spare(mf, &out);
 	for (int b = 0; in && b < nb; b++)
 		vec_free(&in[b].p);
 	vec_free(&exit.p), vec_free(&tmp.p);

@@ -14,6 +14,34 @@ void mir_free(MFunc *f)
 	vec_free(&f->vregs);
 	vec_free(&f->insns);
 	vec_free(&f->blocks);
+	vec_free(&f->spare);
+}
+
+MInstVec mir_spare(MFunc *f)
+{
+	MInstVec v = f->spare;
+	v.len = 0;
+	f->spare = (MInstVec){0};
+	return v;
+}
+
+void mir_set_insns(MFunc *f, MInstVec *v)
+{
+	vec_free(&f->spare);
+	f->spare = f->insns;
+	f->insns = *v;
+	*v = (MInstVec){0};
+}
+
+void mir_put_spare(MFunc *f, MInstVec *v)
+{
+	if (v->cap > f->spare.cap) {
+		vec_free(&f->spare);
+		f->spare = *v;
+	} else {
+		vec_free(v);
+	}
+	*v = (MInstVec){0};
 }
 
 int mir_vreg(MFunc *f, int cls, int size)

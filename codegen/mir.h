@@ -71,6 +71,8 @@ typedef struct {
 	VEC(MVreg) vregs;
 	MInstVec insns;
 	VEC(MBlock) blocks;
+	MInstVec spare;       /* no content: the array the last rebuilding pass left
+	                       * behind, recycled by the next (mir_spare) */
 } MFunc;
 
 void mir_init(MFunc *f, ta_target t);
@@ -83,6 +85,16 @@ int mir_block(MFunc *f);
 /* Appends an instruction (closes the current block's range).  Returns a
  * pointer valid until the next append, or NULL on allocation failure. */
 MInst *mir_emit(MFunc *f, unsigned op, int ndef);
+
+/* Passes that rebuild the instruction stream (register allocation, the
+ * rewrite, waitcnt) write it into the array the previous one left behind
+ * instead of a fresh allocation: its pages are already mapped, where a new
+ * half-megabyte array costs a page fault per 4 KiB.  mir_spare returns it
+ * emptied (f->spare is then empty); give it back with mir_set_insns (it
+ * becomes f->insns, the old stream the spare) or mir_put_spare (unused). */
+MInstVec mir_spare(MFunc *f);
+void mir_set_insns(MFunc *f, MInstVec *v);
+void mir_put_spare(MFunc *f, MInstVec *v);
 
 /* Operand setters on an MInst (operand index i). */
 void mi_vreg(MInst *mi, int i, const MFunc *f, int vreg, int sub, int count);

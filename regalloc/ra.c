@@ -353,7 +353,7 @@ static int lower_copy(MInstVec *out, const MInst *mi)
 
 int ra_rewrite(MFunc *f, const RaResult *r, Diag *d)
 {
-	MInstVec out = {0};
+	MInstVec out = mir_spare(f);
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		MBlock *bl = &f->blocks.data[b];
 		int first = (int)out.len;
@@ -377,7 +377,7 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d)
 			else
 				e = push_insn(&out, &mi);
 			if (e) {
-				vec_free(&out);
+				mir_put_spare(f, &out);
 				diag_error(d, "out of memory in register rewrite");
 				return -1;
 			}
@@ -385,7 +385,6 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d)
 		bl->first = first;
 		bl->last = (int)out.len;
 	}
-	vec_free(&f->insns);
-	f->insns = out;
+	mir_set_insns(f, &out);
 	return 0;
 }

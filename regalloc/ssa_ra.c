@@ -392,7 +392,7 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	int32_t *bucket = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *bhead = malloc(sizeof(int32_t) * ((size_t)ni + 1));
 	uint64_t *tmp = malloc(8 * (size_t)lv.nwords);
 	int32_t *nrange = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
-	MInstVec out = {0};
+	MInstVec out = mir_spare(f);
 	int rc = -1, mem = 0;
 	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 8 + 16)) /* room for the instructions and some splits */
 		goto fail_mem;
@@ -621,9 +621,7 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	/* Success: f takes the new instruction stream. */
 	for (int b = 0; b < nb; b++)
 		f->blocks.data[b].first = nrange[2 * b], f->blocks.data[b].last = nrange[2 * b + 1];
-	vec_free(&f->insns);
-	f->insns = out;
-	out = (MInstVec){0};
+	mir_set_insns(f, &out);
 	r->phys = s->phys;
 	s->phys = NULL;
 	for (size_t v = 0; v < f->vregs.len; v++)
@@ -652,7 +650,7 @@ done:
 		free(s->phys), free(s->orig), free(s->ren), free(s->lastpt), free(s->vflags);
 		free(s);
 	}
-	vec_free(&out);
+	mir_put_spare(f, &out);
 	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange);
 	liveness_free(&lv);
 	return rc;
