@@ -319,6 +319,25 @@ static int occupy(Ssa *s, const Ctx *cx, int v, MInstVec *out)
 	return 0;
 }
 
+/* occupy() at a block entry, where nothing can be split: v (assigned)
+ * takes its registers; 1 if another vreg holds one of them. */
+static int enter(Ssa *s, int v)
+{
+	const MVreg *mv = &s->f->vregs.data[v];
+	int c = mv->cls, r = s->phys[v], n = mv->size;
+	int32_t *own = s->owner[c];
+	if (own[r] == v)
+		return 0;
+	for (int i = r; i < r + n; i++)
+		if (own[i] != -1)
+			return 1;
+	for (int i = r; i < r + n; i++) {
+		own[i] = v;
+		s->freeset[c][i >> 6] &= ~(1ull << (i & 63));
+	}
+	return 0;
+}
+
 static void claim(Ssa *s, int v, int reg)
 {
 	const MVreg *mv = &s->f->vregs.data[v];
@@ -392,11 +411,12 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	int32_t *bucket = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *bhead = malloc(sizeof(int32_t) * ((size_t)ni + 1));
 	uint64_t *tmp = malloc(8 * (size_t)lv.nwords);
 	int32_t *nrange = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
+	int32_t *fresh = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* live-ins without registers yet */
 	MInstVec out = mir_spare(f);
 	int rc = -1, mem = 0;
 	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 8 + 16)) /* room for the instructions and some splits */
 		goto fail_mem;
-	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange)
+	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange || !fresh)
 		goto fail_mem;
 	s->f = f;
 	s->fail_cls = -1;
@@ -499,19 +519,24 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		 * (splits are block-local), touching only those renamed. */
 		for (size_t y = (size_t)nv; y < f->vregs.len; y++)
 			s->ren[s->orig[y]] = s->orig[y];
-		/* Entry: live-ins in their registers; first-seen ones get some. */
-		for (int pass = 0; pass < 2; pass++)
-			for (int w = 0; w < lv.nwords; w++)
-				for (uint64_t x = lin[w]; x; x &= x - 1) {
-					int v = w * 64 + __builtin_ctzll(x);
-					if ((s->phys[v] >= 0) != (pass == 0))
-						continue;
-					int e = pass == 0 ? occupy(s, NULL, v, &out) : assign(s, NULL, v, -1, &out);
-					if (e < 0)
-						goto fail_mem;
-					if (e)
-						goto fail;
-				}
+		/* Entry: live-ins in their registers; then first-seen ones get
+		 * some (collected on the way: one walk over the set). */
+		int nfresh = 0;
+		for (int w = 0; w < lv.nwords; w++)
+			for (uint64_t x = lin[w]; x; x &= x - 1) {
+				int v = w * 64 + __builtin_ctzll(x);
+				if (s->phys[v] < 0)
+					fresh[nfresh++] = v;
+				else if (enter(s, v))
+					goto fail;
+			}
+		for (int k = 0; k < nfresh; k++) {
+			int e = assign(s, NULL, fresh[k], -1, &out);
+			if (e < 0)
+				goto fail_mem;
+			if (e)
+				goto fail;
+		}
 		int first = (int)out.len;
 		for (int i = bl->first; i < bl->last; i++) {
 			/* f->insns does not change in this loop (splits go to out). */
@@ -651,7 +676,7 @@ done:
 		free(s);
 	}
 	mir_put_spare(f, &out);
-	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange);
+	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange), free(fresh);
 	liveness_free(&lv);
 	return rc;
 }
