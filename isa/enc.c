@@ -247,15 +247,18 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 }
 
 /* Checks in against the op's signature; returns NULL or a message, and the
- * offending operand index in *bad (-1: the whole instruction). */
-const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
+ * offending operand index in *bad (-1: the whole instruction).  sig (room
+ * for 2 * ISA_MAX_SIG) receives the op's signature, *nsig its length, for
+ * the encoder to reuse. */
+static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t *sig, int *nsig)
 {
 	*bad = -1;
+	*nsig = 0;
 	if (in->op >= ISA_NUM_OPS || !isa_op_exists(t, in->op))
 		return "instruction not supported on this GPU";
 	IsaFmt fmt = isa_op_fmt(t, in->op);
-	uint16_t sig[ISA_MAX_SIG * 2];
 	int n = isa_sig(t, in->op, sig);
+	*nsig = n;
 	if (fmt == ISA_FMT_VOPD) {
 		if (!isa_op_exists(t, in->op_y) || isa_op_fmt(t, in->op_y) != ISA_FMT_VOPD)
 			return "invalid VOPD second component";
@@ -480,6 +483,13 @@ const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
 	return NULL;
 }
 
+const char *isa_check(ta_target t, const IsaInsn *in, int *bad)
+{
+	uint16_t sig[ISA_MAX_SIG * 2];
+	int n;
+	return check_sig(t, in, bad, sig, &n);
+}
+
 /* ---- encoding -------------------------------------------------------- */
 
 typedef struct {
@@ -558,19 +568,31 @@ static int vop3_fields(Enc *e, const IsaInsn *in, const uint16_t *sig, int n, un
 	return ns;
 }
 
+static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, const uint16_t *sig, int n);
+
+/* The signature is looked up once for the check and the encoding. */
 int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 {
-	int bad;
-	const char *msg = isa_check(t, in, &bad);
+	int bad, n;
+	uint16_t sig[ISA_MAX_SIG * 2];
+	const char *msg = check_sig(t, in, &bad, sig, &n);
 	if (msg) {
 		diag_error(d, "%s", msg);
 		return -1;
 	}
-	return isa_encode_checked(t, in, out, d);
+	return encode_sig(t, in, out, d, sig, n);
 }
 
 /* isa_encode after isa_check succeeded. */
 int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
+{
+	uint16_t sig[ISA_MAX_SIG * 2];
+	int n = isa_sig(t, in->op, sig);
+	return encode_sig(t, in, out, d, sig, n);
+}
+
+/* sig, n: the op's signature (isa_sig). */
+static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, const uint16_t *sig, int n)
 {
 	Enc e = {t, ISA_TARGET(t) == TA_TARGET_GFX1100, 0, 0, NULL};
 	int ti = isa_tidx(t);
@@ -579,8 +601,6 @@ int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 	uint32_t op = (uint32_t)oi->opc[ti];
 	const IsaMods *m = &in->mod;
 	const IsaOperand *o = in->ops;
-	uint16_t sig[ISA_MAX_SIG * 2];
-	int n = isa_sig(t, in->op, sig);
 	int g11 = e.g11;
 
 	if ((fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) && in->enc == ISA_ENC_E64) {
