@@ -1287,8 +1287,32 @@ static void sel_small_unpack(Isel *s, int t, Val d, Val a)
 		fp8_unpack(s, t, d, a);
 }
 
+/* One dword into or out of an AGPR (gfx90a/gfx942 accumulators):
+ * v_accvgpr_write takes a VGPR or an inline constant, v_accvgpr_read
+ * writes a VGPR. */
+static void acc_move(Isel *s, Val d, Val a)
+{
+	bool toacc = vcls(s, d) == MR_A, fromacc = vcls(s, a) == MR_A;
+	if (toacc && !fromacc && (a.kind != VK_CONST || !is_inline(ISA_TY_B32, a.bits)))
+		a = to_vgpr(s, a);
+	unsigned op = toacc ? fromacc ? ISA_V_ACCVGPR_MOV_B32 : ISA_V_ACCVGPR_WRITE_B32 : ISA_V_ACCVGPR_READ_B32;
+	if (!toacc && vcls(s, d) != MR_V) { /* never: an MFMA result is not uniform */
+		unsupported(s, "a uniform copy of an AGPR accumulator");
+		return;
+	}
+	MInst *mi = emit(s, op, 1);
+	put(s, mi, 0, d, ISA_TY_B32);
+	put(s, mi, 1, a, ISA_TY_B32);
+}
+
 static void copy_val(Isel *s, Val d, Val a, bool uni)
 {
+	if (vcls(s, d) == MR_A || vcls(s, a) == MR_A) {
+		for (int k = 0; k < d.count; k++)
+			acc_move(s, reg(d.vreg, d.sub + k, 1), a.kind == VK_CONST ? cst(k ? 0 : a.bits)
+									 : reg(a.vreg, a.sub + k, 1));
+		return;
+	}
 	for (int k = 0; k < d.count; k++) {
 		Val dk = reg(d.vreg, d.sub + k, 1);
 		Val ak = a.kind == VK_CONST ? cst(k ? 0 : a.bits) : reg(a.vreg, a.sub + k, 1);
@@ -1611,6 +1635,12 @@ static void mark_tuple_start(Isel *s, const int32_t *defpos, int r, int n)
 static void group_mma_tuples(Isel *s)
 {
 	const SimtFunc *sf = s->sf;
+	/* SIMT registers the lowering put in AGPRs (SimtFunc.acc): the MFMA
+	 * accumulates there (acc_cd) and moves are the only other access. */
+	uint8_t *inacc = calloc(sf->regs.len + 1, 1);
+	for (size_t i = 0; inacc && i + 1 < sf->acc.len; i += 2)
+		for (int32_t k = 0; k < sf->acc.data[i + 1]; k++)
+			inacc[sf->acc.data[i] + k] = 1;
 	int32_t *defpos = malloc(sizeof(int32_t) * (sf->regs.len + 1));
 	for (size_t i = 0; defpos && i < sf->code.len; i++) {
 		const SInst *in = &sf->code.data[i];
@@ -1634,7 +1664,10 @@ static void group_mma_tuples(Isel *s)
 			}
 			if (!ok)
 				continue;
-			int v = newv(s, MR_V, n);
+			bool acc = o == 2 && s->w64 && inacc && inacc[r];
+			for (int k = 0; acc && k < n; k++)
+				acc = inacc[r + k];
+			int v = newv(s, acc ? MR_A : MR_V, n);
 			for (int k = 0; k < n; k++)
 				s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
 			if (o < 2 && defpos)
@@ -1642,6 +1675,7 @@ static void group_mma_tuples(Isel *s)
 		}
 	}
 	free(defpos);
+	free(inacc);
 }
 
 /* Is SIMT register r's only value a zero-extended 16-bit load (f16/bf16
@@ -1956,6 +1990,10 @@ static void sel_inst(Isel *s, int i)
 		for (int k = 0; k < d.count; k++) {
 			Val dk = reg(d.vreg, d.sub + k, 1);
 			Val c = cst((uint32_t)(bits >> (32 * k)));
+			if (vcls(s, dk) == MR_A) { /* clear of an AGPR accumulator */
+				acc_move(s, dk, c);
+				continue;
+			}
 			MInst *mi = uni ? salu1(s, ISA_S_MOV_B32, dk, c) : valu1(s, ISA_V_MOV_B32, dk, c);
 			if (!k && d.count > 1)
 				mi->flags |= MI_DEFALL;

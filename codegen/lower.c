@@ -37,6 +37,7 @@ typedef struct {
 	int16_t rf_nb, rf_ntn;
 	uint8_t rf_shape; /* MmaShape of the layout */
 	uint8_t rf_dtype; /* DT_F32 or DT_I32 */
+	bool rf_agpr;     /* kept in AGPRs (SimtFunc.acc): read and written only by mov */
 } BufLoc;
 
 typedef struct {
@@ -209,6 +210,18 @@ static void barrier(L *c)
 }
 
 /* Canonical of `to` from canonical of `from`. */
+/* Slot e of register fragment b as a value: the register itself, or for
+ * an AGPR fragment a copy (only moves may name those registers). */
+static int32_t rf_get(L *c, int32_t b, int e)
+{
+	const BufLoc *bl = &c->bl[b];
+	if (!bl->rf_agpr)
+		return bl->rf + e;
+	int32_t r = reg(c, simt_vt((DType)bl->rf_dtype));
+	emit(c, I(SI_MOV, (DType)bl->rf_dtype, r, bl->rf + e, -1));
+	return r;
+}
+
 static int32_t cvt(L *c, DType to, DType from, int32_t a)
 {
 	if (to == from)
@@ -446,7 +459,7 @@ static int32_t expr(L *c, int32_t id)
 	case E_VAR: return var_value(c, e->var, e->pos);
 	case E_LOAD: {
 		if (c->bl[e->buf].rf >= 0) /* eligibility guarantees F[i, j] of the current slot */
-			return c->bl[e->buf].rf + c->rf_slot;
+			return rf_get(c, e->buf, c->rf_slot);
 		int32_t idx[IR_MAX_RANK];
 		for (int i = 0; i < e->nargs; i++)
 			idx[i] = expr_as(c, e->args[i], DT_I32);
@@ -1830,6 +1843,18 @@ typedef struct {
 
 static bool is_frag(L *c, int32_t b) { return b >= 0 && BUF(b)->scope == SCOPE_FRAGMENT; }
 
+/* Slots per lane a register fragment of shape sh may take.  128 fit the
+ * VGPRs next to the operands and addresses; on gfx90a/gfx942 (the wave64
+ * MFMA shapes) a fragment of 129..256 slots lives in the AGPRs instead:
+ * the MFMA reads and writes it there (acc_cd) and the AGPR file holds 256
+ * per lane beside the 256 VGPRs.  Smaller fragments stay in VGPRs, where
+ * element code needs no v_accvgpr_read/write. */
+static int rf_max_slots(L *c, int sh)
+{
+	(void)c;
+	return sh > MMA_M16N8K16 && simt_mma[sh].wave == 64 ? 256 : 128;
+}
+
 /* An element access F[args] is fine only as F[i, j] of a parallel over F's shape. */
 static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *args)
 {
@@ -1911,7 +1936,7 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			}
 			/* f32 with f16/bf16/fp8 inputs, i32 with i8 (AMD matrix cores) */
 			bool i8 = sh == MMA_MFMA16_I8 || sh == MMA_MFMA16X32_I8 || sh == MMA_WMMA16_I8;
-			if (ntiles % W || slots > 128 || C->dtype != (i8 ? DT_I32 : DT_F32))
+			if (ntiles % W || slots > rf_max_slots(c, sh) || C->dtype != (i8 ? DT_I32 : DT_F32))
 				r->bad[s->dst.buf] = 1;
 			else
 				r->acc[s->dst.buf] = 1;
@@ -2086,6 +2111,9 @@ static void rf_place(L *c, int32_t b)
 		bl->rf = (int32_t)c->f->regs.len;
 		for (int i = 0; i < bl->rf_n; i++)
 			reg(c, simt_vt(ft));
+		bl->rf_agpr = bl->rf_n > 128;
+		if (bl->rf_agpr && (vec_push(&c->f->acc, bl->rf) || vec_push(&c->f->acc, bl->rf_n)))
+			c->failed = true;
 		return;
 	}
 	int NB = gemm_nb(N);
@@ -2192,6 +2220,7 @@ static void copy_rf(L *c, const Stmt *s)
 				int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
 				int32_t r = c->bl[F].rf + e;
 				if (from) {
+					r = rf_get(c, F, e);
 					/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
 					bool direct = amd && ft == DT_F32 && (ot == DT_F16 || ot == DT_BF16);
 					st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, ft, r)), ok);
@@ -2486,6 +2515,7 @@ void simt_free(SimtFunc *f)
 	vec_free(&f->code);
 	vec_free(&f->locals);
 	vec_free(&f->params);
+	vec_free(&f->acc);
 }
 
 /* ---- dump ---------------------------------------------------------------- */

@@ -150,6 +150,12 @@ typedef struct {
 	VEC(int64_t) locals; /* byte size of each local array (8-byte aligned) */
 	VEC(SimtParam) params;
 	int32_t nmma;        /* statistics: gemm statements lowered to SI_MMA */
+	/* Register ranges (pairs: first id, count) that the AMD backend keeps in
+	 * AGPRs: gfx90a/gfx942 register fragments of more than 128 slots per
+	 * lane (docs/lowering.md).  Only SI_MMA (as C and D), SI_MOVI/SI_MOVF
+	 * (dst) and SI_MOV (dst, or source a) name them; other backends may
+	 * ignore the list. */
+	VEC(int32_t) acc;
 } SimtFunc;
 
 /* lower.c */

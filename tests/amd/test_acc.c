@@ -1,0 +1,273 @@
+/* test_acc.c — register fragments beyond f32 and 128 slots (docs/lowering.md,
+ * "Register-resident accumulators"; docs/amd-backend.md, "AGPR accumulators"):
+ *  - i8 gemms accumulate in an i32 register fragment on gfx1100, gfx90a and
+ *    gfx942: results match the interpreter at ragged and multi-tile shapes,
+ *    with i32 epilogue arithmetic and i32 -> i16 / f32 copy-outs;
+ *  - the 128x128 i8 gemm of issue #6 fits LDS (16 KiB: only A_s and B_s),
+ *    with no accumulator stores to LDS and byte loads only for the B
+ *    operand;
+ *  - on gfx90a/gfx942 a 256-slot accumulator (f32 and i32) lives in AGPRs:
+ *    MFMAs with C and D in AGPRs, .agpr_count 256 in the metadata, no
+ *    scratch, every byte decoded by LLVM, results matching the interpreter
+ *    (the emulator also checks MFMA / v_accvgpr wait states). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lower.h"
+#include "util.h"
+
+static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+	cr_assert(v && *v, "%s is not set (run through meson test)", name);
+	return v;
+}
+
+static char *run_cmd(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	cr_assert(p, "cannot run %s", cmd);
+	StrBuf sb = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		sb_putn(&sb, buf, n);
+	int st = pclose(p);
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	sb_putc(&sb, 0);
+	return sb.buf;
+}
+
+static int count(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/tileasm-acc-XXXXXX");
+	cr_assert(mkdtemp(d));
+	return d;
+}
+
+static void rmdir_all(char *d)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+	int st;
+	free(run_cmd(cmd, &st));
+	free(d);
+}
+
+/* tests/amd/<file> on the emulator against the interpreter (`tileasm run`
+ * compares every output; integers exactly). */
+static void run_emu(const char *file, const char *target, const char *args)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "'%s' run '%s/tests/amd/%s' --backend=emu --target=%s %s 2>&1", env("TILEASM"),
+		 env("TILEASM_SRCDIR"), file, target, args);
+	int st;
+	char *log = run_cmd(cmd, &st);
+	cr_assert(st == 0 && strstr(log, "PASS") && strstr(log, "MFMA/WMMA"), "%s on %s (%s):\n%s", file, target, args,
+		  log);
+	cr_assert_null(strstr(log, " 0 MFMA/WMMA"), "%s on %s: no matrix instructions ran:\n%s", file, target, log);
+	free(log);
+}
+
+/* `tileasm compile --dump-isa` of tests/amd/<file>; the code object goes to co. */
+static char *compile_isa(const char *file, const char *target, const char *co)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "'%s' compile '%s/tests/amd/%s' --target=%s -o '%s' --dump-isa 2>&1", env("TILEASM"),
+		 env("TILEASM_SRCDIR"), file, target, co);
+	int st;
+	char *isa = run_cmd(cmd, &st);
+	cr_assert_eq(st, 0, "%s on %s:\n%s", file, target, isa);
+	return isa;
+}
+
+/* The kernel summary line of a --dump-isa listing. */
+static const char *summary(const char *isa)
+{
+	const char *k = strstr(isa, "; kernel");
+	cr_assert(k, "no kernel summary in the listing");
+	return k;
+}
+
+/* ---- i32 register fragments ------------------------------------------------ */
+
+Test(amd_acc, i8_gemm_matches_the_interpreter)
+{
+	static const char *const shapes[] = {
+		"--arg M=70 --arg N=100 --arg K=40",    /* ragged, inside one tile */
+		"--arg M=256 --arg N=256 --arg K=128",  /* 2x2 tiles, two K steps */
+		"--arg M=130 --arg N=200 --arg K=70",   /* ragged, multi-tile */
+	};
+	for (int t = 0; t < 3; t++)
+		for (int s = 0; s < 3; s++)
+			run_emu("i8_gemm.tile", targets[t], shapes[s]);
+}
+
+Test(amd_acc, i8_gemm_epilogue_matches_the_interpreter)
+{
+	for (int t = 0; t < 3; t++) {
+		run_emu("i8_gemm_ep.tile", targets[t], "--arg M=130 --arg N=300 --arg K=70 --arg s=5");
+		run_emu("i8_gemm_ep.tile", targets[t], "--arg M=64 --arg N=48 --arg K=64 --arg s=-3");
+	}
+}
+
+/* The lowering keeps the i32 accumulator out of shared memory. */
+Test(amd_acc, i8_accumulator_is_not_in_shared_memory)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/amd/i8_gemm.tile", env("TILEASM_SRCDIR"));
+	size_t len;
+	char *text = read_file(path, &len);
+	cr_assert(text, "cannot read %s", path);
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse("i8_gemm.tile", text, len, &d);
+	cr_assert(m, "%s", diag_text(&d));
+	cr_assert_eq(ir_verify(m, &d), 0, "%s", diag_text(&d));
+	for (int t = 0; t < 3; t++) {
+		Target tg;
+		cr_assert_eq(target_parse(targets[t], &tg), 0);
+		SimtFunc f;
+		cr_assert_eq(lower_kernel(m, 0, &tg, &f, &d), 0, "%s: %s", targets[t], diag_text(&d));
+		/* A_s (8 KiB) + B_s (8 KiB); C_f in shared memory would add 64 KiB */
+		cr_assert_eq(f.smem_bytes, 16384, "%s: %lld bytes of shared memory", targets[t], (long long)f.smem_bytes);
+		cr_assert_eq(f.acc.len, 0, "%s: 128 slots per lane stay in VGPRs", targets[t]);
+		cr_assert_eq(f.nmma, 1);
+		simt_free(&f);
+	}
+	ir_module_free(m);
+	diag_free(&d);
+	free(text);
+}
+
+/* In the machine code: 16 KiB of LDS, no 4-byte LDS stores (the
+ * accumulator's), byte loads exactly those of the transposed B operand
+ * (4 per B register, NB = 8 column groups per k-step), no scratch, and
+ * every byte decoded by llvm-objdump-19. */
+Test(amd_acc, i8_gemm_machine_code)
+{
+	cr_assert(access("/usr/bin/llvm-objdump-19", X_OK) == 0,
+		  "oracle /usr/bin/llvm-objdump-19 is missing: install LLVM 19 (llvm-19)");
+	static const int bregs[3] = {4, 1, 2}; /* B registers per instruction: wmma iu8, mfma i8, mfma 16x16x32 i8 */
+	static const char *const mma[3] = {"v_wmma_i32_16x16x16_iu8", "v_mfma_i32_16x16x16i8",
+					   "v_mfma_i32_16x16x32_i8"};
+	char *dir = tmpdir();
+	for (int t = 0; t < 3; t++) {
+		char co[1100], cmd[2048];
+		snprintf(co, sizeof co, "%s/i8.%s.co", dir, targets[t]);
+		char *isa = compile_isa("i8_gemm.tile", targets[t], co);
+		const char *k = summary(isa);
+		cr_assert(strstr(k, "lds 16384 bytes,") && strstr(k, "scratch 0 bytes,"), "%s: %.200s", targets[t], k);
+		cr_assert(strstr(isa, mma[t]), "%s: no %s", targets[t], mma[t]);
+		cr_assert_eq(count(isa, "ds_write_b32") + count(isa, "ds_store_b32"), 0,
+			     "%s: the accumulator is stored to LDS", targets[t]);
+		int u8 = count(isa, "ds_read_u8") + count(isa, "ds_load_u8");
+		cr_assert_eq(u8, 4 * bregs[t] * 8, "%s: %d byte loads from LDS", targets[t], u8);
+		free(isa);
+		snprintf(cmd, sizeof cmd, "llvm-objdump-19 -d --mcpu=%s '%s' 2>&1", targets[t], co);
+		int st;
+		char *dis = run_cmd(cmd, &st);
+		cr_assert_eq(st, 0, "%s", dis);
+		cr_assert_null(strstr(dis, "<unknown>"), "%s: undecodable bytes", targets[t]);
+		free(dis);
+	}
+	rmdir_all(dir);
+}
+
+/* ---- AGPR accumulators (gfx90a, gfx942) ------------------------------------- */
+
+Test(amd_acc, agpr_gemm_matches_the_interpreter)
+{
+	for (int t = 1; t < 3; t++) {
+		run_emu("acc_gemm.tile", targets[t], "--arg M=70 --arg N=100 --arg K=40 --arg s=0.75");
+		run_emu("acc_gemm.tile", targets[t], "--arg M=130 --arg N=300 --arg K=70 --arg s=-1.5");
+		run_emu("acc_gemm_i8.tile", targets[t], "--arg M=130 --arg N=300 --arg K=70");
+		run_emu("acc_gemm_i8.tile", targets[t], "--arg M=256 --arg N=256 --arg K=128");
+	}
+}
+
+Test(amd_acc, agpr_gemm_machine_code)
+{
+	cr_assert(access("/usr/bin/llvm-objdump-19", X_OK) == 0,
+		  "oracle /usr/bin/llvm-objdump-19 is missing: install LLVM 19 (llvm-19)");
+	cr_assert(access("/usr/bin/llvm-readelf-19", X_OK) == 0,
+		  "oracle /usr/bin/llvm-readelf-19 is missing: install LLVM 19 (llvm-19)");
+	static const char *const files[] = {"acc_gemm.tile", "acc_gemm_i8.tile"};
+	static const char *const mma[2][2] = {{"v_mfma_f32_16x16x16f16 a[", "v_mfma_f32_16x16x16_f16 a["},
+					      {"v_mfma_i32_16x16x16i8 a[", "v_mfma_i32_16x16x32_i8 a["}};
+	char *dir = tmpdir();
+	for (int f = 0; f < 2; f++)
+		for (int t = 1; t < 3; t++) {
+			char co[1100], cmd[2048];
+			snprintf(co, sizeof co, "%s/%d.%s.co", dir, f, targets[t]);
+			char *isa = compile_isa(files[f], targets[t], co);
+			const char *k = summary(isa);
+			cr_assert(strstr(k, "agprs 256,") && strstr(k, "scratch 0 bytes,"), "%s on %s: %.200s", files[f],
+				  targets[t], k);
+			/* acc_cd: D and C both AGPRs, every k-step */
+			cr_assert(strstr(isa, mma[f][t - 1]), "%s on %s: no %s", files[f], targets[t], mma[f][t - 1]);
+			char *m = strstr(isa, mma[f][t - 1]), *eol = strchr(m, '\n');
+			*eol = 0;
+			cr_assert(strstr(m + strlen(mma[f][t - 1]), ", a["), "%s on %s: C is not in AGPRs: %s", files[f],
+				  targets[t], m);
+			*eol = '\n';
+			cr_assert(strstr(isa, "v_accvgpr_write_b32 a0, 0"), "%s on %s: clear", files[f], targets[t]);
+			cr_assert(strstr(isa, "v_accvgpr_read_b32 v"), "%s on %s: no reads", files[f], targets[t]);
+			cr_assert_eq(count(isa, "ds_write_b32"), 0, "%s on %s: the accumulator is stored to LDS", files[f],
+				     targets[t]);
+			free(isa);
+			int st;
+			snprintf(cmd, sizeof cmd, "llvm-readelf-19 --notes '%s' 2>&1", co);
+			char *notes = run_cmd(cmd, &st);
+			cr_assert_eq(st, 0, "%s", notes);
+			cr_assert(strstr(notes, ".agpr_count:     256"), "%s on %s:\n%s", files[f], targets[t], notes);
+			cr_assert(strstr(notes, ".private_segment_fixed_size: 0"), "%s on %s:\n%s", files[f], targets[t],
+				  notes);
+			free(notes);
+			snprintf(cmd, sizeof cmd, "llvm-objdump-19 -d --mcpu=%s '%s' 2>&1", targets[t], co);
+			char *dis = run_cmd(cmd, &st);
+			cr_assert_eq(st, 0, "%s", dis);
+			cr_assert_null(strstr(dis, "<unknown>"), "%s on %s: undecodable bytes", files[f], targets[t]);
+			cr_assert(strstr(dis, "v_accvgpr_read_b32"), "%s on %s", files[f], targets[t]);
+			free(dis);
+		}
+	rmdir_all(dir);
+}
+
+/* Fragments of at most 128 slots stay in VGPRs (no AGPR in the code), and
+ * gfx1100, which has no AGPRs, keeps the 128-slot limit: the 256-slot
+ * fragment falls back to shared memory, which it does not fit. */
+Test(amd_acc, agprs_only_for_big_fragments_on_cdna)
+{
+	char *dir = tmpdir();
+	for (int t = 1; t < 3; t++) {
+		char co[1100];
+		snprintf(co, sizeof co, "%s/ep.%s.co", dir, targets[t]);
+		char *isa = compile_isa("i8_gemm_ep.tile", targets[t], co);
+		cr_assert(strstr(summary(isa), "agprs 0,"), "%s: %.200s", targets[t], summary(isa));
+		cr_assert_null(strstr(isa, "v_accvgpr"), "%s", targets[t]);
+		free(isa);
+	}
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "'%s' compile '%s/tests/amd/acc_gemm.tile' --target=gfx1100 -o '%s/x.co' 2>&1",
+		 env("TILEASM"), env("TILEASM_SRCDIR"), dir);
+	int st;
+	char *log = run_cmd(cmd, &st);
+	cr_assert(st != 0 && strstr(log, "bytes of shared memory"), "%s", log);
+	free(log);
+	rmdir_all(dir);
+}
