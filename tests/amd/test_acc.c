@@ -9,7 +9,9 @@
  *  - on gfx90a/gfx942 a 256-slot accumulator (f32 and i32) lives in AGPRs:
  *    MFMAs with C and D in AGPRs, .agpr_count 256 in the metadata, no
  *    scratch, every byte decoded by LLVM, results matching the interpreter
- *    (the emulator also checks MFMA / v_accvgpr wait states). */
+ *    (the emulator also checks MFMA / v_accvgpr wait states);
+ *  - amd_hazard's wait states for the acc_cd forms are LLVM 19's (checked
+ *    with llc-19 -run-pass=post-RA-hazard-rec on the same instructions). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "amd.h"
 #include "lower.h"
+#include "mir.h"
 #include "util.h"
 
 static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
@@ -270,4 +274,70 @@ Test(amd_acc, agprs_only_for_big_fragments_on_cdna)
 	cr_assert(st != 0 && strstr(log, "bytes of shared memory"), "%s", log);
 	free(log);
 	rmdir_all(dir);
+}
+
+/* ---- wait states of the acc_cd forms ----------------------------------------- */
+
+/* Wait states amd_hazard puts between the two instructions of src (one
+ * definition each, straight-line code) on target t. */
+static int waits(ta_target t, const char *first, const char *second)
+{
+	MFunc f;
+	mir_init(&f, t);
+	mir_block(&f);
+	const char *lines[2] = {first, second};
+	for (int i = 0; i < 2; i++) {
+		IsaInsn in;
+		Diag d;
+		diag_init(&d);
+		cr_assert_eq(isa_parse_insn(t, lines[i], &in, NULL, (SrcPos){1, 1}, &d), 0, "%s: %s", lines[i],
+			     diag_text(&d));
+		diag_free(&d);
+		MInst *mi = mir_emit(&f, in.op, 1);
+		cr_assert(mi);
+		mi->in = in;
+	}
+	f.blocks.data[0].succ[0] = f.blocks.data[0].succ[1] = f.blocks.data[0].succ[2] = -1;
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(amd_hazard(&f, &d), 0, "%s", diag_text(&d));
+	diag_free(&d);
+	int n = 0, seen = 0;
+	for (size_t i = 0; i < f.insns.len; i++) {
+		const IsaInsn *in = &f.insns.data[i].in;
+		if (in->op == ISA_S_NOP) {
+			cr_assert_eq(seen, 1, "a wait before the first instruction");
+			n += (int)in->ops[0].imm + 1;
+		} else {
+			seen++;
+		}
+	}
+	cr_assert_eq(seen, 2);
+	mir_free(&f);
+	return n;
+}
+
+Test(amd_acc, acc_cd_wait_states_are_llvms)
+{
+	static const struct { ta_target t; const char *mfma; int raw, war; } tg[] = {
+		{TA_TARGET_GFX90A, "v_mfma_f32_16x16x16f16", 11, 7},
+		{TA_TARGET_GFX942, "v_mfma_f32_16x16x16_f16", 7, 3},
+	};
+	for (int i = 0; i < 2; i++) {
+		char acc[128], other[128], chain[128];
+		snprintf(acc, sizeof acc, "%s a[0:3], v[4:5], v[6:7], a[0:3]", tg[i].mfma);
+		snprintf(other, sizeof other, "%s a[4:7], v[4:5], v[6:7], a[0:3]", tg[i].mfma);
+		snprintf(chain, sizeof chain, "%s a[0:3], v[8:9], v[6:7], a[0:3]", tg[i].mfma);
+		/* reading or overwriting an AGPR result (RAW, WAW) */
+		cr_assert_eq(waits(tg[i].t, acc, "v_accvgpr_read_b32 v8, a0"), tg[i].raw);
+		cr_assert_eq(waits(tg[i].t, acc, "v_accvgpr_write_b32 a1, v9"), tg[i].raw);
+		/* overwriting the C an MFMA still reads (WAR) */
+		cr_assert_eq(waits(tg[i].t, other, "v_accvgpr_write_b32 a0, v9"), tg[i].war);
+		/* a cleared AGPR read as C: 2 */
+		cr_assert_eq(waits(tg[i].t, "v_accvgpr_write_b32 a0, 0", acc), 2);
+		/* the accumulation chain (same C and D): none */
+		cr_assert_eq(waits(tg[i].t, acc, chain), 0);
+		/* an unrelated AGPR: none */
+		cr_assert_eq(waits(tg[i].t, acc, "v_accvgpr_read_b32 v8, a4"), 0);
+	}
 }
