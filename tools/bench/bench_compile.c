@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		free(text);
 	}
 	printf("\n# scaling: synthetic kernel, body repeated 1x/10x/100x (gfx942)\n");
-	printf("%-6s %8s %8s %10s  %s\n", "size", "ms", "insns", "us/insn", "per pass");
+	printf("%-6s %8s %8s %10s %6s  %s\n", "size", "ms", "insns", "us/insn", "faults", "per pass");
 	for (int s = 1; s <= 100; s *= 10) {
 		char *text = synthetic(s);
 		Target tg;
@@ -187,7 +187,8 @@ int main(int argc, char **argv)
 		Timing tm;
 		if (!time_compile("synthetic", text, &tg, reps > 5 ? 5 : reps, &tm))
 		{
-			printf("%-6d %8.3f %8d %10.3f ", s, tm.total, tm.ninsns, tm.ninsns ? 1e3 * tm.total / tm.ninsns : 0);
+			printf("%-6d %8.3f %8d %10.3f %6.0f ", s, tm.total, tm.ninsns, tm.ninsns ? 1e3 * tm.total / tm.ninsns : 0,
+			       tm.faults);
 			for (int p = 0; p < AMD_PASS_COUNT; p++)
 				printf(" %.3f", tm.pass[p]);
 			printf("\n");
