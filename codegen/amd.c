@@ -162,7 +162,8 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	out->pass_ms[AMD_PASS_HAZARD] += t4 - t3;
 	if (out->want_listing)
 		sb_printf(&out->listing, "%s:\n; regalloc: %s, %d live-range splits\n", sf->name,
-			  ra.allocator == RA_SSA ? "ssa" : spills.rounds > 1 ? "linear scan + spill" : "linear scan",
+			  ra.allocator == RA_SSA ? (spills.rounds > 1 ? "ssa + spill" : "ssa")
+			  : spills.rounds > 1 ? "linear scan + spill" : "linear scan",
 			  ra.splits);
 	if (out->want_listing && spills.scratch_bytes)
 		sb_printf(&out->listing, "; spills: %d SGPR dwords in VGPR lanes, %d VGPR dwords in AGPRs, %d in "

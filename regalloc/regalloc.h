@@ -111,6 +111,7 @@ typedef struct {
 	int scratch_spills; /* of those, kept in scratch memory (private segment) */
 	int scratch_bytes;  /* private segment bytes per work-item the slots take */
 	int scratch_rsrc;   /* gfx90a: vreg + 1 of the scratch V# (s[0:3] + wave offset), 0 = none */
+	int agpr_slots;     /* AGPR dwords the slots take (shared: below agpr_spills) */
 	int rounds;         /* allocation attempts (1 = no spill needed) */
 } RaSpillStats;
 

@@ -148,6 +148,146 @@ static int init_slots(MFunc *f, MInstVec *out, int first, int last)
 	return 0;
 }
 
+/* ra.c's interval of every vreg: the hull of the points where it is read
+ * (2i), written (2i+1, or 2i when MI_EARLY), live into a block (2 first)
+ * or out of it (2 last); hi[v] < 0: v occurs nowhere.  acc (may be NULL)
+ * counts the operands naming each vreg. */
+static void hulls(const MFunc *f, const Liveness *lvp, int32_t *lo, int32_t *hi, int32_t *acc)
+{
+	const Liveness lv = *lvp;
+	for (size_t v = 0; v < f->vregs.len; v++)
+		lo[v] = INT_MAX, hi[v] = -1;
+	for (size_t b = 0; b < f->blocks.len; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		for (int w = 0; w < lv.nwords; w++) {
+			for (uint64_t m = lv.live_in[b * lv.nwords + w]; m; m &= m - 1) {
+				int v = w * 64 + __builtin_ctzll(m);
+				lo[v] = TA_MIN(lo[v], 2 * bl->first);
+				hi[v] = TA_MAX(hi[v], 2 * bl->first);
+			}
+			for (uint64_t m = lv.live_out[b * lv.nwords + w]; m; m &= m - 1) {
+				int v = w * 64 + __builtin_ctzll(m);
+				lo[v] = TA_MIN(lo[v], 2 * bl->last);
+				hi[v] = TA_MAX(hi[v], 2 * bl->last);
+			}
+		}
+		for (int i = bl->first; i < bl->last; i++) {
+			const MInst *mi = &f->insns.data[i];
+			int dp = (mi->flags & MI_EARLY) ? 2 * i : 2 * i + 1;
+			for (int k = 0; k < mi->in.nops; k++) {
+				if (!(mi->vmask & (1u << k)))
+					continue;
+				int v = mi->vr[k];
+				if (acc)
+					acc[v]++;
+				if (mi_is_use(mi, k)) {
+					lo[v] = TA_MIN(lo[v], 2 * i);
+					hi[v] = TA_MAX(hi[v], 2 * i);
+				}
+				if (mi_is_def(mi, k)) {
+					lo[v] = TA_MIN(lo[v], dp);
+					hi[v] = TA_MAX(hi[v], 2 * i + 1);
+				}
+			}
+		}
+	}
+}
+
+static int vreg_hulls(const MFunc *f, int32_t *lo, int32_t *hi)
+{
+	Liveness lv;
+	if (liveness_compute(f, &lv))
+		return -1;
+	hulls(f, &lv, lo, hi, NULL);
+	liveness_free(&lv);
+	return 0;
+}
+
+/* ---- slots: interval colouring ------------------------------------------- */
+
+/* A colour is one slot (some lanes of a lane slot vreg, an AGPR slot vreg,
+ * or scratch bytes) of one size.  Spilled values are visited by interval
+ * start; a colour whose last value ended before the start goes back to the
+ * free list of its kind and size, where the next value of that size takes
+ * it: the slots then grow with the values live at once, not with the
+ * values spilled (optimal per size for interval graphs).  The intervals
+ * are ra.c's, so two values share a slot exactly when the linear scan
+ * could give them one register; the values are stored right after the
+ * instructions writing them and reloaded right before those reading them,
+ * inside the interval. */
+enum { K_LANE, K_AGPR, K_SCRATCH, NKIND, MAXSIZE = 16 };
+
+typedef struct {
+	Slot s;
+	int kind, size;
+	int32_t end; /* interval end of its current value */
+	int next;    /* free list */
+} Colour;
+
+typedef struct {
+	Colour *c;
+	int n;
+	int *heap; /* active colours, min-heap by end */
+	int nheap;
+	int free[NKIND][MAXSIZE + 1];
+} Colouring;
+
+static void heap_up(Colouring *cg, int x)
+{
+	int i = cg->nheap++;
+	while (i > 0 && cg->c[cg->heap[(i - 1) / 2]].end > cg->c[x].end) {
+		cg->heap[i] = cg->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	cg->heap[i] = x;
+}
+
+static int heap_take(Colouring *cg)
+{
+	int top = cg->heap[0], x = cg->heap[--cg->nheap], i = 0;
+	for (;;) {
+		int k = 2 * i + 1;
+		if (k >= cg->nheap)
+			break;
+		if (k + 1 < cg->nheap && cg->c[cg->heap[k + 1]].end < cg->c[cg->heap[k]].end)
+			k++;
+		if (cg->c[cg->heap[k]].end >= cg->c[x].end)
+			break;
+		cg->heap[i] = cg->heap[k];
+		i = k;
+	}
+	if (cg->nheap)
+		cg->heap[i] = x;
+	return top;
+}
+
+/* A free colour of that kind and size, or -1. */
+static int colour_reuse(Colouring *cg, int kind, int size)
+{
+	int c = cg->free[kind][size];
+	if (c >= 0)
+		cg->free[kind][size] = cg->c[c].next;
+	return c;
+}
+
+static int colour_new(Colouring *cg, Slot s, int kind, int size)
+{
+	cg->c[cg->n] = (Colour){s, kind, size, 0, -1};
+	return cg->n++;
+}
+
+typedef struct {
+	int32_t start, v;
+} ByStart;
+
+static int bystart_cmp(const void *a, const void *b)
+{
+	const ByStart *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->v - y->v;
+}
+
 int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st)
 {
 	int nv = (int)f->vregs.len, wave = 64;
@@ -156,59 +296,82 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 	if (base == TA_TARGET_GFX1100 && !ISA_IS_W64(f->target))
 		wave = 32;
 	Slot *slots = malloc(sizeof(Slot) * ((size_t)nv + 1));
-	if (!slots)
-		return -1;
-	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1, new_rsrc = 0;
+	int32_t *ilo = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *ihi = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	ByStart *order = malloc(sizeof(ByStart) * ((size_t)nv + 1));
+	Colouring cg = {malloc(sizeof(Colour) * ((size_t)nv + 1)), 0, malloc(sizeof(int) * ((size_t)nv + 1)), 0, {{0}}};
+	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1, new_rsrc = 0, n = 0;
 	int rsrc = st->scratch_rsrc - 1;
+	if (!slots || !ilo || !ihi || !order || !cg.c || !cg.heap || vreg_hulls(f, ilo, ihi))
+		goto out;
+	memset(cg.free, -1, sizeof cg.free);
 	for (int v = 0; v < nv; v++) {
 		slots[v] = (Slot){-1, 0};
-		if (!spill[v])
-			continue;
+		if (spill[v] && ihi[v] >= 0)
+			order[n++] = (ByStart){ilo[v], v};
+	}
+	qsort(order, (size_t)n, sizeof *order, bystart_cmp);
+	for (int i = 0; i < n; i++) {
+		int v = order[i].v, c;
 		MVreg x = f->vregs.data[v];
+		if (x.size > MAXSIZE || x.cls == MR_A)
+			goto out; /* never chosen */
+		while (cg.nheap && cg.c[cg.heap[0]].end < ilo[v]) {
+			int e = heap_take(&cg);
+			cg.c[e].next = cg.free[cg.c[e].kind][cg.c[e].size];
+			cg.free[cg.c[e].kind][cg.c[e].size] = e;
+		}
 		if (x.cls == MR_S) {
-			/* Tuples stay in one slot vreg: lanes never straddle two. */
-			if (lanes_used + x.size > wave) {
-				lane_slot = mir_vreg(f, MR_V, 1);
-				lanes_used = 0;
-				if (lane_slot < 0)
-					goto out;
-				if (first_lane_slot < 0)
-					first_lane_slot = lane_slot;
+			if ((c = colour_reuse(&cg, K_LANE, x.size)) < 0) {
+				/* Tuples stay in one slot vreg: lanes never straddle two. */
+				if (lanes_used + x.size > wave) {
+					lane_slot = mir_vreg(f, MR_V, 1);
+					lanes_used = 0;
+					if (lane_slot < 0)
+						goto out;
+					if (first_lane_slot < 0)
+						first_lane_slot = lane_slot;
+				}
+				c = colour_new(&cg, (Slot){lane_slot, lanes_used}, K_LANE, x.size);
+				lanes_used += x.size;
 			}
-			slots[v] = (Slot){lane_slot, lanes_used};
-			lanes_used += x.size;
 			st->sgpr_spills += x.size;
-		} else if (x.cls == MR_V && cdna && agpr_room >= x.size) {
-			int a = mir_vreg(f, MR_A, x.size);
-			if (a < 0)
-				goto out;
-			slots[v] = (Slot){a, 0};
-			agpr_room -= x.size;
+		} else if (cdna && ((c = colour_reuse(&cg, K_AGPR, x.size)) >= 0 || agpr_room >= x.size)) {
+			if (c < 0) {
+				int a = mir_vreg(f, MR_A, x.size);
+				if (a < 0)
+					goto out;
+				c = colour_new(&cg, (Slot){a, 0}, K_AGPR, x.size);
+				agpr_room -= x.size;
+				st->agpr_slots += x.size;
+			}
 			st->vgpr_spills += x.size;
 			st->agpr_spills += x.size;
-		} else if (x.cls == MR_V) {
-			if (st->scratch_bytes + 4 * x.size > RA_SCRATCH_MAX) {
-				rc = -2;
-				goto out;
-			}
-			if (base == TA_TARGET_GFX90A && rsrc < 0) {
-				if (wave_sgpr <= 0) {
-					rc = -3;
+		} else {
+			if ((c = colour_reuse(&cg, K_SCRATCH, x.size)) < 0) {
+				if (st->scratch_bytes + 4 * x.size > RA_SCRATCH_MAX) {
+					rc = -2;
 					goto out;
 				}
-				if ((rsrc = mir_vreg(f, MR_S, 4)) < 0)
-					goto out;
-				f->vregs.data[rsrc].hint = 0;
-				st->scratch_rsrc = rsrc + 1;
-				new_rsrc = 1;
+				if (base == TA_TARGET_GFX90A && rsrc < 0) {
+					if (wave_sgpr <= 0) {
+						rc = -3;
+						goto out;
+					}
+					if ((rsrc = mir_vreg(f, MR_S, 4)) < 0)
+						goto out;
+					f->vregs.data[rsrc].hint = 0;
+					st->scratch_rsrc = rsrc + 1;
+					new_rsrc = 1;
+				}
+				c = colour_new(&cg, (Slot){-1, st->scratch_bytes}, K_SCRATCH, x.size);
+				st->scratch_bytes += 4 * x.size;
 			}
-			slots[v] = (Slot){-1, st->scratch_bytes};
-			st->scratch_bytes += 4 * x.size;
 			st->vgpr_spills += x.size;
 			st->scratch_spills += x.size;
-		} else {
-			goto out; /* AGPRs are never chosen */
 		}
+		cg.c[c].end = ihi[v];
+		heap_up(&cg, c);
+		slots[v] = cg.c[c].s;
 	}
 	MInstVec out = {0};
 	for (size_t b = 0; b < f->blocks.len; b++) {
@@ -308,6 +471,11 @@ fail:
 	vec_free(&out);
 out:
 	free(slots);
+	free(ilo);
+	free(ihi);
+	free(order);
+	free(cg.c);
+	free(cg.heap);
 	return rc;
 }
 
@@ -319,6 +487,51 @@ static int cross_lane(const MInst *mi)
 	return mi->in.enc == ISA_ENC_DPP || op == ISA_V_READLANE_B32 || op == ISA_V_READFIRSTLANE_B32 ||
 	       op == ISA_DS_BPERMUTE_B32 || op == ISA_DS_PERMUTE_B32 || op == ISA_DS_SWIZZLE_B32 ||
 	       (op < MOP_BASE && (isa_ops[op].flags & ISA_F_SWIZZLE));
+}
+
+/* Demand in excess of the limit per point, for the choice below: range
+ * add, range max (lazy segment tree), O(log n) each. */
+typedef struct {
+	int32_t *mx, *add;
+	int n;
+} Excess;
+
+static void ex_build(Excess *t, int node, int l, int r, const int32_t *val)
+{
+	t->add[node] = 0;
+	if (l == r) {
+		t->mx[node] = val[l];
+		return;
+	}
+	int m = (l + r) / 2;
+	ex_build(t, 2 * node, l, m, val);
+	ex_build(t, 2 * node + 1, m + 1, r, val);
+	t->mx[node] = TA_MAX(t->mx[2 * node], t->mx[2 * node + 1]);
+}
+
+static void ex_add(Excess *t, int node, int l, int r, int a, int b, int d)
+{
+	if (b < l || r < a)
+		return;
+	if (a <= l && r <= b) {
+		t->mx[node] += d;
+		t->add[node] += d;
+		return;
+	}
+	int m = (l + r) / 2;
+	ex_add(t, 2 * node, l, m, a, b, d);
+	ex_add(t, 2 * node + 1, m + 1, r, a, b, d);
+	t->mx[node] = TA_MAX(t->mx[2 * node], t->mx[2 * node + 1]) + t->add[node];
+}
+
+static int32_t ex_max(const Excess *t, int node, int l, int r, int a, int b)
+{
+	if (b < l || r < a)
+		return INT32_MIN / 2;
+	if (a <= l && r <= b)
+		return t->mx[node];
+	int m = (l + r) / 2;
+	return TA_MAX(ex_max(t, 2 * node, l, m, a, b), ex_max(t, 2 * node + 1, m + 1, r, a, b)) + t->add[node];
 }
 
 typedef struct {
@@ -334,77 +547,248 @@ static int cand_cmp(const void *a, const void *b)
 	return x->v - y->v;
 }
 
-/* Marks the best candidates of file cls in spill[] until `need` dwords. */
-static int choose(const MFunc *f, int cls, int norig, int need, const uint8_t *done, uint8_t *spill)
+typedef struct {
+	int32_t v, a, b;
+} Seg;
+
+typedef VEC(Seg) SegVec;
+
+/* Where each vreg of file cls occupies registers, as point ranges: per
+ * block, from its live-in (2 first) or first access to its live-out
+ * (2 last - 1) or last access: what the SSA allocator needs (a value holds
+ * its registers only where it is live).  Dead stretches inside one block
+ * are counted as live. */
+static int live_segs(const MFunc *f, const Liveness *lv, int cls, int32_t *sa, int32_t *sb, SegVec *out)
 {
 	int nv = (int)f->vregs.len;
-	Liveness lv;
-	if (liveness_compute(f, &lv))
+	int32_t *touched = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	if (!touched || !sb) {
+		free(touched);
 		return -1;
-	int32_t *lo = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *hi = malloc(sizeof(int32_t) * ((size_t)nv + 1));
-	int32_t *acc = calloc((size_t)nv + 1, sizeof(int32_t));
-	uint8_t *bad = calloc((size_t)nv + 1, 1);
-	Cand *c = malloc(sizeof(Cand) * ((size_t)nv + 1));
-	int rc = -1, got = 0;
-	if (!lo || !hi || !acc || !bad || !c)
-		goto out;
+	}
 	for (int v = 0; v < nv; v++)
-		lo[v] = INT_MAX, hi[v] = -1;
+		sa[v] = -1;
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		for (int w = 0; w < lv.nwords; w++) {
-			uint64_t m = lv.live_in[b * lv.nwords + w] | lv.live_out[b * lv.nwords + w];
-			for (; m; m &= m - 1) {
+		int nt = 0;
+		if (bl->first == bl->last)
+			continue;
+		for (int w = 0; w < lv->nwords; w++)
+			for (uint64_t m = lv->live_in[b * lv->nwords + w]; m; m &= m - 1) {
 				int v = w * 64 + __builtin_ctzll(m);
-				lo[v] = TA_MIN(lo[v], bl->first);
-				hi[v] = TA_MAX(hi[v], bl->last);
+				if (f->vregs.data[v].cls == cls) {
+					sa[v] = sb[v] = 2 * bl->first;
+					touched[nt++] = v;
+				}
 			}
-		}
 		for (int i = bl->first; i < bl->last; i++) {
 			const MInst *mi = &f->insns.data[i];
-			int xl = cross_lane(mi);
-			int mma = mi->in.op < MOP_BASE && (isa_ops[mi->in.op].flags & (ISA_F_MFMA | ISA_F_WMMA));
 			for (int k = 0; k < mi->in.nops; k++) {
-				if (!(mi->vmask & (1u << k)))
-					continue;
 				int v = mi->vr[k];
-				lo[v] = TA_MIN(lo[v], i);
-				hi[v] = TA_MAX(hi[v], i);
-				acc[v]++;
-				/* PCOPY: kernel inputs keep their hinted registers.  Matrix
-				 * operands: a copy right after an MFMA needs wait states that
-				 * amd_hazard does not insert for v_accvgpr_write yet. */
-				if (xl || mi->in.op == MOP_PCOPY || mma)
-					bad[v] = 1;
+				if (!(mi->vmask & (1u << k)) || f->vregs.data[v].cls != cls)
+					continue;
+				int p0 = mi_is_use(mi, k) ? 2 * i : (mi->flags & MI_EARLY) ? 2 * i : 2 * i + 1;
+				int p1 = mi_is_def(mi, k) ? 2 * i + 1 : 2 * i;
+				if (sa[v] < 0) {
+					sa[v] = p0, sb[v] = p1;
+					touched[nt++] = v;
+				} else {
+					sa[v] = TA_MIN(sa[v], p0);
+					sb[v] = TA_MAX(sb[v], p1);
+				}
 			}
 		}
+		for (int w = 0; w < lv->nwords; w++)
+			for (uint64_t m = lv->live_out[b * lv->nwords + w]; m; m &= m - 1) {
+				int v = w * 64 + __builtin_ctzll(m);
+				if (f->vregs.data[v].cls != cls)
+					continue;
+				if (sa[v] < 0) {
+					sa[v] = 2 * bl->first;
+					touched[nt++] = v;
+				}
+				sb[v] = 2 * bl->last - 1;
+			}
+		for (int j = 0; j < nt; j++) {
+			int v = touched[j];
+			if (vec_push(out, ((Seg){v, sa[v], sb[v]}))) {
+				free(touched);
+				return -1;
+			}
+			sa[v] = -1;
+		}
 	}
+	free(touched);
+	return 0;
+}
+
+/* Marks in pick[] the candidates of file cls to spill next: the points
+ * where the demand exceeds `limit` say how much must go.  The demand is
+ * that of the live segments above (live_only), or of ra.c's interval hulls
+ * (what the linear scan needs).  Candidates are taken best first (longest
+ * interval per access) if one of their segments covers a point still in
+ * excess; spilling one lowers the demand over its segments by its size,
+ * except at the instructions touching it, which keep a temporary of the
+ * dwords they access.  Stops when no point is in excess: spill only as
+ * much as needed (the next round measures again).  Returns the dwords
+ * picked, or -1 (memory).  O(n log n) in the instructions and segments. */
+static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, const uint8_t *done, uint8_t *pick)
+{
+	int nv = (int)f->vregs.len, ni = (int)f->insns.len, np = 2 * ni + 2;
+	int32_t *lo = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *hi = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	int32_t *acc = calloc((size_t)nv + 2, sizeof(int32_t)), *at = NULL, *fill = NULL;
+	int32_t *soff = calloc((size_t)nv + 2, sizeof(int32_t));
+	int32_t *dem = calloc((size_t)np + 1, sizeof(int32_t));
+	uint8_t *bad = calloc((size_t)nv + 1, 1);
+	Cand *c = malloc(sizeof(Cand) * ((size_t)nv + 1));
+	Excess t = {malloc(sizeof(int32_t) * 4 * (size_t)np), malloc(sizeof(int32_t) * 4 * (size_t)np), np};
+	SegVec segs = {0};
+	Seg *byv = NULL;
+	int32_t *bseg = NULL;
+	Liveness lv;
+	int rc = -1, got = 0, have_lv = 0;
+	if (!lo || !hi || !acc || !soff || !dem || !bad || !c || !t.mx || !t.add || liveness_compute(f, &lv))
+		goto out;
+	have_lv = 1;
+	hulls(f, &lv, lo, hi, acc + 1);
+	/* Accesses per vreg (CSR: the instructions of v at at[acc[v]..acc[v+1])). */
+	for (int v = 0; v < nv; v++)
+		acc[v + 1] += acc[v];
+	if (!(at = malloc(sizeof(int32_t) * ((size_t)acc[nv] + 1))) || !(fill = malloc(sizeof(int32_t) * ((size_t)nv + 1))))
+		goto out;
+	memcpy(fill, acc, sizeof(int32_t) * (size_t)nv);
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		int xl = cross_lane(mi);
+		for (int k = 0; k < mi->in.nops; k++) {
+			if (!(mi->vmask & (1u << k)))
+				continue;
+			int v = mi->vr[k];
+			at[fill[v]++] = i;
+			/* PCOPY: kernel inputs keep their hinted registers. */
+			if (xl || mi->in.op == MOP_PCOPY)
+				bad[v] = 1;
+		}
+	}
+	/* Segments, grouped by vreg (counting sort). */
+	if (live_only) {
+		if (live_segs(f, &lv, cls, fill, bseg = malloc(sizeof(int32_t) * ((size_t)nv + 1)), &segs))
+			goto out;
+	} else {
+		for (int v = 0; v < nv; v++)
+			if (f->vregs.data[v].cls == cls && hi[v] >= 0 && vec_push(&segs, ((Seg){v, lo[v], hi[v]})))
+				goto out;
+	}
+	if (!(byv = malloc(sizeof(Seg) * (segs.len + 1))))
+		goto out;
+	for (size_t j = 0; j < segs.len; j++)
+		soff[segs.data[j].v + 1]++;
+	for (int v = 0; v < nv; v++)
+		soff[v + 1] += soff[v];
+	memcpy(fill, soff, sizeof(int32_t) * (size_t)nv);
+	for (size_t j = 0; j < segs.len; j++)
+		byv[fill[segs.data[j].v]++] = segs.data[j];
+	/* Demand per point, then its excess over the limit. */
+	for (size_t j = 0; j < segs.len; j++) {
+		dem[segs.data[j].a] += f->vregs.data[segs.data[j].v].size;
+		dem[segs.data[j].b + 1] -= f->vregs.data[segs.data[j].v].size;
+	}
+	for (int p = 1; p < np; p++)
+		dem[p] += dem[p - 1];
+	for (int p = 0; p < np; p++)
+		dem[p] -= limit;
+	ex_build(&t, 1, 0, np - 1, dem);
 	int n = 0;
 	for (int v = 0; v < norig; v++) {
 		const MVreg *x = &f->vregs.data[v];
-		if (x->cls != cls || x->size > 16 || done[v] || bad[v] || hi[v] < 0 || hi[v] - lo[v] < 2)
+		if (x->cls != cls || x->size > 16 || done[v] || bad[v] || hi[v] < 0 || hi[v] - lo[v] < 4)
 			continue;
-		c[n++] = (Cand){(double)(hi[v] - lo[v]) / (acc[v] + 1) * x->size, v};
+		c[n++] = (Cand){(double)(hi[v] - lo[v]) / (acc[v + 1] - acc[v] + 1) * x->size, v};
 	}
 	qsort(c, (size_t)n, sizeof *c, cand_cmp);
-	for (int i = 0; i < n && got < need; i++) {
-		spill[c[i].v] = 1;
-		got += f->vregs.data[c[i].v].size;
+	for (int j = 0; j < n && t.mx[1] > 0; j++) {
+		int v = c[j].v, size = f->vregs.data[v].size, over = 0;
+		for (int k = soff[v]; k < soff[v + 1] && !over; k++)
+			over = ex_max(&t, 1, 0, np - 1, byv[k].a, byv[k].b) > 0;
+		if (!over)
+			continue;
+		pick[v] = 1;
+		got += size;
+		for (int k = soff[v]; k < soff[v + 1]; k++)
+			ex_add(&t, 1, 0, np - 1, byv[k].a, byv[k].b, -size);
+		for (int a = acc[v]; a < acc[v + 1]; a++) {
+			int i = at[a];
+			if (a > acc[v] && at[a - 1] == i)
+				continue;
+			/* The temporary: the dwords accessed, live at the reads (2i)
+			 * if reloaded, at the writes (2i+1) if stored. */
+			const MInst *mi = &f->insns.data[i];
+			int dlo = size, dhi = 0, rd = 0, wr = 0;
+			for (int k = 0; k < mi->in.nops; k++)
+				if ((mi->vmask & (1u << k)) && mi->vr[k] == v) {
+					dlo = TA_MIN(dlo, mi->sub[k]);
+					dhi = TA_MAX(dhi, mi->sub[k] + mi->in.ops[k].count);
+					rd |= mi_is_use(mi, k);
+					wr |= mi_is_def(mi, k);
+				}
+			ex_add(&t, 1, 0, np - 1, rd ? 2 * i : 2 * i + 1, wr ? 2 * i + 1 : 2 * i, dhi - dlo);
+		}
 	}
 	rc = got;
 out:
+	if (have_lv)
+		liveness_free(&lv);
 	free(lo);
 	free(hi);
 	free(acc);
+	free(at);
+	free(fill);
+	free(soff);
+	free(dem);
 	free(bad);
 	free(c);
-	liveness_free(&lv);
+	free(t.mx);
+	free(t.add);
+	free(byv);
+	free(bseg);
+	vec_free(&segs);
 	return rc;
 }
 
 int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d)
 {
 	return ra_allocate_spill_abi(f, opt, 0, r, st, d);
+}
+
+/* The function before any spill code: each round spills the whole set
+ * chosen so far from it, so that the slots are coloured over all of them. */
+typedef struct {
+	size_t nvregs;
+	MInstVec insns;
+	VEC(MBlock) blocks;
+} Saved;
+
+static int save(const MFunc *f, Saved *s)
+{
+	s->nvregs = f->vregs.len;
+	if (vec_reserve(&s->insns, f->insns.len + 1) || vec_reserve(&s->blocks, f->blocks.len + 1))
+		return -1;
+	memcpy(s->insns.data, f->insns.data, sizeof(MInst) * f->insns.len);
+	memcpy(s->blocks.data, f->blocks.data, sizeof(MBlock) * f->blocks.len);
+	s->insns.len = f->insns.len;
+	s->blocks.len = f->blocks.len;
+	return 0;
+}
+
+static int restore(MFunc *f, const Saved *s)
+{
+	if (vec_reserve(&f->insns, s->insns.len + 1))
+		return -1;
+	memcpy(f->insns.data, s->insns.data, sizeof(MInst) * s->insns.len);
+	memcpy(f->blocks.data, s->blocks.data, sizeof(MBlock) * s->blocks.len);
+	f->insns.len = s->insns.len;
+	f->vregs.len = s->nvregs;
+	return 0;
 }
 
 int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
@@ -415,17 +799,25 @@ int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResul
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof *st);
-	int norig = (int)f->vregs.len;
-	uint8_t *spill = NULL;
-	int need = 0, agpr0 = -1;
+	int norig = (int)f->vregs.len, margin = 0, room = -1;
+	uint8_t *spill = NULL, *now = NULL;
+	Saved orig = {0};
 	ta_target base = ISA_TARGET(f->target);
 	int cdna = base == TA_TARGET_GFX90A || base == TA_TARGET_GFX942;
 	for (int round = 0; round < RA_SPILL_ROUNDS; round++) {
-		st->rounds = round + 1;
 		Diag quiet;
 		diag_init(&quiet);
-		int rc = ra_allocate(f, opt, r, round + 1 < RA_SPILL_ROUNDS ? &quiet : d);
+		/* After spilling, the SSA allocator first (registers free where
+		 * values are dead: it needs the least), then the linear scan. */
+		int rc = round ? ra_allocate_ssa(f, opt, r, &quiet) : -1;
+		if (!rc && st->scratch_rsrc && r->phys[st->scratch_rsrc - 1] != 0) {
+			ra_result_free(r); /* the V# must be s[0:3]: the scan's hint does that */
+			rc = -1;
+		}
+		if (rc)
+			rc = ra_allocate(f, opt, r, round + 1 < RA_SPILL_ROUNDS ? &quiet : d);
 		diag_free(&quiet);
+		st->rounds = round + 1;
 		if (!rc && st->scratch_rsrc && r->phys[st->scratch_rsrc - 1] != 0) {
 			/* The V# prologue runs before the input copy: anywhere but
 			 * s[0:3] it could overwrite an input not yet copied. */
@@ -435,53 +827,71 @@ int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResul
 		}
 		if (!rc) {
 			free(spill);
+			free(now);
+			vec_free(&orig.insns);
+			vec_free(&orig.blocks);
 			return 0;
 		}
 		int cls = r->fail_cls;
 		if (cls < 0 || round + 1 == RA_SPILL_ROUNDS)
 			break;
+		if (!spill) {
+			Liveness lv;
+			if (!(spill = calloc((size_t)norig + 1, 1)) || !(now = calloc((size_t)norig + 1, 1)) ||
+			    save(f, &orig) || liveness_compute(f, &lv)) {
+				diag_error(d, "out of memory");
+				break;
+			}
+			/* AGPR slots first (CDNA), as long as they could all be live
+			 * at once next to the code's own AGPRs: then the AGPR file
+			 * never runs out because of spilling. */
+			int alimit = opt && opt->reg_limit[MR_A] ? opt->reg_limit[MR_A] : 256;
+			room = cdna ? TA_MAX(alimit - lv.max.a, 0) : 0;
+			liveness_free(&lv);
+		}
 		if (cls == MR_A) {
-			/* Matrix accumulators are never spilled, and the AGPR slots
-			 * stay within the room measured below. */
-			diag_error(d, "register allocation failed: AGPR demand exceeds the register file (matrix "
-				      "accumulators are not spilled)");
-			break;
+			/* Matrix accumulators are never spilled; the AGPR slots can
+			 * still fragment the file: give them half the room. */
+			if (!st->agpr_slots) {
+				diag_error(d, "register allocation failed: AGPR demand exceeds the register file "
+					      "(matrix accumulators are not spilled)");
+				break;
+			}
+			room = st->agpr_slots / 2;
+		} else {
+			int limit = opt && opt->reg_limit[cls] ? opt->reg_limit[cls] : cls == MR_S ? 96 : 256;
+			/* Spill the demand in excess; when it does not exceed the limit
+			 * yet the scan fails (aligned tuples find no window), aim
+			 * lower: 2, 4, ... 32 registers below the limit. */
+			int got;
+			memset(now, 0, (size_t)norig);
+			got = margin ? 0 : choose(f, cls, norig, limit, 1, spill, now);
+			for (; !got;) {
+				got = choose(f, cls, norig, limit - margin, 0, spill, now);
+				if (got || margin >= 32)
+					break;
+				margin = margin ? 2 * margin : 2;
+			}
+			if (got <= 0) {
+				Liveness lv;
+				int dem = 0;
+				if (!liveness_compute(f, &lv)) {
+					dem = cls == MR_S ? lv.max.s : lv.max.v;
+					liveness_free(&lv);
+				}
+				if (got < 0)
+					diag_error(d, "out of memory");
+				else
+					diag_error(d, "register allocation failed: %d %ss live exceed the %d available "
+						      "and none is left to spill", dem, names[cls], limit);
+				break;
+			}
+			for (int v = 0; v < norig; v++)
+				spill[v] |= now[v];
 		}
-		if (!spill && !(spill = calloc((size_t)norig + 1, 1))) {
-			diag_error(d, "out of memory");
-			break;
-		}
-		Liveness lv;
-		if (liveness_compute(f, &lv)) {
-			diag_error(d, "out of memory");
-			break;
-		}
-		int dem = cls == MR_S ? lv.max.s : lv.max.v;
-		if (agpr0 < 0)
-			agpr0 = lv.max.a; /* the code's own AGPRs, before any slot */
-		liveness_free(&lv);
-		int limit = opt && opt->reg_limit[cls] ? opt->reg_limit[cls] : cls == MR_S ? 96 : 256;
-		/* AGPR slots first (CDNA), as long as every slot could be live at
-		 * once next to the code's own AGPRs: then the AGPR file never runs
-		 * out because of spilling. */
-		int alimit = opt && opt->reg_limit[MR_A] ? opt->reg_limit[MR_A] : 256;
-		int room = cdna ? TA_MAX(alimit - agpr0 - st->agpr_spills, 0) : 0;
-		/* Excess plus room for the temporaries (an instruction reads up to
-		 * 3 tuples), doubled every round. */
-		need = TA_MAX(need * 2, TA_MAX(dem - limit, 0) + 8);
-		/* This round's picks only: earlier ones no longer occur in f. */
-		uint8_t *now = calloc(f->vregs.len + 1, 1);
-		int got = now ? choose(f, cls, norig, need, spill, now) : -1;
-		if (got <= 0) {
-			free(now);
-			diag_error(d, "register allocation failed: %d %ss live exceed the %d available and none is "
-				      "left to spill", dem, names[cls], limit);
-			break;
-		}
-		int e = ra_spill(f, now, room, wave_sgpr, st);
-		for (int v = 0; v < norig; v++)
-			spill[v] |= now[v];
-		free(now);
+		/* Spill the whole set from the original code. */
+		memset(st, 0, sizeof *st);
+		int e = restore(f, &orig) ? -1 : ra_spill(f, spill, room, wave_sgpr, st);
 		if (e == -2) {
 			diag_error(d, "register allocation failed: spilling needs more than %d bytes of scratch per "
 				      "work-item", RA_SCRATCH_MAX);
@@ -498,5 +908,8 @@ int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResul
 		}
 	}
 	free(spill);
+	free(now);
+	vec_free(&orig.insns);
+	vec_free(&orig.blocks);
 	return -1;
 }

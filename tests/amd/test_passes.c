@@ -571,9 +571,9 @@ Test(spill, sgprs_go_to_vgpr_lanes)
 			  "\tv_writelane_b32 %v24, %s26, 1\n"),
 		  "%s", got);
 	cr_expect(strstr(got, "\ts_mov_b32 %s11, 11\n"
-			      "\tv_readlane_b32 %s35, %v24, 0\n"
-			      "\tv_readlane_b32 %s36, %v24, 1\n"
-			      "\ts_add_u32 %s12, %s35, %s36\n") != NULL,
+			      "\tv_readlane_b32 %s29, %v24, 0\n"
+			      "\tv_readlane_b32 %s30, %v24, 1\n"
+			      "\ts_add_u32 %s12, %s29, %s30\n") != NULL,
 		  "%s", got);
 	free(got);
 	mir_free(&f);
