@@ -229,7 +229,7 @@ typedef struct {
 	int n;
 	int *heap; /* active colours, min-heap by end */
 	int nheap;
-	int free[NKIND][MAXSIZE + 1];
+	int free[NKIND][MAXSIZE + 1], tail[NKIND][MAXSIZE + 1]; /* queues: the first freed is reused first */
 } Colouring;
 
 static void heap_up(Colouring *cg, int x)
@@ -270,6 +270,17 @@ static int colour_reuse(Colouring *cg, int kind, int size)
 	return c;
 }
 
+static void colour_release(Colouring *cg, int c)
+{
+	int k = cg->c[c].kind, z = cg->c[c].size;
+	cg->c[c].next = -1;
+	if (cg->free[k][z] < 0)
+		cg->free[k][z] = c;
+	else
+		cg->c[cg->tail[k][z]].next = c;
+	cg->tail[k][z] = c;
+}
+
 static int colour_new(Colouring *cg, Slot s, int kind, int size)
 {
 	cg->c[cg->n] = (Colour){s, kind, size, 0, -1};
@@ -298,7 +309,7 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 	Slot *slots = malloc(sizeof(Slot) * ((size_t)nv + 1));
 	int32_t *ilo = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *ihi = malloc(sizeof(int32_t) * ((size_t)nv + 1));
 	ByStart *order = malloc(sizeof(ByStart) * ((size_t)nv + 1));
-	Colouring cg = {malloc(sizeof(Colour) * ((size_t)nv + 1)), 0, malloc(sizeof(int) * ((size_t)nv + 1)), 0, {{0}}};
+	Colouring cg = {malloc(sizeof(Colour) * ((size_t)nv + 1)), 0, malloc(sizeof(int) * ((size_t)nv + 1)), 0, {{0}}, {{0}}};
 	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1, new_rsrc = 0, n = 0;
 	int rsrc = st->scratch_rsrc - 1;
 	if (!slots || !ilo || !ihi || !order || !cg.c || !cg.heap || vreg_hulls(f, ilo, ihi))
@@ -316,9 +327,7 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 		if (x.size > MAXSIZE || x.cls == MR_A)
 			goto out; /* never chosen */
 		while (cg.nheap && cg.c[cg.heap[0]].end < ilo[v]) {
-			int e = heap_take(&cg);
-			cg.c[e].next = cg.free[cg.c[e].kind][cg.c[e].size];
-			cg.free[cg.c[e].kind][cg.c[e].size] = e;
+			colour_release(&cg, heap_take(&cg));
 		}
 		if (x.cls == MR_S) {
 			if ((c = colour_reuse(&cg, K_LANE, x.size)) < 0) {

@@ -480,7 +480,8 @@ static void check_case(const Case *c)
 /* Every target, tiny VGPR files (and 4 AGPRs on CDNA, so that most spills
  * find the AGPRs full): softmax and layernorm on ragged shapes (M not a
  * multiple of the 4 rows per block, N not of 256: guarded loads and stores
- * run under partial exec), gemm with its MFMA/WMMA accumulators. */
+ * run under partial exec), gemm with its MFMA/WMMA accumulators (at 128
+ * VGPRs the accumulators themselves are spilled). */
 Test(scratch, examples_spill_to_scratch_and_run_like_unconstrained)
 {
 	static const Case cs[] = {
@@ -493,6 +494,10 @@ Test(scratch, examples_spill_to_scratch_and_run_like_unconstrained)
 		{"gemm", "gfx1100", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 160, 0}, 0},
 		{"gemm", "gfx942", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}, 0},
 		{"gemm", "gfx90a", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 152, 4}, 0},
+		/* far below what gemm needs: the WMMA/MFMA accumulators spill too */
+		{"gemm", "gfx1100", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 128, 0}, 0},
+		{"gemm", "gfx942", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 128, 4}, 0},
+		{"gemm", "gfx90a", 3, {{"M", 128}, {"N", 128}, {"K", 64}}, {0, 128, 4}, 0},
 	};
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
 		check_case(&cs[i]);
