@@ -1586,7 +1586,8 @@ static void sel_mma_amd(Isel *s, const SInst *in)
 	case MMA_MFMA16X32_FP8:
 		op = in->type == DT_FP8E4M3FNUZ ? ISA_V_MFMA_F32_16X16X32_FP8_FP8 : ISA_V_MFMA_F32_16X16X32_BF8_BF8;
 		break;
-	default: op = ISA_V_WMMA_I32_16X16X16_IU8; break;
+	case MMA_WMMA16_I8: op = ISA_V_WMMA_I32_16X16X16_IU8; break;
+	default: unsupported(s, "this matrix shape"); return; /* PTX's m16n8k32.s8: NVIDIA only */
 	}
 	if (m->wave == 64 && !s->w64) {
 		unsupported(s, "a wave64 MFMA in wave32 code");

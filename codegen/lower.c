@@ -1346,7 +1346,15 @@ const MmaInfo simt_mma[MMA_NSHAPES] = {
 	{"mma.mfma16x16x32.i8", 64, 16, 16, 32, 2, 2, 4, 8, 4, 1},
 	{"mma.wmma16x16x16.i8", 32, 16, 16, 16, 4, 4, 8, 0, 1, 2},
 	{"mma.mfma16x16x32.fp8", 64, 16, 16, 32, 2, 2, 4, 8, 4, 1},
+	{"mma.m16n8k32.s8", 32, 16, 8, 32, 4, 2, 4, 0, 0, 0},
 };
+
+/* PTX warp shapes (m16n8k16, m16n8k32.s8): the warp-strip tiling and the
+ * PTX C layout; every other shape is an AMD matrix core's. */
+static bool warp_shape(int sh)
+{
+	return sh == MMA_M16N8K16 || sh == MMA_M16N8K32_I8;
+}
 
 static int nb_units(int64_t u)
 {
@@ -1364,11 +1372,13 @@ static int target_shape(L *c, int64_t N, DType in)
 	int sh;
 	if (in == DT_I8)
 		sh = id == TA_TARGET_GFX1100 ? MMA_WMMA16_I8
-		   : id == TA_TARGET_GFX942 ? MMA_MFMA16X32_I8 : id == TA_TARGET_GFX90A ? MMA_MFMA16_I8 : -1;
+		   : id == TA_TARGET_GFX942 ? MMA_MFMA16X32_I8 : id == TA_TARGET_GFX90A ? MMA_MFMA16_I8 : MMA_M16N8K32_I8;
 	else
 		sh = id == TA_TARGET_GFX1100 ? MMA_WMMA16 : gfx9 ? MMA_MFMA16 : MMA_M16N8K16;
-	if (sh > MMA_M16N8K16 && (N % 16 || c->nthreads % simt_mma[sh].wave))
+	if (!warp_shape(sh) && (N % 16 || c->nthreads % simt_mma[sh].wave))
 		sh = in == DT_I8 ? -1 : MMA_M16N8K16;
+	if (sh == MMA_M16N8K32_I8 && (N % 8 || c->nthreads % 32))
+		sh = -1;
 	return sh;
 }
 
@@ -1380,7 +1390,7 @@ static int gemm_shape(L *c, const Stmt *s)
 	DType in = (DType)A->dtype;
 	if (A->scope == SCOPE_LOCAL || B->scope == SCOPE_LOCAL || C->scope == SCOPE_LOCAL)
 		return -1;
-	if (in == DT_I8) { /* AMD matrix cores only, C is i32 */
+	if (in == DT_I8) { /* C is i32 */
 		int sh = M % 16 == 0 ? target_shape(c, N, in) : -1;
 		return sh >= 0 && K % simt_mma[sh].k == 0 && C->dtype == DT_I32 ? sh : -1;
 	}
@@ -1428,16 +1438,41 @@ static void frag_pair(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int
 	emit(c, I(SI_PACK2, DT_I32, dst, lo, hi));
 }
 
-static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
+/* A 32-bit operand register of a PTX warp shape holding elements (r, k)
+ * .. (r, k + e - 1), the lower k in the low bits: pairs of f16/bf16
+ * (m16n8k16), or four i8 (m16n8k32.s8: one b32 load when contiguous,
+ * else four byte loads). */
+static void frag_reg(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int32_t dst)
+{
+	if (dtype_bytes((DType)BUF(bufid)->dtype) != 1 || !trans) {
+		frag_pair(c, bufid, trans, r, k, dst);
+		return;
+	}
+	int64_t smem = c->bl[bufid].smem, row = bdim(c, BUF(bufid), 1);
+	int32_t base = sh_addr2(c, bufid, k, r), v = -1;
+	for (int x = 0; x < 4; x++) {
+		int32_t by = ld(c, SP_SHARED, DT_U8, base, smem + x * row, -1);
+		if (x)
+			by = bin(c, SI_SHL, DT_U32, by, i32c(c, 8 * x));
+		v = x ? bin(c, SI_OR, DT_U32, v, by) : by;
+	}
+	emit(c, I(SI_MOV, DT_I32, dst, v, -1));
+}
+
+static void lower_gemm_mma(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K)
 {
 	int W = c->nthreads / 32;
 	int NB = gemm_nb(N);
 	int64_t ntn = N / (8 * NB), ntiles = (M / 16) * ntn;
 	DType in = (DType)BUF(s->src.buf)->dtype;
+	/* m16n8k32.s8: i32 C, four i8 per operand register (k offsets 4t, 4t + 16) */
+	bool s8 = sh == MMA_M16N8K32_I8;
+	DType ct = s8 ? DT_I32 : DT_F32;
 	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
 	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, 32));
 	int32_t g = bin(c, SI_DIV, DT_U32, lane, i32c(c, 4));
 	int32_t t2 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, 2));
+	int32_t tk = s8 ? bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, 4)) : t2;
 	int32_t tile = reg(c, VT_I32);
 	emit(c, I(SI_MOV, DT_I32, tile, warp, -1));
 	int32_t top = label(c), end = label(c);
@@ -1447,10 +1482,10 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 	                                          i32c(c, 16)), g);
 	int32_t r8 = bin(c, SI_ADD, DT_I32, r0, i32c(c, 8));
 	int32_t n0 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, tile, i32c(c, ntn)), i32c(c, 8 * NB));
-	/* accumulators: NB groups of 4 consecutive f32 registers */
+	/* accumulators: NB groups of 4 consecutive f32 (i32) registers */
 	int32_t acc = (int32_t)c->f->regs.len;
 	for (int i = 0; i < 4 * NB; i++)
-		reg(c, VT_F32);
+		reg(c, simt_vt(ct));
 	int64_t coff = c->bl[s->dst.buf].smem;
 	for (int nb = 0; nb < NB; nb++) {
 		int32_t col = bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb));
@@ -1459,10 +1494,10 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 		for (int q = 0; q < 4; q++) {
 			int32_t dst = acc + 4 * nb + q;
 			if (s->flag_clear) {
-				SInst z = I(SI_MOVF, DT_F32, dst, -1, -1);
+				SInst z = I(s8 ? SI_MOVI : SI_MOVF, ct, dst, -1, -1);
 				emit(c, z);
 			} else {
-				SInst l = I(SI_LD, DT_F32, dst, q < 2 ? p0 : p8, -1);
+				SInst l = I(SI_LD, ct, dst, q < 2 ? p0 : p8, -1);
 				l.sub = SP_SHARED;
 				l.imm = coff + (q & 1) * 4;
 				emit(c, l);
@@ -1475,14 +1510,14 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 	place(c, ktop);
 	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
 	{
-		int32_t k0 = bin(c, SI_ADD, DT_I32, kk, t2), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, 8));
+		int32_t k0 = bin(c, SI_ADD, DT_I32, kk, tk), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, s8 ? 16 : 8));
 		int32_t af = (int32_t)c->f->regs.len;
 		for (int i = 0; i < 4; i++)
 			reg(c, VT_I32);
-		frag_pair(c, s->src.buf, s->flag_a, r0, k0, af + 0);
-		frag_pair(c, s->src.buf, s->flag_a, r8, k0, af + 1);
-		frag_pair(c, s->src.buf, s->flag_a, r0, k8, af + 2);
-		frag_pair(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+		frag_reg(c, s->src.buf, s->flag_a, r0, k0, af + 0);
+		frag_reg(c, s->src.buf, s->flag_a, r8, k0, af + 1);
+		frag_reg(c, s->src.buf, s->flag_a, r0, k8, af + 2);
+		frag_reg(c, s->src.buf, s->flag_a, r8, k8, af + 3);
 		for (int nb = 0; nb < NB; nb++) {
 			int32_t n = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), g);
 			int32_t bf = (int32_t)c->f->regs.len;
@@ -1490,13 +1525,14 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 			reg(c, VT_I32);
 			/* B element (k, n): B[k][n], or B[n][k] with transpose_b: the
 			 * (n, k) pair is contiguous exactly when transposed */
-			frag_pair(c, s->src2.buf, !s->flag_b, n, k0, bf);
-			frag_pair(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+			frag_reg(c, s->src2.buf, !s->flag_b, n, k0, bf);
+			frag_reg(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
 			SInst m = I(SI_MMA, in, acc + 4 * nb, af, bf);
 			m.c = acc + 4 * nb;
+			m.sub = (uint8_t)sh;
 			emit(c, m);
 		}
-		emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+		emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, simt_mma[sh].k)));
 		bra(c, ktop, -1, false);
 	}
 	place(c, kend);
@@ -1504,7 +1540,7 @@ static void lower_gemm_mma(L *c, const Stmt *s, int64_t M, int64_t N, int64_t K)
 		int32_t col = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), t2);
 		int32_t p0 = sh_addr2(c, s->dst.buf, r0, col), p8 = sh_addr2(c, s->dst.buf, r8, col);
 		for (int q = 0; q < 4; q++)
-			st(c, SP_SHARED, DT_F32, q < 2 ? p0 : p8, coff + (q & 1) * 4, acc + 4 * nb + q, -1);
+			st(c, SP_SHARED, ct, q < 2 ? p0 : p8, coff + (q & 1) * 4, acc + 4 * nb + q, -1);
 	}
 	emit(c, I(SI_ADD, DT_I32, tile, tile, i32c(c, W)));
 	bra(c, top, -1, false);
@@ -1518,19 +1554,19 @@ static void lower_gemm(L *c, const Stmt *s)
 	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, s->flag_a ? 0 : 1);
 	DType in = (DType)A->dtype, acct = (DType)C->dtype;
 	if (c->bl[s->dst.buf].rf >= 0) {
-		if (c->bl[s->dst.buf].rf_shape != MMA_M16N8K16)
+		if (!warp_shape(c->bl[s->dst.buf].rf_shape))
 			lower_gemm_amd_rf(c, s, K);
 		else
 			lower_gemm_mma_rf(c, s, K);
 		return;
 	}
 	int sh = gemm_shape(c, s);
-	if (sh > MMA_M16N8K16) {
+	if (sh >= 0 && !warp_shape(sh)) {
 		lower_gemm_amd(c, s, sh, M, N, K);
 		return;
 	}
-	if (sh == MMA_M16N8K16) {
-		lower_gemm_mma(c, s, M, N, K);
+	if (sh >= 0) {
+		lower_gemm_mma(c, s, sh, M, N, K);
 		return;
 	}
 	/* General path: one thread per C element, products and sums in k order. */
@@ -1928,14 +1964,15 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * gemm_nb(bdim(c, C, 1))));
 			int64_t slots = ntiles / (c->nthreads / 32) * gemm_nb(bdim(c, C, 1)) * 4;
 			int W = c->nthreads / 32;
-			if (sh != MMA_M16N8K16) {
+			if (!warp_shape(sh)) {
 				AmdTiling t = amd_tiling(c, sh, bdim(c, C, 0), bdim(c, C, 1));
 				ntiles = t.ntiles;
 				W = t.W;
 				slots = ntiles / W * t.NB * simt_mma[sh].nc;
 			}
 			/* f32 with f16/bf16/fp8 inputs, i32 with i8 (AMD matrix cores) */
-			bool i8 = sh == MMA_MFMA16_I8 || sh == MMA_MFMA16X32_I8 || sh == MMA_WMMA16_I8;
+			bool i8 = sh == MMA_MFMA16_I8 || sh == MMA_MFMA16X32_I8 || sh == MMA_WMMA16_I8 ||
+				  sh == MMA_M16N8K32_I8;
 			if (ntiles % W || slots > rf_max_slots(c, sh) || C->dtype != (i8 ? DT_I32 : DT_F32))
 				r->bad[s->dst.buf] = 1;
 			else
@@ -2004,7 +2041,7 @@ static void rf_analyze(L *c)
 static int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb)
 {
 	const BufLoc *bl = &c->bl[b];
-	if (bl->rf_shape != MMA_M16N8K16) { /* rb: row of q = 0, cb: column of nb = 0 */
+	if (!warp_shape(bl->rf_shape)) { /* rb: row of q = 0, cb: column of nb = 0 */
 		const MmaInfo *mi = &simt_mma[bl->rf_shape];
 		int S = bl->rf_n / (bl->rf_nb * mi->nc), W = c->nthreads / mi->wave;
 		AmdLane ln = amd_lane(c, mi->wave);
@@ -2036,7 +2073,7 @@ static int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb)
 static void rf_rowcol(L *c, int32_t b, const int32_t *rb, const int32_t *cb, int e, int32_t *row, int32_t *col)
 {
 	int NB = c->bl[b].rf_nb;
-	if (c->bl[b].rf_shape != MMA_M16N8K16) {
+	if (!warp_shape(c->bl[b].rf_shape)) {
 		const MmaInfo *mi = &simt_mma[c->bl[b].rf_shape];
 		int si = e / (NB * mi->nc), nb = (e / mi->nc) % NB, q = e % mi->nc;
 		*row = q ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, q * mi->qrow)) : rb[si];
@@ -2103,7 +2140,7 @@ static void rf_place(L *c, int32_t b)
 	int sh = target_shape(c, N, ft == DT_I32 ? DT_I8 : DT_F16);
 	bl->rf_shape = (uint8_t)sh;
 	bl->rf_dtype = (uint8_t)ft;
-	if (sh != MMA_M16N8K16) {
+	if (!warp_shape(sh)) {
 		AmdTiling t = amd_tiling(c, sh, M, N);
 		bl->rf_nb = (int16_t)t.NB;
 		bl->rf_ntn = (int16_t)t.ntn;
@@ -2123,7 +2160,7 @@ static void rf_place(L *c, int32_t b)
 	bl->rf_n = (int32_t)(ntiles / (c->nthreads / 32) * NB * 4);
 	bl->rf = (int32_t)c->f->regs.len;
 	for (int i = 0; i < bl->rf_n; i++)
-		reg(c, VT_F32);
+		reg(c, simt_vt(ft));
 }
 
 static void lower_parallel_rf(L *c, const Stmt *s, int32_t F)
@@ -2172,7 +2209,7 @@ static void copy_rf(L *c, const Stmt *s)
 	/* rows per strip and slots per row: PTX h (rows g, g + 8) x (nb, q1);
 	 * AMD shapes q (rows rb + q * qrow) x nb */
 	int sh = c->bl[F].rf_shape, nc = simt_mma[sh].nc, qrow = simt_mma[sh].qrow;
-	bool amd = sh != MMA_M16N8K16;
+	bool amd = !warp_shape(sh);
 	int nrows = amd ? nc : 2, ncols = amd ? NB : 2 * NB;
 	/* AMD shapes: a lane's rows share its columns, so the global row
 	 * stride and the column checks are computed once (rs[h], colok[nb]) */
@@ -2243,19 +2280,21 @@ static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K)
 	const BufLoc *bl = &c->bl[s->dst.buf];
 	int W = c->nthreads / 32, NB = bl->rf_nb, S = bl->rf_n / (NB * 4);
 	DType in = (DType)BUF(s->src.buf)->dtype;
+	int sh = bl->rf_shape;
+	bool s8 = sh == MMA_M16N8K32_I8; /* four i8 per register: k offsets 4t, 4t + 16 */
 	if (s->flag_clear)
 		for (int e = 0; e < bl->rf_n; e++)
-			emit(c, I(SI_MOVF, DT_F32, bl->rf + e, -1, -1));
+			emit(c, I(s8 ? SI_MOVI : SI_MOVF, (DType)bl->rf_dtype, bl->rf + e, -1, -1));
 	int32_t warp = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 32));
 	int32_t lane = bin(c, SI_REM, DT_U32, c->tid, i32c(c, 32));
 	int32_t g = bin(c, SI_DIV, DT_U32, lane, i32c(c, 4));
-	int32_t t2 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, 2));
+	int32_t t2 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, lane, i32c(c, 4)), i32c(c, s8 ? 4 : 2));
 	int32_t kk = reg(c, VT_I32);
 	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
 	int32_t ktop = label(c), kend = label(c);
 	place(c, ktop);
 	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
-	int32_t k0 = bin(c, SI_ADD, DT_I32, kk, t2), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, 8));
+	int32_t k0 = bin(c, SI_ADD, DT_I32, kk, t2), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, s8 ? 16 : 8));
 	for (int si = 0; si < S; si++) {
 		int32_t tile = bin(c, SI_ADD, DT_I32, warp, i32c(c, W * si));
 		int32_t r0 = bin(c, SI_ADD, DT_I32,
@@ -2265,24 +2304,25 @@ static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K)
 		int32_t af = (int32_t)c->f->regs.len;
 		for (int i = 0; i < 4; i++)
 			reg(c, VT_I32);
-		frag_pair(c, s->src.buf, s->flag_a, r0, k0, af + 0);
-		frag_pair(c, s->src.buf, s->flag_a, r8, k0, af + 1);
-		frag_pair(c, s->src.buf, s->flag_a, r0, k8, af + 2);
-		frag_pair(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+		frag_reg(c, s->src.buf, s->flag_a, r0, k0, af + 0);
+		frag_reg(c, s->src.buf, s->flag_a, r8, k0, af + 1);
+		frag_reg(c, s->src.buf, s->flag_a, r0, k8, af + 2);
+		frag_reg(c, s->src.buf, s->flag_a, r8, k8, af + 3);
 		for (int nb = 0; nb < NB; nb++) {
 			int32_t n = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), g);
 			int32_t bf = (int32_t)c->f->regs.len;
 			reg(c, VT_I32);
 			reg(c, VT_I32);
-			frag_pair(c, s->src2.buf, !s->flag_b, n, k0, bf);
-			frag_pair(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+			frag_reg(c, s->src2.buf, !s->flag_b, n, k0, bf);
+			frag_reg(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
 			int32_t acc = bl->rf + (si * NB + nb) * 4;
 			SInst m = I(SI_MMA, in, acc, af, bf);
 			m.c = acc;
+			m.sub = (uint8_t)sh;
 			emit(c, m);
 		}
 	}
-	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, 16)));
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, simt_mma[sh].k)));
 	bra(c, ktop, -1, false);
 	place(c, kend);
 	c->f->nmma++;

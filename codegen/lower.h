@@ -95,10 +95,14 @@ typedef enum {
  *  WMMA16_I8 (gfx1100 v_wmma_i32_16x16x16_iu8, signed): 4 regs A/B.
  *  MFMA16X32_FP8 (gfx942 v_mfma_f32_16x16x32_fp8_fp8 / _bf8_bf8, k 32, type
  *    the FNUZ dtype): the layout of MFMA16X32_I8, f32 C.  Other fp8 gemms
- *    use MFMA16/WMMA16 (type F16) on fragments converted to f16. */
+ *    use MFMA16/WMMA16 (type F16) on fragments converted to f16.
+ *  MMA_M16N8K32_I8 (warp 32, sm_80/sm_90a mma.sync.m16n8k32.s32.s8.s8.s32,
+ *    type I8): PTX's layout with four i8 per register: a0 = (g, 4t..4t+3),
+ *    a1 = (g+8, 4t..), a2 = (g, 4t+16..), a3 = (g+8, 4t+16..); b0 = (k
+ *    4t..4t+3, n g), b1 = (k 4t+16.., n g); C/D i32 as m16n8k16's. */
 typedef enum {
 	MMA_M16N8K16, MMA_MFMA16, MMA_WMMA16, MMA_MFMA16_I8, MMA_MFMA16X32_I8, MMA_WMMA16_I8, MMA_MFMA16X32_FP8,
-	MMA_NSHAPES
+	MMA_M16N8K32_I8, MMA_NSHAPES
 } MmaShape;
 
 typedef struct {

@@ -467,6 +467,13 @@ static void emit_inst(P *p, const SInst *in)
 		          (long long)in->imm);
 		return;
 	case SI_MMA: {
+		if (in->sub == MMA_M16N8K32_I8) { /* i8 inputs, i32 accumulators */
+			sb_printf(p->o, "\tmma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%%r%d, %%r%d, %%r%d, %%r%d}, "
+				  "{%%r%d, %%r%d, %%r%d, %%r%d}, {%%r%d, %%r%d}, {%%r%d, %%r%d, %%r%d, %%r%d};\n", in->dst,
+				  in->dst + 1, in->dst + 2, in->dst + 3, in->a, in->a + 1, in->a + 2, in->a + 3, in->b, in->b + 1,
+				  in->c, in->c + 1, in->c + 2, in->c + 3);
+			return;
+		}
 		const char *ty = t == DT_BF16 ? "bf16" : "f16";
 		sb_printf(p->o, "\tmma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {%%f%d, %%f%d, %%f%d, %%f%d}, "
 		          "{%%r%d, %%r%d, %%r%d, %%r%d}, {%%r%d, %%r%d}, {%%f%d, %%f%d, %%f%d, %%f%d};\n", ty, ty,

@@ -11,7 +11,11 @@
  *    scratch, every byte decoded by LLVM, results matching the interpreter
  *    (the emulator also checks MFMA / v_accvgpr wait states);
  *  - amd_hazard's wait states for the acc_cd forms are LLVM 19's (checked
- *    with llc-19 -run-pass=post-RA-hazard-rec on the same instructions). */
+ *    with llc-19 -run-pass=post-RA-hazard-rec on the same instructions);
+ *  - NVIDIA: i8 gemms use mma.sync.m16n8k32.s8 with the i32 accumulator in
+ *    registers; ptxas accepts the PTX for sm_80 and sm_90a (the results
+ *    were checked on an H200 with `tileasm run --backend=cuda`, see
+ *    docs/lowering.md; CI has no GPU). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +130,8 @@ Test(amd_acc, i8_gemm_epilogue_matches_the_interpreter)
 	for (int t = 0; t < 3; t++) {
 		run_emu("i8_gemm_ep.tile", targets[t], "--arg M=130 --arg N=300 --arg K=70 --arg s=5");
 		run_emu("i8_gemm_ep.tile", targets[t], "--arg M=64 --arg N=48 --arg K=64 --arg s=-3");
+		/* transposed operands; a shared-memory and a register accumulator */
+		run_emu("i8_gemm_tt.tile", targets[t], "--arg M=130 --arg N=100 --arg K=70");
 	}
 }
 
@@ -171,7 +177,7 @@ Test(amd_acc, i8_gemm_machine_code)
 					   "v_mfma_i32_16x16x32_i8"};
 	char *dir = tmpdir();
 	for (int t = 0; t < 3; t++) {
-		char co[1100], cmd[2048];
+		char co[1100], cmd[4096];
 		snprintf(co, sizeof co, "%s/i8.%s.co", dir, targets[t]);
 		char *isa = compile_isa("i8_gemm.tile", targets[t], co);
 		const char *k = summary(isa);
@@ -216,7 +222,7 @@ Test(amd_acc, agpr_gemm_machine_code)
 	char *dir = tmpdir();
 	for (int f = 0; f < 2; f++)
 		for (int t = 1; t < 3; t++) {
-			char co[1100], cmd[2048];
+			char co[1100], cmd[4096];
 			snprintf(co, sizeof co, "%s/%d.%s.co", dir, f, targets[t]);
 			char *isa = compile_isa(files[f], targets[t], co);
 			const char *k = summary(isa);
@@ -340,4 +346,45 @@ Test(amd_acc, acc_cd_wait_states_are_llvms)
 		/* an unrelated AGPR: none */
 		cr_assert_eq(waits(tg[i].t, acc, "v_accvgpr_read_b32 v8, a4"), 0);
 	}
+}
+
+/* ---- NVIDIA ------------------------------------------------------------------- */
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+/* i8 gemms on sm_80/sm_90a: m16n8k32.s8 MMAs (8 column groups per k-step
+ * for each register strip), the 128x128 i32 accumulator in registers (16
+ * KiB of shared memory), and ptxas accepts the code. */
+Test(amd_acc, nvidia_i8_gemm_ptx)
+{
+	cr_assert(access(PTXAS, X_OK) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
+	static const char *const sms[] = {"sm_80", "sm_90a"};
+	static const struct { const char *file, *shared; int mmas; } k[] = {
+		{"i8_gemm.tile", "16384 bytes of dynamic shared memory", 32},
+		{"i8_gemm_tt.tile", "24832 bytes of dynamic shared memory", 16},
+	};
+	char *dir = tmpdir();
+	for (int s = 0; s < 2; s++)
+		for (int f = 0; f < 2; f++) {
+			char ptx[1100], cmd[4096];
+			snprintf(ptx, sizeof ptx, "%s/%d.%s.ptx", dir, f, sms[s]);
+			snprintf(cmd, sizeof cmd, "'%s' compile '%s/tests/amd/%s' --target=%s -o '%s' 2>&1", env("TILEASM"),
+				 env("TILEASM_SRCDIR"), k[f].file, sms[s], ptx);
+			int st;
+			char *log = run_cmd(cmd, &st);
+			cr_assert_eq(st, 0, "%s on %s:\n%s", k[f].file, sms[s], log);
+			free(log);
+			size_t len;
+			char *text = read_file(ptx, &len);
+			cr_assert(text);
+			int n = count(text, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 ");
+			cr_assert_eq(n, k[f].mmas, "%s on %s: %d m16n8k32 MMAs", k[f].file, sms[s], n);
+			cr_assert(strstr(text, k[f].shared), "%s on %s: shared memory", k[f].file, sms[s]);
+			free(text);
+			snprintf(cmd, sizeof cmd, PTXAS " -arch=%s '%s' -o '%s.cubin' 2>&1", sms[s], ptx, ptx);
+			log = run_cmd(cmd, &st);
+			cr_assert_eq(st, 0, "ptxas %s for %s:\n%s", k[f].file, sms[s], log);
+			free(log);
+		}
+	rmdir_all(dir);
 }
