@@ -119,6 +119,7 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 {
 	memset(r, 0, sizeof *r);
 	r->fail_cls = -1;
+	r->fail_at = -1;
 	int nv = (int)f->vregs.len;
 	Liveness lv;
 	if (liveness_compute(f, &lv))
@@ -212,6 +213,7 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 			RaDemand dm = at < (int)f->insns.len ? lv.demand[at] : lv.max;
 			int dem = c == MR_S ? dm.s : c == MR_V ? dm.v : dm.a;
 			r->fail_cls = c;
+			r->fail_at = at;
 			diag_error(d,
 				"register allocation failed: %d %ss live at instruction %d exceed the %d available "
 				"(spilling is not supported yet)", dem, names[c], at, limit[c]);
@@ -358,24 +360,34 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d)
 		MBlock *bl = &f->blocks.data[b];
 		int first = (int)out.len;
 		for (int i = bl->first; i < bl->last; i++) {
-			MInst mi = f->insns.data[i];
-			for (int k = 0; k < mi.in.nops; k++) {
-				if (!(mi.vmask & (1u << k)))
-					continue;
-				mi.in.ops[k].reg = (uint16_t)(r->phys[mi.vr[k]] + mi.sub[k]);
-			}
-			mi.vmask = 0;
-			int e = 0;
-			if (mi.in.op == MOP_COPY || mi.in.op == MOP_PCOPY)
-				e = lower_copy(&out, &mi);
-			else if (mi.in.op == MOP_LABEL)
+			const MInst *src = &f->insns.data[i];
+			if (src->in.op == MOP_LABEL)
 				continue;
-			else if ((mi.in.op == ISA_S_MOV_B32 || mi.in.op == ISA_V_MOV_B32 || mi.in.op == ISA_S_MOV_B64) &&
-				 mi.in.ops[0].kind == mi.in.ops[1].kind && mi.in.ops[0].reg == mi.in.ops[1].reg &&
-				 mi.in.ops[0].kind != ISA_K_SPECIAL && mi.in.ops[0].kind != ISA_K_CONST)
+			/* Built in place at the end of out (dropped again if it
+			 * turns out to be a vanished or pseudo copy). */
+			if (vec_reserve(&out, out.len + 1)) {
+				mir_put_spare(f, &out);
+				diag_error(d, "out of memory in register rewrite");
+				return -1;
+			}
+			MInst *mi = &out.data[out.len];
+			*mi = *src;
+			for (unsigned m = mi->vmask; m; m &= m - 1) {
+				int k = __builtin_ctz(m);
+				mi->in.ops[k].reg = (uint16_t)(r->phys[mi->vr[k]] + mi->sub[k]);
+			}
+			mi->vmask = 0;
+			int e = 0;
+			if (mi->in.op == MOP_COPY || mi->in.op == MOP_PCOPY) {
+				MInst cp = *mi; /* lower_copy appends to out */
+				e = lower_copy(&out, &cp);
+			} else if ((mi->in.op == ISA_S_MOV_B32 || mi->in.op == ISA_V_MOV_B32 || mi->in.op == ISA_S_MOV_B64) &&
+				   mi->in.ops[0].kind == mi->in.ops[1].kind && mi->in.ops[0].reg == mi->in.ops[1].reg &&
+				   mi->in.ops[0].kind != ISA_K_SPECIAL && mi->in.ops[0].kind != ISA_K_CONST) {
 				continue; /* the allocator made a copy vanish */
-			else
-				e = push_insn(&out, &mi);
+			} else {
+				out.len++;
+			}
 			if (e) {
 				mir_put_spare(f, &out);
 				diag_error(d, "out of memory in register rewrite");
