@@ -79,6 +79,7 @@ typedef struct {
 	int used[MR_NCLASS];   /* highest register used + 1 per file (by vregs) */
 	int ninterval;         /* statistics */
 	int fail_cls;          /* after a failure: the file that ran out (MR_*), else -1 */
+	int fail_at;           /* ra_allocate's failure: the instruction where it ran out, else -1 */
 	int allocator;         /* RA_LINEAR or RA_SSA: which one produced phys */
 	int splits;            /* RA_SSA: values moved by live-range splitting */
 } RaResult;
@@ -123,21 +124,32 @@ enum { RA_SCRATCH_MAX = 4096 };
 /* Spill-everywhere rewrite of f: every vreg v with spill[v] set lives in a
  * spill slot; each instruction touching it gets a short-lived temporary,
  * reloaded before (if read) and stored after (if written).  SGPRs go to
- * lanes of VGPR slot vregs; VGPRs to AGPR slot vregs while agpr_room dwords
- * last (CDNA), then to scratch: scratch_store/scratch_load at a per-lane
- * byte offset (gfx942, gfx1100: architected flat scratch, no SGPRs), or
- * buffer_store/buffer_load through a V# built at entry from s[0:3] and the
- * wave offset in SGPR wave_sgpr (gfx90a).  st (not NULL) carries the slots
- * and the V# from one call to the next.  Returns 0, -1 (memory), -2 (slots
- * beyond RA_SCRATCH_MAX bytes) or -3 (gfx90a scratch without wave_sgpr). */
+ * lanes of VGPR slot vregs; VGPRs to AGPR slot vregs while agpr_room
+ * dwords of slots last (CDNA), then to scratch: scratch_store/scratch_load
+ * at a per-lane byte offset (gfx942, gfx1100: architected flat scratch, no
+ * SGPRs), or buffer_store/buffer_load through a V# built at entry from
+ * s[0:3] and the wave offset in SGPR wave_sgpr (gfx90a).  Values whose
+ * intervals (ra.c's hulls) do not overlap share a slot of their size
+ * (interval colouring, O(n log n)): lanes, AGPR slot vregs and scratch
+ * bytes grow with the values live at once.  st (not NULL) accumulates the
+ * statistics; new scratch slots start at st->scratch_bytes and the V# in
+ * st->scratch_rsrc is reused.  Returns 0, -1 (memory), -2 (slots beyond
+ * RA_SCRATCH_MAX bytes) or -3 (gfx90a scratch without wave_sgpr). */
 int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st);
 
-/* ra_allocate, and on failure spill the vregs of the file that ran out
- * with the longest live spans per access, then retry: at most
- * RA_SPILL_ROUNDS attempts, each spilling twice as many dwords as the last.
- * f is modified only when spilling.  Returns 0, or -1 with an error in d
- * (AGPR demand beyond the file, scratch beyond RA_SCRATCH_MAX). */
-enum { RA_SPILL_ROUNDS = 6 };
+/* ra_allocate, and on failure spill and retry, at most RA_SPILL_ROUNDS
+ * attempts.  Each round picks more vregs of the file that ran out: the
+ * best (longest interval per access) among those live where the demand
+ * still exceeds the limit, only until no point exceeds it (per-instruction
+ * liveness first; then ra.c's interval hulls at the point where the scan
+ * failed; then hulls a few registers below the limit), and spills the
+ * whole set from the original code, so that slots are shared across
+ * rounds.  After spilling, ra_allocate_ssa is tried before ra_allocate.
+ * MFMA/WMMA operands are spilled like any value (amd_hazard covers the
+ * moves); kernel-input copies and vregs read across lanes never are, nor
+ * AGPRs.  f is modified only when spilling.  Returns 0, or -1 with an
+ * error in d (AGPR demand beyond the file, scratch beyond RA_SCRATCH_MAX). */
+enum { RA_SPILL_ROUNDS = 8 };
 int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d);
 /* The same where the kernel ABI is known: wave_sgpr is the system SGPR
  * that will hold the private segment wave offset on gfx90a (the caller

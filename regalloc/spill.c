@@ -38,12 +38,18 @@
  *              the MI_PARTIAL rule below holds for them too; loads are VMEM
  *              and amd_waitcnt covers them with vmcnt.
  *
- * Which vregs: the driver (ra_allocate_spill) ranks the candidates of the
- * file that ran out by live span per access — a cheap stand-in for
- * Braun–Hack's average next-use distance — and spills the best until the
- * excess demand plus a margin is covered, doubling the amount each round,
- * at most RA_SPILL_ROUNDS rounds.  Each round is one liveness pass, one
- * sort and one linear scan: O(n log n), no unbounded retry. */
+ * Slots are shared: values whose intervals never overlap take the same
+ * lanes, AGPR slot vreg or scratch bytes (interval colouring below), so
+ * the slots grow with the values live at once, not with those spilled.
+ *
+ * Which vregs: the driver (ra_allocate_spill) measures where the demand of
+ * the file that ran out exceeds the limit and takes the candidates with
+ * the longest interval per access (a cheap stand-in for Braun–Hack's
+ * average next-use distance) that are live there, only until no point is
+ * in excess; every round spills the whole set chosen so far from the
+ * original code and measures again.  At most RA_SPILL_ROUNDS rounds, each
+ * a few liveness passes, sorts and segment-tree sweeps: O(n log n), no
+ * unbounded retry. */
 #include "regalloc.h"
 
 #include <limits.h>
@@ -641,7 +647,8 @@ static int live_segs(const MFunc *f, const Liveness *lv, int cls, int32_t *sa, i
  * dwords they access.  Stops when no point is in excess: spill only as
  * much as needed (the next round measures again).  Returns the dwords
  * picked, or -1 (memory).  O(n log n) in the instructions and segments. */
-static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, const uint8_t *done, uint8_t *pick)
+static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, int fail_at, int need,
+		  const uint8_t *done, uint8_t *pick)
 {
 	int nv = (int)f->vregs.len, ni = (int)f->insns.len, np = 2 * ni + 2;
 	int32_t *lo = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *hi = malloc(sizeof(int32_t) * ((size_t)nv + 1));
@@ -706,6 +713,10 @@ static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, 
 		dem[p] += dem[p - 1];
 	for (int p = 0; p < np; p++)
 		dem[p] -= limit;
+	if (fail_at >= 0 && 2 * fail_at + 1 < np) {
+		dem[2 * fail_at] = TA_MAX(dem[2 * fail_at], need);
+		dem[2 * fail_at + 1] = TA_MAX(dem[2 * fail_at + 1], need);
+	}
 	ex_build(&t, 1, 0, np - 1, dem);
 	int n = 0;
 	for (int v = 0; v < norig; v++) {
@@ -874,9 +885,11 @@ int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResul
 			 * lower: 2, 4, ... 32 registers below the limit. */
 			int got;
 			memset(now, 0, (size_t)norig);
-			got = margin ? 0 : choose(f, cls, norig, limit, 1, spill, now);
+			got = margin ? 0 : choose(f, cls, norig, limit, 1, -1, 0, spill, now);
+			if (!got && r->fail_at >= 0 && round < RA_SPILL_ROUNDS - 3 && !margin)
+				got = choose(f, cls, norig, limit, 0, r->fail_at, 1, spill, now);
 			for (; !got;) {
-				got = choose(f, cls, norig, limit - margin, 0, spill, now);
+				got = choose(f, cls, norig, limit - margin, 0, -1, 0, spill, now);
 				if (got || margin >= 32)
 					break;
 				margin = margin ? 2 * margin : 2;
