@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "amd.h"
+#include "emu.h"
+#include "interp.h"
 #include "lower.h"
 #include "mir.h"
 #include "util.h"
@@ -280,6 +282,77 @@ Test(amd_acc, agprs_only_for_big_fragments_on_cdna)
 	cr_assert(st != 0 && strstr(log, "bytes of shared memory"), "%s", log);
 	free(log);
 	rmdir_all(dir);
+}
+
+/* With the VGPRs cut to 24, the allocator spills VGPRs next to a full
+ * AGPR file (the 256-slot accumulator): to scratch, not to AGPRs.  The
+ * result still matches the interpreter exactly on the emulator. */
+Test(amd_acc, agpr_accumulator_next_to_vgpr_spills)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/amd/acc_gemm_i8.tile", env("TILEASM_SRCDIR"));
+	size_t len;
+	char *text = read_file(path, &len);
+	cr_assert(text, "cannot read %s", path);
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse("acc_gemm_i8.tile", text, len, &d);
+	cr_assert(m, "%s", diag_text(&d));
+	enum { M = 130, N = 300, K = 70 };
+	const Define defs[] = {{"M", M}, {"N", N}, {"K", K}};
+	cr_assert_eq(ir_specialize(m, defs, 3, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(ir_verify(m, &d), 0, "%s", diag_text(&d));
+	int8_t *a = malloc(M * K), *b = malloc(K * N);
+	float *want = calloc(M * N, sizeof(float)), *got = malloc(M * N * sizeof(float));
+	uint32_t x = 7;
+	for (int i = 0; i < M * K; i++)
+		x = x * 1664525u + 1013904223u, a[i] = (int8_t)(x >> 24);
+	for (int i = 0; i < K * N; i++)
+		x = x * 1664525u + 1013904223u, b[i] = (int8_t)(x >> 24);
+	InterpArg args[3];
+	memset(args, 0, sizeof args);
+	args[0].data = a, args[0].bytes = M * K;
+	args[1].data = b, args[1].bytes = K * N;
+	args[2].data = want, args[2].bytes = M * N * sizeof(float);
+	cr_assert_eq(interp_run(m, 0, args, &d), 0, "%s", diag_text(&d));
+	for (int t = 1; t < 3; t++) {
+		Target tg;
+		cr_assert_eq(target_parse(targets[t], &tg), 0);
+		AmdOutput out;
+		memset(&out, 0, sizeof out);
+		out.reg_limit[MR_V] = 24;
+		cr_assert_eq(amd_compile(m, &tg, &out, &d), 0, "%s: %s", targets[t], diag_text(&d));
+		const AmdKernelInfo *ki = &out.kernels[0];
+		cr_assert(ki->scratch_bytes > 0 && ki->agprs == 256 && ki->vgprs <= 24, "%s: scratch %d, %d AGPRs, %d VGPRs",
+			  targets[t], ki->scratch_bytes, ki->agprs, ki->vgprs);
+		cr_assert_eq(ki->nparams, 3);
+		EmuDevice *dev = emu_create(tg.id);
+		cr_assert(dev);
+		cr_assert_eq(emu_load(dev, out.code_object, out.code_object_len, &d), 0, "%s", diag_text(&d));
+		uint8_t *karg = calloc(1, ki->kernarg_size + 8);
+		uint64_t addr[3];
+		for (int i = 0; i < 3; i++) {
+			addr[i] = emu_alloc(dev, args[i].bytes);
+			cr_assert(addr[i]);
+			if (i < 2)
+				cr_assert_eq(emu_write(dev, addr[i], args[i].data, args[i].bytes, &d), 0, "%s", diag_text(&d));
+			memcpy(karg + ki->param_offset[i], &addr[i], 8);
+		}
+		uint32_t grid[3] = {(N + 255) / 256, (M + 127) / 128, 1}, block[3] = {(uint32_t)ki->threads, 1, 1};
+		cr_assert_eq(emu_launch(dev, ki->name, grid, block, karg, ki->kernarg_size, 0, &d), 0, "%s: %s",
+			     targets[t], diag_text(&d));
+		cr_assert_eq(emu_read(dev, addr[2], got, M * N * sizeof(float), &d), 0, "%s", diag_text(&d));
+		for (int i = 0; i < M * N; i++)
+			cr_assert_eq(got[i], want[i], "%s: C[%d][%d] = %g, the interpreter says %g", targets[t], i / N, i % N,
+				     (double)got[i], (double)want[i]);
+		free(karg);
+		emu_destroy(dev);
+		amd_output_free(&out);
+	}
+	free(a), free(b), free(want), free(got);
+	ir_module_free(m);
+	diag_free(&d);
+	free(text);
 }
 
 /* ---- wait states of the acc_cd forms ----------------------------------------- */
