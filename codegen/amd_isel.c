@@ -382,13 +382,32 @@ static int dst_count(const SInst *in)
 	return 1;
 }
 
+/* Index of the first back edge at a position > i (be_j is ascending). */
+static int first_edge_after(const int32_t *be_j, int nbe, int i)
+{
+	int lo = 0, hi = nbe;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (be_j[mid] <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void analyze(Isel *s)
 {
 	const SimtFunc *sf = s->sf;
 	int n = (int)sf->code.len, nr = (int)sf->regs.len;
 	int32_t *label_pos = s->label_pos;
 	int32_t *mark = calloc((size_t)n + 2, sizeof(int32_t));
-	if (!mark) {
+	/* Unconditional back edges (position j, loop head h), in code order:
+	 * the two loop searches below visit only these, not every instruction
+	 * (they were O(branches x n)). */
+	int32_t *be_j = malloc(sizeof(int32_t) * ((size_t)n + 1)), *be_h = malloc(sizeof(int32_t) * ((size_t)n + 1));
+	int nbe = 0;
+	if (!mark || !be_j || !be_h) {
 		s->err = 1;
 		goto out;
 	}
@@ -403,6 +422,11 @@ static void analyze(Isel *s)
 		}
 	}
 	label_pos[s->nlabels - 1] = n;
+	for (int j = 0; j < n; j++) {
+		const SInst *bj = &sf->code.data[j];
+		if (bj->op == SI_BRA && bj->guard < 0 && label_pos[bj->imm] < j)
+			be_j[nbe] = j, be_h[nbe++] = label_pos[bj->imm];
+	}
 	for (int i = 0; i < n; i++) {
 		const SInst *in = &sf->code.data[i];
 		if (in->dst < 0 || s->ndefs[in->dst] != 1 || in->guard >= 0)
@@ -439,11 +463,10 @@ static void analyze(Isel *s)
 			if (tpos <= i)
 				continue;
 			int lo = i + 1, hi = tpos;
-			for (int j = 0; j < n; j++) { /* loops [h, j] containing i, exited by it */
-				const SInst *bj = &sf->code.data[j];
-				if (bj->op == SI_BRA && bj->guard < 0 && label_pos[bj->imm] < i && j > i && j < tpos)
-					lo = TA_MIN(lo, label_pos[bj->imm]);
-			}
+			/* loops [h, j] containing i, exited by it */
+			for (int e = first_edge_after(be_j, nbe, i); e < nbe && be_j[e] < tpos; e++)
+				if (be_h[e] < i)
+					lo = TA_MIN(lo, be_h[e]);
 			mark[lo]++;
 			mark[hi]--;
 		}
@@ -486,14 +509,11 @@ static void analyze(Isel *s)
 		int at = i;
 		for (int moved = 1; moved;) {
 			moved = 0;
-			for (int j = at; j < n; j++) {
-				const SInst *bj = &sf->code.data[j];
-				if (bj->op == SI_BRA && bj->guard < 0 && label_pos[bj->imm] <= at && j < label_pos[L] &&
-				    label_pos[bj->imm] < at) {
-					at = label_pos[bj->imm];
+			for (int e = first_edge_after(be_j, nbe, at - 1); e < nbe && be_j[e] < label_pos[L]; e++)
+				if (be_h[e] < at) {
+					at = be_h[e];
 					moved = 1;
 				}
-			}
 		}
 		s->park[L] = newv(s, MR_S, s->lm);
 		s->init_pos[L] = at;
@@ -502,6 +522,8 @@ static void analyze(Isel *s)
 	}
 out:
 	free(mark);
+	free(be_j);
+	free(be_h);
 }
 
 /* ---- instruction selection --------------------------------------------- */
