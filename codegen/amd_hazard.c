@@ -46,6 +46,7 @@
  * settle the loops the lowering emits (see amd_hazard). */
 #include "amd.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 static bool is_trans(unsigned op)
@@ -94,12 +95,13 @@ typedef struct {
 } SSet; /* scalar register codes 0..127 (vcc = 106, exec = 126) */
 
 typedef struct {
-	HzEnt e[HZ_MAX];
 	int n;
+	unsigned kinds;             /* bit 1 << HzKind for each kind among e[] (may over-approximate) */
 	uint8_t ckind;              /* gfx9 soft clause: 0 none, 1 SMEM, 2 VMEM instructions in a row */
 	uint64_t cdef[10], cuse[10]; /* its writes and reads: scalar codes, v0-v255, a0-a255 */
 	SSet mask;                  /* gfx11 wave64: SGPRs the latest SGPR-reading VALU read as a lane mask */
 	int16_t wmma_reg, wmma_cnt; /* gfx11: previous WMMA's D with no VALU since (cnt 0 = none) */
+	HzEnt e[HZ_MAX];            /* last: only [0, n) is initialised or copied (hz_copy) */
 } HzState;
 
 static void sset_add(SSet *s, int reg, int cnt)
@@ -218,10 +220,7 @@ static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
 	bool rwlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_WRITELANE_B32;
 	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_SMEM)))
 		return 0;
-	bool any = false;
-	for (int i = 0; i < st->n && !any; i++)
-		any = st->e[i].kind == HZ_SGPR;
-	if (!any) /* the common case: nothing to compare against */
+	if (!(st->kinds & (1u << HZ_SGPR))) /* the common case: nothing to compare against */
 		return 0;
 	SSet rd, wr, ex = sset_range(SG_EXEC, 2), lane = {{0, 0}};
 	scalar_uses(t, mi, &rd, &wr);
@@ -305,6 +304,14 @@ static int clause_need(ta_target t, const HzState *st, const MInst *mi)
 	return 0;
 }
 
+/* Wait states for the scalar rules and the soft clause; the state's kind
+ * bits and clause kind skip the rules that cannot apply. */
+static inline int scalar_need(ta_target t, const HzState *st, const MInst *mi)
+{
+	int need = st->kinds & (1u << HZ_SGPR) ? sgpr_need(t, st, mi) : 0;
+	return st->ckind ? TA_MAX(need, clause_need(t, st, mi)) : need;
+}
+
 /* Wait states (gfx9) instruction mi still needs under state st. */
 static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 {
@@ -314,8 +321,9 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 	bool g942 = t == TA_TARGET_GFX942;
 	bool rdlane = in->op == ISA_V_READLANE_B32 || in->op == ISA_V_READFIRSTLANE_B32;
 	int need = 0;
-	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_DS))) /* no vector registers */
-		return TA_MAX(sgpr_need(t, st, mi), clause_need(t, st, mi));
+	if (!(fl & (ISA_F_VALU | ISA_F_GLOBAL | ISA_F_MUBUF | ISA_F_DS)) || /* no vector registers */
+	    !(st->kinds & ~((1u << HZ_SGPR) | (1u << HZ_TRANS11))))      /* or no vector entries */
+		return scalar_need(t, st, mi);
 	for (int i = 0; i < st->n; i++) {
 		const HzEnt *e = &st->e[i];
 		int w = 0;
@@ -365,7 +373,7 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 		if (w)
 			need = TA_MAX(need, w - (int)e->age);
 	}
-	return TA_MAX(need, TA_MAX(sgpr_need(t, st, mi), clause_need(t, st, mi)));
+	return TA_MAX(need, scalar_need(t, st, mi));
 }
 
 /* Does gfx1100 instruction mi read a transcendental result that is not yet
@@ -410,6 +418,7 @@ static void hz_push(HzState *st, HzEnt e)
 		st->e[old] = st->e[--st->n];
 	}
 	st->e[st->n++] = e;
+	st->kinds |= 1u << e.kind;
 }
 
 /* Wait states an entry of kind k matters for. */
@@ -427,14 +436,16 @@ static int ent_window(ta_target t, int k)
 static void hz_age(ta_target t, HzState *st, int ws)
 {
 	int j = 0;
+	unsigned kinds = 0;
 	for (int i = 0; i < st->n; i++) {
 		HzEnt *e = &st->e[i];
 		if (e->kind != HZ_TRANS11)
 			e->age = (uint16_t)TA_MIN(e->age + ws, HZ_WINDOW);
 		if (e->kind == HZ_TRANS11 || e->age < ent_window(t, e->kind))
-			st->e[j++] = *e;
+			st->e[j++] = *e, kinds |= 1u << e->kind;
 	}
 	st->n = j;
+	st->kinds = kinds;
 }
 
 /* Drops the gfx1100 transcendental entries (their results are safe). */
@@ -587,7 +598,13 @@ static void hz_merge(HzState *st, const HzState *o)
 
 static void hz_init(HzState *st)
 {
-	memset(st, 0, sizeof *st);
+	memset(st, 0, offsetof(HzState, e));
+}
+
+/* *dst = *src, the live entries only. */
+static void hz_copy(HzState *dst, const HzState *src)
+{
+	memcpy(dst, src, offsetof(HzState, e) + (size_t)src->n * sizeof(HzEnt));
 }
 
 static MInst nop_insn(unsigned op, int imm)
@@ -758,12 +775,12 @@ static int run_block(const MFunc *mf, const MBlock *bl, const uint8_t *vused, Hz
 int amd_hazard(MFunc *mf, Diag *d)
 {
 	size_t nb = mf->blocks.len;
-	MInstVec out = {0};
+	MInstVec out = mir_spare(mf); /* the array waitcnt's input lived in */
 	HzState *end = malloc(sizeof(HzState) * (nb ? nb : 1));
 	int32_t *npred = calloc(nb + 1, sizeof(int32_t));
 	int32_t *pstart = calloc(nb + 2, sizeof(int32_t)), *preds = malloc(sizeof(int32_t) * (3 * nb + 1));
 	uint8_t vused[257] = {0}; /* VGPRs any instruction names (Shift64HighRegBug) */
-	if (!end || !npred || !pstart || !preds)
+	if (!end || !npred || !pstart || !preds || vec_reserve(&out, mf->insns.len + mf->insns.len / 8 + 16))
 		goto oom;
 	for (size_t i = 0; i < mf->insns.len && ISA_TARGET(mf->target) == TA_TARGET_GFX90A; i++) {
 		const IsaInsn *in = &mf->insns.data[i].in;
@@ -818,19 +835,18 @@ int amd_hazard(MFunc *mf, Diag *d)
 			int first = (int)out.len;
 			if (run_block(mf, bl, vused, &st, emit ? &out : NULL))
 				goto oom;
-			end[b] = st;
+			hz_copy(&end[b], &st);
 			if (emit) {
 				bl->first = first;
 				bl->last = (int)out.len;
 			}
 		}
 	}
-	vec_free(&mf->insns);
-	mf->insns = out;
+	mir_set_insns(mf, &out);
 	free(end), free(npred), free(pstart), free(preds);
 	return 0;
 oom:
-	vec_free(&out);
+	mir_put_spare(mf, &out);
 	free(end), free(npred), free(pstart), free(preds);
 	diag_error(d, "out of memory in hazard pass");
 	return -1;

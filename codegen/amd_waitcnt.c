@@ -424,9 +424,6 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 		bl->last = (int)out.len;
 	}
 	mir_set_insns(mf, &out);
-	/* The hazard pass that follows allocates its own array: let it have
-	 * this memory back. */
-	vec_free(&mf->spare);
 	rc = 0;
 out:
 	if (rc)
