@@ -138,18 +138,20 @@ enum { RA_SCRATCH_MAX = 4096 };
 int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st);
 
 /* ra_allocate, and on failure spill and retry, at most RA_SPILL_ROUNDS
- * attempts.  Each round picks more vregs of the file that ran out: the
- * best (longest interval per access) among those live where the demand
- * still exceeds the limit, only until no point exceeds it (per-instruction
- * liveness first; then ra.c's interval hulls at the point where the scan
- * failed; then hulls a few registers below the limit), and spills the
- * whole set from the original code, so that slots are shared across
- * rounds.  After spilling, ra_allocate_ssa is tried before ra_allocate.
- * MFMA/WMMA operands are spilled like any value (amd_hazard covers the
- * moves); kernel-input copies and vregs read across lanes never are, nor
- * AGPRs.  f is modified only when spilling.  Returns 0, or -1 with an
- * error in d (AGPR demand beyond the file, scratch beyond RA_SCRATCH_MAX). */
-enum { RA_SPILL_ROUNDS = 8 };
+ * attempts.  Each round picks more vregs of the file that ran out (and of
+ * the other file where its liveness demand exceeds its limit): the best
+ * (longest interval per access, times the square root of the size) among
+ * those live where the demand still exceeds the limit, only until no point
+ * exceeds it (per-instruction liveness first; then ra.c's interval hulls
+ * at the point where the scan failed; then hulls a few registers below
+ * the limit), and spills the whole set from the original code, so that
+ * slots are shared across rounds.  After spilling, ra_allocate_ssa is
+ * tried before ra_allocate.  MFMA/WMMA operands are spilled like any
+ * value (amd_hazard covers the moves); kernel-input copies and vregs read
+ * across lanes never are, nor AGPRs.  f is modified only when spilling.
+ * Returns 0, or -1 with an error in d (AGPR demand beyond the file,
+ * scratch beyond RA_SCRATCH_MAX). */
+enum { RA_SPILL_ROUNDS = 12 };
 int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d);
 /* The same where the kernel ABI is known: wave_sgpr is the system SGPR
  * that will hold the private segment wave offset on gfx90a (the caller
@@ -157,6 +159,14 @@ int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats 
  * there a gfx90a VGPR spill beyond the AGPRs fails. */
 int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
 			  Diag *d);
+/* The same, also writing into slot_of (one entry per vreg of f before
+ * spilling) where each spilled vreg lives: RA_SLOT_LANE + (lane slot vreg
+ * << 6 | first lane), or the scratch byte offset; -2 an AGPR slot vreg of
+ * its own (ra_validate checks those), -1 not spilled.  Vregs with one key
+ * share a slot: tests check that they never interfere. */
+enum { RA_SLOT_LANE = 1 << 30 };
+int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
+			    int32_t *slot_of, Diag *d);
 
 /* ---- pcopy.c ------------------------------------------------------------ */
 

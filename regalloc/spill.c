@@ -305,7 +305,8 @@ static int bystart_cmp(const void *a, const void *b)
 	return x->v - y->v;
 }
 
-int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st)
+static int spill_slots(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st,
+		       int32_t *slot_of)
 {
 	int nv = (int)f->vregs.len, wave = 64;
 	ta_target base = ISA_TARGET(f->target);
@@ -351,16 +352,25 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 			}
 			st->sgpr_spills += x.size;
 		} else if (cdna && ((c = colour_reuse(&cg, K_AGPR, x.size)) >= 0 || agpr_room >= x.size)) {
+			/* Its own AGPR slot vreg: the allocator shares the registers
+			 * (and the validator checks them); the colours only count
+			 * how many AGPR dwords the slots need at once. */
 			if (c < 0) {
-				int a = mir_vreg(f, MR_A, x.size);
-				if (a < 0)
-					goto out;
-				c = colour_new(&cg, (Slot){a, 0}, K_AGPR, x.size);
+				c = colour_new(&cg, (Slot){-1, 0}, K_AGPR, x.size);
 				agpr_room -= x.size;
 				st->agpr_slots += x.size;
 			}
+			int a = mir_vreg(f, MR_A, x.size);
+			if (a < 0)
+				goto out;
+			cg.c[c].end = ihi[v];
+			heap_up(&cg, c);
+			slots[v] = (Slot){a, 0};
+			if (slot_of)
+				slot_of[v] = -2;
 			st->vgpr_spills += x.size;
 			st->agpr_spills += x.size;
+			continue;
 		} else {
 			if ((c = colour_reuse(&cg, K_SCRATCH, x.size)) < 0) {
 				if (st->scratch_bytes + 4 * x.size > RA_SCRATCH_MAX) {
@@ -387,6 +397,8 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 		cg.c[c].end = ihi[v];
 		heap_up(&cg, c);
 		slots[v] = cg.c[c].s;
+		if (slot_of)
+			slot_of[v] = x.cls == MR_S ? RA_SLOT_LANE + (slots[v].slot << 6 | slots[v].lane) : slots[v].lane;
 	}
 	MInstVec out = {0};
 	for (size_t b = 0; b < f->blocks.len; b++) {
@@ -447,6 +459,10 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 			}
 			uint8_t wr[ISA_MAX_OPS][16];
 			memset(wr, 0, sizeof wr);
+			int merged = (mi.flags & MI_PARTIAL) && !(mi.flags & MI_TIED) && mi.ndef && (mi.vmask & 1) &&
+					     mi.vr[0] < nv && spill[mi.vr[0]] && f->vregs.data[mi.vr[0]].cls == MR_V
+				     ? mi.vr[0]
+				     : -1;
 			for (int k = 0; k < mi.in.nops; k++) {
 				if (!(mi.vmask & (1u << k)) || mi.vr[k] >= nv || !spill[mi.vr[k]])
 					continue;
@@ -464,11 +480,17 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
 			if (vec_push(&out, mi))
 				goto fail;
 			for (int j = 0; j < nx; j++)
-				for (int d = lo[j]; d < hi[j]; d++)
-					if (wr[j][d] &&
-					    spill_move(f, &out, &slots[xs[j]], f->vregs.data[xs[j]].cls, t[j], d - lo[j], d, 1,
+				for (int d = lo[j]; d < hi[j]; d++) {
+					if (!wr[j][d])
+						continue;
+					if (spill_move(f, &out, &slots[xs[j]], f->vregs.data[xs[j]].cls, t[j], d - lo[j], d, 1,
 						       rsrc))
 						goto fail;
+					/* A merge stays a merge in an AGPR slot: the slot's
+					 * inactive lanes are live through it. */
+					if (xs[j] == merged && slots[xs[j]].slot >= 0)
+						out.data[out.len - 1].flags |= MI_PARTIAL;
+				}
 		}
 		if (b == 0 && first_lane_slot >= 0) { /* an entry block of input copies only */
 			if (init_slots(f, &out, first_lane_slot, lane_slot))
@@ -492,6 +514,11 @@ out:
 	free(cg.c);
 	free(cg.heap);
 	return rc;
+}
+
+int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st)
+{
+	return spill_slots(f, spill, agpr_room, wave_sgpr, st, NULL);
 }
 
 /* Vregs whose other lanes are read (DPP, readlane, bpermute...): a reload
@@ -820,12 +847,20 @@ static int restore(MFunc *f, const Saved *s)
 int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
 			  Diag *d)
 {
+	return ra_allocate_spill_slots(f, opt, wave_sgpr, r, st, NULL, d);
+}
+
+int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
+			    int32_t *slot_of, Diag *d)
+{
 	static const char *names[] = {"SGPR", "VGPR", "AGPR"};
 	RaSpillStats dummy;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof *st);
 	int norig = (int)f->vregs.len, margin = 0, room = -1;
+	for (int v = 0; slot_of && v < norig; v++)
+		slot_of[v] = -1;
 	uint8_t *spill = NULL, *now = NULL;
 	Saved orig = {0};
 	ta_target base = ISA_TARGET(f->target);
@@ -914,12 +949,22 @@ int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResul
 						      "and none is left to spill", dem, names[cls], limit);
 				break;
 			}
+			/* The other file's excess too (the scan stops at the first
+			 * file that runs out): one round for both. */
+			int other = cls == MR_S ? MR_V : MR_S;
+			int olimit = opt && opt->reg_limit[other] ? opt->reg_limit[other] : other == MR_S ? 96 : 256;
+			if (choose(f, other, norig, olimit, 1, -1, 0, spill, now) < 0) {
+				diag_error(d, "out of memory");
+				break;
+			}
 			for (int v = 0; v < norig; v++)
 				spill[v] |= now[v];
 		}
 		/* Spill the whole set from the original code. */
 		memset(st, 0, sizeof *st);
-		int e = restore(f, &orig) ? -1 : ra_spill(f, spill, room, wave_sgpr, st);
+		for (int v = 0; slot_of && v < norig; v++)
+			slot_of[v] = -1;
+		int e = restore(f, &orig) ? -1 : spill_slots(f, spill, room, wave_sgpr, st, slot_of);
 		if (e == -2) {
 			diag_error(d, "register allocation failed: spilling needs more than %d bytes of scratch per "
 				      "work-item", RA_SCRATCH_MAX);

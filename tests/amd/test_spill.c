@@ -274,3 +274,144 @@ Test(spill_quality, gemm_spills_matrix_operands)
 		free(listing);
 	}
 }
+
+/* ---- random programs: values sharing a slot never interfere ------------- */
+
+static uint64_t rng;
+static unsigned rnd(unsigned n)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(rng >> 33) % n;
+}
+
+/* Blocks of adds over SGPR and VGPR vregs (tuples, sub-dword writes,
+ * exec-masked merges), fallthrough plus random branches (loops).  Each
+ * block draws from a window of 16 vregs sliding along the program, so
+ * that far apart values do not overlap and may share slots. */
+static void random_func(MFunc *f, ta_target t, uint64_t seed)
+{
+	rng = seed * 0x9e3779b97f4a7c15ull;
+	mir_init(f, t);
+	int nv = 16 + (int)rnd(48);
+	uint8_t defined[64] = {0};
+	for (int i = 0; i < nv; i++) {
+		static const int sizes[] = {1, 1, 1, 2, 2, 4};
+		mir_vreg(f, rnd(3) ? MR_V : MR_S, sizes[rnd(6)]);
+	}
+	int nb = 1 + (int)rnd(10);
+	for (int b = 0; b < nb; b++) {
+		mir_block(f);
+		int ni = (int)rnd(24), w0 = (nv - 16) * b / nb;
+		for (int i = 0; i < ni; i++) {
+			int d = w0 + (int)rnd(16);
+			const MVreg *dv = &f->vregs.data[d];
+			int cls = dv->cls, first = !defined[d];
+			MInst *mi = mir_emit(f, cls == MR_S ? ISA_S_ADD_U32 : ISA_V_ADD_F32, 1);
+			/* The first write is whole (else the value is live from the entry). */
+			int sub = !first && dv->size > 1 && rnd(4) == 0 ? (int)rnd(dv->size) : 0;
+			mi_vreg(mi, 0, f, d, sub, sub ? 1 : f->vregs.data[d].size);
+			if (!first && cls == MR_V && rnd(5) == 0)
+				mi->flags |= MI_PARTIAL;
+			for (int k = 0; k < 2; k++) {
+				int u = w0 + (int)rnd(16);
+				if (!defined[u] || (cls == MR_S && f->vregs.data[u].cls != MR_S))
+					mi_phys(mi, 1 + k, isa_const_u32(ISA_TY_B32, 1)); /* an SGPR add reads SGPRs */
+				else
+					mi_vreg(mi, 1 + k, f, u, (int)rnd(f->vregs.data[u].size), 1);
+			}
+			defined[d] = 1;
+		}
+	}
+	for (int b = 0; b < nb; b++) {
+		MBlock *bl = &f->blocks.data[b];
+		if (b + 1 < nb)
+			bl->succ[0] = b + 1;
+		if (rnd(4) == 0) /* forward more often than back: loops make long intervals */
+			bl->succ[1] = rnd(3) ? b + (int)rnd((unsigned)(nb - b)) : (int)rnd((unsigned)nb);
+	}
+}
+
+/* x and y interfere if both are live into a block, or one is written
+ * (even dead: its slot is still stored) where the other is live after. */
+static int interfere(const MFunc *f, const Liveness *lv, int x, int y)
+{
+	uint64_t live[64 / 64 + 1];
+	for (size_t b = 0; b < f->blocks.len; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		if (lv_test(lv->live_in + b * lv->nwords, x) && lv_test(lv->live_in + b * lv->nwords, y))
+			return 1;
+		memcpy(live, lv->live_out + b * lv->nwords, sizeof(uint64_t) * (size_t)lv->nwords);
+		for (int i = bl->last - 1; i >= bl->first; i--) {
+			const MInst *mi = &f->insns.data[i];
+			for (int k = 0; k < mi->ndef; k++) {
+				int v = mi->vr[k];
+				if ((mi->vmask & (1u << k)) && (v == x || v == y) && lv_test(live, v == x ? y : x))
+					return 1;
+			}
+			for (int k = 0; k < mi->ndef; k++) {
+				int v = mi->vr[k];
+				if ((mi->vmask & (1u << k)) && !(mi->flags & MI_PARTIAL) && mi->sub[k] == 0 &&
+				    mi->in.ops[k].count == f->vregs.data[v].size)
+					live[v >> 6] &= ~(1ull << (v & 63));
+			}
+			for (int k = 0; k < mi->in.nops; k++)
+				if ((mi->vmask & (1u << k)) && mi_is_use(mi, k))
+					live[mi->vr[k] >> 6] |= 1ull << (mi->vr[k] & 63);
+		}
+	}
+	return 0;
+}
+
+Test(spill_slots, random_programs_share_only_disjoint_slots)
+{
+	static const ta_target ts[] = {TA_TARGET_GFX1100, TA_TARGET_GFX942, TA_TARGET_GFX90A};
+	int shared = 0, spilled = 0, ok = 0;
+	for (uint64_t seed = 1; seed <= 1500; seed++) {
+		ta_target t = ts[seed % 3];
+		MFunc f, orig;
+		random_func(&f, t, seed);
+		random_func(&orig, t, seed);
+		int nv = (int)f.vregs.len;
+		cr_assert_leq(nv, 64);
+		int32_t slot_of[64];
+		RaOptions opt = {{8, 8, t == TA_TARGET_GFX1100 ? 0 : 2}};
+		RaResult r;
+		RaSpillStats st;
+		Diag d;
+		diag_init(&d);
+		int rc = ra_allocate_spill_slots(&f, &opt, 6, &r, &st, slot_of, &d);
+		if (rc) { /* an instruction alone can need more than 10 (3 tuples of 4) */
+			cr_assert(strstr(diag_text(&d), "none is left to spill"), "seed %llu: %s",
+				  (unsigned long long)seed, diag_text(&d));
+			diag_free(&d);
+			mir_free(&f);
+			mir_free(&orig);
+			continue;
+		}
+		StrBuf err = {0};
+		cr_assert_eq(ra_validate(&f, r.phys, &err), 0, "seed %llu: %s", (unsigned long long)seed,
+			     err.buf ? err.buf : "");
+		sb_free(&err);
+		ok++;
+		Liveness lv;
+		cr_assert_eq(liveness_compute(&orig, &lv), 0);
+		for (int x = 0; x < nv; x++) {
+			spilled += slot_of[x] >= 0;
+			for (int y = x + 1; y < nv; y++)
+				if (slot_of[x] >= 0 && slot_of[x] == slot_of[y]) {
+					shared++;
+					cr_assert(!interfere(&orig, &lv, x, y), "seed %llu: %%%d and %%%d share slot %d but "
+						  "interfere", (unsigned long long)seed, x, y, slot_of[x]);
+				}
+		}
+		liveness_free(&lv);
+		ra_result_free(&r);
+		diag_free(&d);
+		mir_free(&f);
+		mir_free(&orig);
+	}
+	/* The limits must bite and slots must be shared, or this proves nothing. */
+	cr_assert_geq(spilled, 8000, "%d spilled values", spilled);
+	cr_assert_geq(shared, 1000, "%d shared pairs, %d spilled", shared, spilled);
+	cr_assert_geq(ok, 1400, "only %d of 1500 programs allocated", ok);
+}
