@@ -160,7 +160,7 @@ static int init_slots(MFunc *f, MInstVec *out, int first, int last)
  * counts the operands naming each vreg. */
 static void hulls(const MFunc *f, const Liveness *lvp, int32_t *lo, int32_t *hi, int32_t *acc)
 {
-	const Liveness lv = *lvp;
+	const Liveness lv = *lvp; /* (a shallow copy: shorter names) */
 	for (size_t v = 0; v < f->vregs.len; v++)
 		lo[v] = INT_MAX, hi[v] = -1;
 	for (size_t b = 0; b < f->blocks.len; b++) {
@@ -211,8 +211,9 @@ static int vreg_hulls(const MFunc *f, int32_t *lo, int32_t *hi)
 
 /* ---- slots: interval colouring ------------------------------------------- */
 
-/* A colour is one slot (some lanes of a lane slot vreg, an AGPR slot vreg,
- * or scratch bytes) of one size.  Spilled values are visited by interval
+/* A colour is one slot (some lanes of a lane slot vreg, scratch bytes, or
+ * for AGPRs only a place in the budget: each value gets its own AGPR slot
+ * vreg, which the allocator shares) of one size.  Spilled values are visited by interval
  * start; a colour whose last value ended before the start goes back to the
  * free list of its kind and size, where the next value of that size takes
  * it: the slots then grow with the values live at once, not with the
