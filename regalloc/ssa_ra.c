@@ -412,12 +412,16 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	uint64_t *tmp = malloc(8 * (size_t)lv.nwords);
 	int32_t *nrange = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
 	int32_t *fresh = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* live-ins without registers yet */
+	/* per block, the vregs whose hull end the block's live sets set last
+	 * (lists through setnext); setval: that end */
+	int32_t *sethead = malloc(sizeof(int32_t) * (2 * (size_t)nv + (size_t)nb + 1)), *setnext = NULL, *setval = NULL;
 	MInstVec out = mir_spare(f);
 	int rc = -1, mem = 0;
 	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 8 + 16)) /* room for the instructions and some splits */
 		goto fail_mem;
-	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange || !fresh)
+	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange || !fresh || !sethead)
 		goto fail_mem;
+	setnext = sethead + nb, setval = setnext + nv;
 	s->f = f;
 	s->fail_cls = -1;
 	s->nvcap = nv + 16;
@@ -444,17 +448,33 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 				set_blocked(s, hv->cls, i);
 			}
 	}
+	/* A vreg's hull end is set by the last block whose live-in or live-out
+	 * set holds it (its first instruction, or its last if live-out) and
+	 * raised by the operands from there on.  Only that last block
+	 * matters: a sweep from the end visits each vreg's bit once (tmp:
+	 * seen), not once per block it is live in. */
+	memset(tmp, 0, 8 * (size_t)lv.nwords);
+	for (int b = nb - 1; b >= 0; b--) {
+		const MBlock *bl = &f->blocks.data[b];
+		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords, *lout = lv.live_out + (size_t)b * lv.nwords;
+		sethead[b] = -1;
+		for (int w = 0; w < lv.nwords; w++) {
+			uint64_t newb = (lin[w] | lout[w]) & ~tmp[w];
+			tmp[w] |= newb;
+			for (uint64_t x = newb; x; x &= x - 1) {
+				int v = w * 64 + __builtin_ctzll(x);
+				setval[v] = (lout[w] >> (v & 63) & 1) ? TA_MAX(bl->first, bl->last - 1) : bl->first;
+				setnext[v] = sethead[b], sethead[b] = v;
+			}
+		}
+	}
 	/* Per block (backwards): which operands are dead after their
 	 * instruction; end of each vreg's hull in layout order; exec writes. */
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords, *lout = lv.live_out + (size_t)b * lv.nwords;
-		for (int w = 0; w < lv.nwords; w++) {
-			for (uint64_t x = lin[w]; x; x &= x - 1)
-				s->lastpt[w * 64 + __builtin_ctzll(x)] = bl->first;
-			for (uint64_t x = lout[w]; x; x &= x - 1)
-				s->lastpt[w * 64 + __builtin_ctzll(x)] = TA_MAX(bl->first, bl->last - 1);
-		}
+		const uint64_t *lout = lv.live_out + (size_t)b * lv.nwords;
+		for (int v = sethead[b]; v >= 0; v = setnext[v])
+			s->lastpt[v] = setval[v];
 		exec_ok[b] = 1;
 		memcpy(tmp, lout, 8 * (size_t)lv.nwords);
 		for (int i = bl->last - 1; i >= bl->first; i--) {
@@ -676,7 +696,7 @@ done:
 		free(s);
 	}
 	mir_put_spare(f, &out);
-	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange), free(fresh);
+	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange), free(fresh), free(sethead);
 	liveness_free(&lv);
 	return rc;
 }
