@@ -904,9 +904,9 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 				diag_error(d, "out of memory");
 				break;
 			}
-			/* AGPR slots first (CDNA), as long as they could all be live
-			 * at once next to the code's own AGPRs: then the AGPR file
-			 * never runs out because of spilling. */
+			/* AGPR slots first (CDNA), as long as the slots live at once
+			 * (the colours) fit next to the code's own peak AGPR demand:
+			 * then the AGPR file runs out only by alignment (below). */
 			int alimit = opt && opt->reg_limit[MR_A] ? opt->reg_limit[MR_A] : 256;
 			room = cdna ? TA_MAX(alimit - lv.max.a, 0) : 0;
 			liveness_free(&lv);
