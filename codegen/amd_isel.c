@@ -2188,6 +2188,9 @@ static void sel_inst(Isel *s, int i)
 	case SI_ST: case SI_ATOM_ADD: sel_st(s, in); break;
 	case SI_BAR: emit(s, ISA_S_BARRIER, 0); break;
 	case SI_SHFL_BFLY: sel_shfl(s, in); break;
+	case SI_HALF: /* a b16 value in the low bits, zero-extended */
+		valu3(s, ISA_V_BFE_U32, dst_of(s, in->dst, 0, 1), opnd(s, in->a, 0), cst(in->imm ? 16 : 0), cst(16));
+		break;
 	case SI_MMA:
 		if (in->sub != MMA_M16N8K16)
 			sel_mma_amd(s, in);

@@ -74,6 +74,7 @@ typedef enum {
 	SI_LABEL,  /* imm = label id */
 	SI_BRA,    /* goto imm, if guard (negated if guard_neg) */
 	SI_RET,
+	SI_HALF,   /* dst (b16) = bits 16*imm .. 16*imm+15 of a (i32): imm 0 low half, 1 high half */
 	SI_COUNT
 } SOp;
 
@@ -167,6 +168,11 @@ typedef struct {
  * (e.g. a dtype the target cannot handle).  Free with simt_free even on error. */
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);
 void simt_free(SimtFunc *f);
+/* Register-resident element-wise fragments (the vector layout of
+ * docs/lowering.md) for lower_kernel calls of the calling thread: 1 on,
+ * 0 off, -1 the default (on for NVIDIA targets; off for AMD ones until
+ * the register-limit tests built on the examples' code are re-based). */
+void lower_set_vector_frags(int mode);
 VType simt_vt(DType t);         /* canonical register class */
 VType simt_storage_vt(DType t); /* storage register class */
 void simt_print(const SimtFunc *f, StrBuf *sb); /* readable dump for tests and --dump-simt */

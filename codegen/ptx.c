@@ -429,7 +429,7 @@ static void emit_inst(P *p, const SInst *in)
 		if (in->vec > 1) {
 			sb_printf(p->o, "\tld.%s.v%d.b32 {", space(in->sub), in->vec);
 			for (int i = 0; i < in->vec; i++)
-				sb_printf(p->o, "%s%%r%d", i ? ", " : "", in->dst + i);
+				sb_printf(p->o, "%s", i ? ", " : ""), R(p, in->dst + i);
 			sb_puts(p->o, "}, [");
 			R(p, in->a);
 			sb_printf(p->o, "+%lld];\n", (long long)in->imm);
@@ -445,7 +445,7 @@ static void emit_inst(P *p, const SInst *in)
 			R(p, in->a);
 			sb_printf(p->o, "+%lld], {", (long long)in->imm);
 			for (int i = 0; i < in->vec; i++)
-				sb_printf(p->o, "%s%%r%d", i ? ", " : "", in->b + i);
+				sb_printf(p->o, "%s", i ? ", " : ""), R(p, in->b + i);
 			sb_puts(p->o, "};\n");
 			return;
 		}
@@ -483,6 +483,10 @@ static void emit_inst(P *p, const SInst *in)
 	}
 	case SI_BRA: sb_printf(p->o, "\tbra L%lld;\n", (long long)in->imm); return;
 	case SI_RET: sb_puts(p->o, "\tret;\n"); return;
+	case SI_HALF: /* both halves into the scratch pair, then the one wanted */
+		sb_printf(p->o, "\tmov.b32 {%%th0, %%th1}, %s;\n\tmov.b16 %s, %%th%d;\n", rn(p, in->a, a),
+			  rn(p, in->dst, d), (int)(in->imm & 1));
+		return;
 	default: sb_printf(p->o, "\t// unknown op %d\n", in->op); return;
 	}
 }

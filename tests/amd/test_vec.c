@@ -1,0 +1,353 @@
+/* test_vec.c — register-resident element-wise fragments (docs/lowering.md,
+ * "Vector fragments"): fragments that no gemm touches, used only by whole
+ * copies, element-wise parallel loops, row reductions and clear/fill, live
+ * in registers in the vector layout; everything else keeps the shared-memory
+ * path.
+ *  - Every kernel runs on the emulator (gfx1100, gfx90a, gfx942, with the
+ *    vector layout switched on: lower_set_vector_frags) against the
+ *    interpreter, at ragged shapes: rows not a multiple of the tile, row
+ *    lengths that are not a multiple of the vector (the per-element path),
+ *    shorter than one vector, and aligned ones (the vector path).
+ *  - The path taken is checked: no LDS at all and 16-byte global loads
+ *    (global_load_b128 / global_load_dwordx4) where the layout applies,
+ *    LDS where it does not (an index other than [i, k], a dim-0 reduction);
+ *    on NVIDIA (on by default) ld.global.v4 and no bar.sync in loop-free
+ *    kernels, and ptxas accepts the PTX for sm_80 and sm_90a. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "amd.h"
+#include "dtype.h"
+#include "emu.h"
+#include "interp.h"
+#include "lower.h"
+#include "ptx.h"
+#include "util.h"
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
+
+/* What a kernel must show. */
+enum { EXPECT_VEC = 1, EXPECT_LDS = 2, EXPECT_NOBAR = 4 };
+
+typedef struct {
+	const char *label;
+	const char *src;   /* kernel text, or NULL for examples/<file> */
+	const char *file;
+	Define defs[3];
+	int ndefs;
+	unsigned expect;
+} Case;
+
+static Module *load(const Case *k, Diag *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (k->file) {
+		const char *root = getenv("TILEASM_SRCDIR");
+		cr_assert(root, "TILEASM_SRCDIR not set (run through meson test)");
+		char path[512];
+		snprintf(path, sizeof path, "%s/examples/%s", root, k->file);
+		text = read_file(path, &len);
+		cr_assert(text, "cannot read %s", path);
+	} else {
+		text = strdup(k->src);
+		len = strlen(text);
+	}
+	Module *m = ir_parse(k->label, text, len, d);
+	free(text);
+	cr_assert(m, "%s: %s", k->label, diag_text(d));
+	cr_assert_eq(ir_specialize(m, k->defs, k->ndefs, d), 0, "%s: %s", k->label, diag_text(d));
+	cr_assert_eq(ir_verify(m, d), 0, "%s: %s", k->label, diag_text(d));
+	return m;
+}
+
+static uint32_t rng;
+static double rnd(void)
+{
+	rng = rng * 1664525u + 1013904223u;
+	return ((double)(rng >> 8) / (double)(1u << 24)) * 4.0 - 2.0; /* -2 .. 2 */
+}
+
+static double get(DType t, const void *p, size_t i)
+{
+	switch (t) {
+	case DT_F16: return dt_f16_to_double(((const uint16_t *)p)[i]);
+	case DT_BF16: return dt_bf16_to_double(((const uint16_t *)p)[i]);
+	default: return ((const float *)p)[i];
+	}
+}
+
+static void set(DType t, void *p, size_t i, double v)
+{
+	switch (t) {
+	case DT_F16: ((uint16_t *)p)[i] = dt_f16_from_double(v); break;
+	case DT_BF16: ((uint16_t *)p)[i] = dt_bf16_from_double(v); break;
+	default: ((float *)p)[i] = (float)v; break;
+	}
+}
+
+/* Runs case k on the interpreter and on the emulator for every AMD target;
+ * every tensor must agree (relative tolerance: sums in another order,
+ * exp2 approximations). */
+static void run_case(const Case *k)
+{
+	Diag d;
+	diag_init(&d);
+	Module *m = load(k, &d);
+	const Kernel *kn = &m->kernels.data[0];
+	int na = kn->nargs;
+	InterpArg *args = calloc((size_t)na, sizeof *args);
+	void **init = calloc((size_t)na, sizeof *init);
+	rng = 99;
+	for (int i = 0; i < na; i++) {
+		if (kn->args[i].buf < 0) { /* f32 scalars: eps */
+			args[i].fval = 1e-5;
+			continue;
+		}
+		const Buffer *b = &m->bufs.data[kn->args[i].buf];
+		size_t n = (size_t)ir_buf_elems(m, b);
+		args[i].bytes = n * (size_t)dtype_bytes((DType)b->dtype);
+		args[i].data = malloc(args[i].bytes + 16);
+		init[i] = malloc(args[i].bytes + 16);
+		for (size_t e = 0; e < n; e++)
+			set((DType)b->dtype, args[i].data, e, rnd());
+		memcpy(init[i], args[i].data, args[i].bytes);
+	}
+	cr_assert_eq(interp_run(m, 0, args, &d), 0, "%s: %s", k->label, diag_text(&d));
+	int64_t vals[16] = {0};
+	uint32_t grid[3] = {1, 1, 1};
+	for (int g = 0; g < kn->ngrid; g++) {
+		int64_t v;
+		cr_assert_eq(lower_eval_int(m, 0, kn->grid[g], vals, &v), 0);
+		grid[g] = (uint32_t)v;
+	}
+	for (int t = 0; t < 3; t++) {
+		Target tg;
+		cr_assert_eq(target_parse(targets[t], &tg), 0);
+		AmdOutput out;
+		memset(&out, 0, sizeof out);
+		out.want_listing = 1;
+		lower_set_vector_frags(1);
+		int rc = amd_compile(m, &tg, &out, &d);
+		lower_set_vector_frags(-1);
+		cr_assert_eq(rc, 0, "%s %s: %s", k->label, targets[t], diag_text(&d));
+		const AmdKernelInfo *ki = &out.kernels[0];
+		const char *l = out.listing.buf;
+		if (k->expect & EXPECT_LDS) {
+			cr_expect_gt(ki->lds_bytes, 0, "%s %s: the fallback uses LDS", k->label, targets[t]);
+		} else {
+			cr_expect_eq(ki->lds_bytes, 0, "%s %s: %d LDS bytes", k->label, targets[t], ki->lds_bytes);
+			cr_expect_null(strstr(l, "ds_write") ? strstr(l, "ds_write") : strstr(l, "ds_store"),
+				       "%s %s: LDS stores", k->label, targets[t]);
+		}
+		if (k->expect & EXPECT_VEC)
+			cr_expect(strstr(l, t == 0 ? "global_load_b128" : "global_load_dwordx4"),
+				  "%s %s: no 16-byte loads", k->label, targets[t]);
+		if (k->expect & EXPECT_NOBAR)
+			cr_expect_null(strstr(l, "s_barrier"), "%s %s: a barrier", k->label, targets[t]);
+		EmuDevice *dev = emu_create(tg.id);
+		cr_assert(dev);
+		cr_assert_eq(emu_load(dev, out.code_object, out.code_object_len, &d), 0, "%s", diag_text(&d));
+		uint8_t *karg = calloc(1, ki->kernarg_size + 8);
+		uint64_t *addr = calloc((size_t)na, sizeof *addr);
+		for (int i = 0; i < na; i++) {
+			if (kn->args[i].buf < 0) {
+				float f = (float)args[i].fval;
+				memcpy(karg + ki->param_offset[i], &f, 4);
+				continue;
+			}
+			addr[i] = emu_alloc(dev, args[i].bytes + 16);
+			cr_assert(addr[i]);
+			cr_assert_eq(emu_write(dev, addr[i], init[i], args[i].bytes, &d), 0, "%s", diag_text(&d));
+			memcpy(karg + ki->param_offset[i], &addr[i], 8);
+		}
+		uint32_t block[3] = {(uint32_t)ki->threads, 1, 1};
+		cr_assert_eq(emu_launch(dev, ki->name, grid, block, karg, ki->kernarg_size, 0, &d), 0, "%s %s: %s",
+			     k->label, targets[t], diag_text(&d));
+		for (int i = 0; i < na; i++) {
+			if (kn->args[i].buf < 0)
+				continue;
+			const Buffer *b = &m->bufs.data[kn->args[i].buf];
+			DType dt = (DType)b->dtype;
+			void *got = malloc(args[i].bytes + 16);
+			cr_assert_eq(emu_read(dev, addr[i], got, args[i].bytes, &d), 0, "%s", diag_text(&d));
+			size_t n = args[i].bytes / (size_t)dtype_bytes(dt);
+			double tol = dt == DT_F32 ? 1e-4 : 1e-2;
+			for (size_t e = 0; e < n; e++) {
+				double w = get(dt, args[i].data, e), g = get(dt, got, e);
+				bool ok = (isnan(w) && isnan(g)) || w == g || fabs(w - g) <= tol * (1 + fabs(w));
+				cr_assert(ok, "%s %s: %s[%zu] = %.9g, the interpreter says %.9g", k->label, targets[t], b->name,
+					  e, g, w);
+			}
+			free(got);
+		}
+		free(addr);
+		free(karg);
+		emu_destroy(dev);
+		amd_output_free(&out);
+	}
+	for (int i = 0; i < na; i++)
+		free(args[i].data), free(init[i]);
+	free(args);
+	free(init);
+	ir_module_free(m);
+	diag_free(&d);
+}
+
+static int count(const char *s, const char *w)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, w)); p += strlen(w))
+		n++;
+	return n;
+}
+
+/* The PTX (vector layout on by default) for sm_80 and sm_90a: the path's
+ * marks, and ptxas accepts it. */
+static void ptx_case(const Case *k)
+{
+	struct stat st;
+	cr_assert(stat(PTXAS, &st) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
+	Diag d;
+	diag_init(&d);
+	Module *m = load(k, &d);
+	static const ta_target tt[] = {TA_TARGET_SM80, TA_TARGET_SM90A};
+	for (int t = 0; t < 2; t++) {
+		Target tg = {.id = tt[t]};
+		StrBuf sb = {0};
+		cr_assert_eq(ptx_compile(m, &tg, &sb, NULL, &d), 0, "%s: %s", k->label, diag_text(&d));
+		const char *p = sb.buf;
+		if (k->expect & EXPECT_VEC)
+			cr_expect(strstr(p, "ld.global.v4.b32"), "%s: no ld.global.v4", k->label);
+		if (k->expect & EXPECT_LDS)
+			cr_expect(strstr(p, "st.shared"), "%s: the fallback stores to shared memory", k->label);
+		else
+			cr_expect_eq(count(p, "st.shared") + count(p, "ld.shared"), 0, "%s: shared memory", k->label);
+		if (k->expect & EXPECT_NOBAR)
+			cr_expect_eq(count(p, "bar.sync"), 0, "%s: %d bar.sync", k->label, count(p, "bar.sync"));
+		char in[] = "/tmp/tileasm-vec-XXXXXX";
+		int fd = mkstemp(in);
+		cr_assert(fd >= 0);
+		cr_assert(write(fd, p, strlen(p)) == (ssize_t)strlen(p));
+		close(fd);
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null 2>&1", t ? "sm_90a" : "sm_80", in);
+		FILE *f = popen(cmd, "r");
+		cr_assert(f);
+		char log[4096];
+		size_t n = fread(log, 1, sizeof log - 1, f);
+		log[n] = 0;
+		int rc = pclose(f);
+		unlink(in);
+		cr_expect_eq(rc, 0, "%s: ptxas: %s", k->label, log);
+		sb_free(&sb);
+	}
+	ir_module_free(m);
+	diag_free(&d);
+}
+
+/* Row reductions of every kind, clear and not, 16 rows per block over 128
+ * threads: 16 lanes per row, two rows per thread. */
+static const char red_src[] =
+	"kernel red(X: f32[M, N], A: f32[M], B: f32[M], C: f32[M], D: f32[M], E: f32[M]) grid(ceildiv(M, 16))"
+	" threads(128) {\n"
+	"  X_f = fragment f32[16, 64]\n  a = fragment f32[16]\n  b = fragment f32[16]\n  c = fragment f32[16]\n"
+	"  e = fragment f32[16]\n  g = fragment f32[16]\n"
+	"  fill(a, 0.5)\n  clear(e)\n"
+	"  copy(X[bx * 16, 0], X_f)\n"
+	"  parallel (i, k) in (16, 64) {\n    if k >= N {\n      X_f[i, k] = -1.0\n    }\n  }\n"
+	"  reduce_max(X_f, a, dim=1, clear=false)\n  reduce_min(X_f, b, dim=1)\n"
+	"  reduce_abssum(X_f, c, dim=1)\n  reduce_absmax(X_f, g, dim=1)\n"
+	"  reduce_sum(X_f, e, dim=1, clear=false)\n"
+	"  parallel (i) in (16) {\n    let t = e[i] * 0.5\n    e[i] = t + a[i]\n  }\n"
+	"  copy(a, A[bx * 16])\n  copy(b, B[bx * 16])\n  copy(c, C[bx * 16])\n  copy(g, D[bx * 16])\n"
+	"  copy(e, E[bx * 16])\n}\n";
+
+/* Two rows per block of 128 threads: duplicated row groups; a bf16 input,
+ * an f16 column fragment, an f32 column copy-out, f16 output. */
+static const char dup_src[] =
+	"kernel dup(X: bf16[M, N], W: f16[N], Y: f16[M, N], S: f32[M], W2: f32[N]) grid(ceildiv(M, 2)) threads(128) {\n"
+	"  X_f = fragment f32[2, 64]\n  W_f = fragment f32[64]\n  s = fragment f32[2]\n"
+	"  copy(X[bx * 2, 0], X_f)\n  copy(W[0], W_f)\n"
+	"  reduce_sum(X_f, s, dim=1)\n"
+	"  parallel (i, k) in (2, 64) {\n    X_f[i, k] = X_f[i, k] * W_f[k] + s[i]\n  }\n"
+	"  parallel (i) in (2) {\n    s[i] = s[i] * 2.0\n  }\n"
+	"  copy(X_f, Y[bx * 2, 0])\n  copy(s, S[bx * 2])\n  copy(W_f, W2[0])\n}\n";
+
+/* A shared tile on the other side of the copies (element path). */
+static const char shared_src[] =
+	"kernel sh(X: f32[M, N], Y: f32[M, N]) grid(ceildiv(M, 4)) threads(64) {\n"
+	"  S = shared f32[4, 32]\n  X_f = fragment f32[4, 32]\n"
+	"  copy(X[bx * 4, 0], S)\n  copy(S, X_f)\n"
+	"  parallel (i, k) in (4, 32) {\n    X_f[i, k] = X_f[i, k] * X_f[i, k] + 1.0\n  }\n"
+	"  copy(X_f, S)\n  copy(S, Y[bx * 4, 0])\n}\n";
+
+/* Not eligible: a mirrored index, and a dim-0 reduction. */
+static const char mirror_src[] =
+	"kernel mirror(X: f32[M, N], Y: f32[M, N]) grid(ceildiv(M, 4)) threads(128) {\n"
+	"  X_f = fragment f32[4, 64]\n  Z_f = fragment f32[4, 64]\n"
+	"  copy(X[bx * 4, 0], X_f)\n"
+	"  parallel (i, k) in (4, 64) {\n    Z_f[i, k] = X_f[i, 63 - k]\n  }\n"
+	"  copy(Z_f, Y[bx * 4, 0])\n}\n";
+static const char dim0_src[] =
+	"kernel cols(X: f32[M, N], Y: f32[N]) grid(1) threads(64) {\n"
+	"  X_f = fragment f32[8, 32]\n  y = fragment f32[32]\n"
+	"  copy(X[0, 0], X_f)\n  reduce_sum(X_f, y, dim=0)\n  copy(y, Y[0])\n}\n";
+
+static const Case cases[] = {
+	{"red 21x64", red_src, NULL, {{"M", 21}, {"N", 64}}, 2, EXPECT_VEC | EXPECT_NOBAR},
+	{"red 21x50", red_src, NULL, {{"M", 21}, {"N", 50}}, 2, EXPECT_VEC | EXPECT_NOBAR},
+	{"red 5x3", red_src, NULL, {{"M", 5}, {"N", 3}}, 2, EXPECT_VEC | EXPECT_NOBAR},
+	{"dup 5x64", dup_src, NULL, {{"M", 5}, {"N", 64}}, 2, EXPECT_NOBAR},
+	{"dup 5x37", dup_src, NULL, {{"M", 5}, {"N", 37}}, 2, EXPECT_NOBAR},
+	{"shared 7x32", shared_src, NULL, {{"M", 7}, {"N", 32}}, 2, EXPECT_LDS},
+	{"mirror 6x64", mirror_src, NULL, {{"M", 6}, {"N", 64}}, 2, EXPECT_LDS},
+	{"cols 5x30", dim0_src, NULL, {{"M", 5}, {"N", 30}}, 2, EXPECT_LDS},
+	{"softmax 11x203", NULL, "softmax.tile", {{"M", 11}, {"N", 203}}, 2, EXPECT_VEC},
+	{"softmax 6x512", NULL, "softmax.tile", {{"M", 6}, {"N", 512}}, 2, EXPECT_VEC},
+	{"softmax 1x5", NULL, "softmax.tile", {{"M", 1}, {"N", 5}}, 2, EXPECT_VEC},
+	{"rmsnorm 7x520", NULL, "rmsnorm.tile", {{"M", 7}, {"N", 520}}, 2, EXPECT_VEC},
+	{"layernorm 9x264", NULL, "layernorm.tile", {{"M", 9}, {"N", 264}}, 2, EXPECT_VEC},
+	{"layernorm 3x201", NULL, "layernorm.tile", {{"M", 3}, {"N", 201}}, 2, EXPECT_VEC},
+	{"reduce_sum 19x1024", NULL, "reduce_sum.tile", {{"M", 19}, {"N", 1024}}, 2, EXPECT_VEC},
+	{"reduce_sum 37x1001", NULL, "reduce_sum.tile", {{"M", 37}, {"N", 1001}}, 2, EXPECT_VEC},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+Test(vec, kernels_match_the_interpreter_on_the_emulator, .timeout = 120)
+{
+	for (size_t i = 0; i < NCASES; i++)
+		run_case(&cases[i]);
+}
+
+Test(vec, ptx_takes_the_path_and_passes_ptxas, .timeout = 120)
+{
+	for (size_t i = 0; i < NCASES; i++)
+		if (!cases[i].file || strstr(cases[i].label, "1x5") || strstr(cases[i].label, "x1024"))
+			ptx_case(&cases[i]);
+}
+
+/* The default: off on AMD (the examples keep their code objects), on for
+ * NVIDIA. */
+Test(vec, default_is_off_on_amd)
+{
+	Diag d;
+	diag_init(&d);
+	Module *m = load(&cases[0], &d);
+	Target tg;
+	cr_assert_eq(target_parse("gfx942", &tg), 0);
+	AmdOutput out;
+	memset(&out, 0, sizeof out);
+	cr_assert_eq(amd_compile(m, &tg, &out, &d), 0, "%s", diag_text(&d));
+	cr_expect_gt(out.kernels[0].lds_bytes, 0);
+	amd_output_free(&out);
+	ir_module_free(m);
+	diag_free(&d);
+}
