@@ -154,6 +154,19 @@ static int heap_pop(int *h, int *n)
 	return top;
 }
 
+/* p[0..n) = v, by doubling copies (memcpy's speed, not one store per slot). */
+static void fill32(int32_t *p, size_t n, int32_t v)
+{
+	if (!n)
+		return;
+	p[0] = v;
+	for (size_t have = 1; have < n;) {
+		size_t c = TA_MIN(have, n - have);
+		memcpy(p + have, p, sizeof(int32_t) * c);
+		have += c;
+	}
+}
+
 int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 {
 	int nb = (int)f->blocks.len;
@@ -193,14 +206,15 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	const int nslot = sl.base[MR_NCLASS], ns = sl.base[MR_V];
 	int32_t *in = malloc(sizeof(int32_t) * ((size_t)nslot * nb + 1)), *cur = malloc(sizeof(int32_t) * (nslot + 1));
 	char *inwork = calloc((size_t)nb, 1), *recheck = malloc((size_t)nb);
+	char *merged = calloc((size_t)nb, 1); /* in[] of the block met some state (else all UNSEEN) */
 	int *work = malloc(sizeof(int) * ((size_t)nb + 1));
 	int rc = -1;
-	if (!in || !cur || !inwork || !recheck || !work)
+	if (!in || !cur || !inwork || !recheck || !work || !merged)
 		goto out;
-	for (size_t i = 0; i < (size_t)nslot * nb; i++)
-		in[i] = H_UNSEEN;
+	fill32(in, (size_t)nslot * nb, H_UNSEEN);
 	for (int s = 0; s < nslot; s++)
 		in[s] = H_UNDEF;
+	merged[0] = 1;
 	/* Blocks whose entry state changed, lowest id first: a loop settles
 	 * before the code after it runs (a layout-order sweep would run that
 	 * code once per trip around the loop, and a LIFO worklist could
@@ -219,15 +233,24 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 			if (t < 0)
 				continue;
 			int32_t *ti = in + (size_t)t * nslot;
-			int changed = 0;
+			int changed = 0, k0 = s == 2 ? ns : 0;
 			/* succ[2]: parked lanes resume there; only their VGPR/AGPR
-			 * values travel along it. */
-			for (int k = s == 2 ? ns : 0; k < nslot; k++) {
-				if (ti[k] == cur[k]) /* the common case once a block was seen */
-					continue;
-				int32_t m = meet(ti[k], cur[k]);
-				if (m != ti[k])
-					ti[k] = m, changed = 1;
+			 * values travel along it.  The first state to arrive is
+			 * copied; later equal ones (a loop's next trip, a settled
+			 * join) change nothing: one memcmp. */
+			if (!merged[t]) { /* UNSEEN meets x as x: a copy */
+				merged[t] = 1;
+				memcpy(ti + k0, cur + k0, sizeof(int32_t) * (size_t)(nslot - k0));
+				for (int k = k0; k < nslot && !changed; k++)
+					changed = cur[k] != H_UNSEEN;
+			} else if (memcmp(ti + k0, cur + k0, sizeof(int32_t) * (size_t)(nslot - k0))) {
+				for (int k = k0; k < nslot; k++) {
+					if (ti[k] == cur[k]) /* the common case once a block was seen */
+						continue;
+					int32_t m = meet(ti[k], cur[k]);
+					if (m != ti[k])
+						ti[k] = m, changed = 1;
+				}
 			}
 			if (changed && !inwork[t])
 				heap_push(work, &nw, t), inwork[t] = 1;
@@ -247,6 +270,6 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	}
 	rc = 0;
 out:
-	free(in), free(cur), free(inwork), free(recheck), free(work);
+	free(in), free(cur), free(inwork), free(recheck), free(work), free(merged);
 	return rc;
 }
