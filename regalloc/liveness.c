@@ -82,12 +82,27 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 	int *npred = calloc(nb + 1, sizeof(int)), *predoff = calloc(nb + 2, sizeof(int));
 	int *preds = calloc(3 * (size_t)nb + 1, sizeof(int)), *work = calloc(nb + 1, sizeof(int));
 	char *inwork = calloc(nb + 1, 1);
+	/* Word ranges that may be nonzero: [rng[4b], rng[4b+1]) of live_in[b]
+	 * (what its predecessors OR in), [rng[4b+2], rng[4b+3]) of use[b] and
+	 * live_out[b] (where live_in[b] can change).  A value lives over a
+	 * stretch of the kernel, so its bit is set only in nearby blocks and
+	 * a block's sets span few of the words of a long kernel. */
+	int *rng = calloc(4 * (size_t)nb + 1, sizeof(int));
+	/* Per block, the dwords live into it (the demand walk's end count). */
+	RaDemand *insum = calloc(nb + 1, sizeof(RaDemand));
 	int rc = -1;
 	if (!use || !def || !tmp || !lanemask || !lv->live_in || !lv->live_out || !lv->demand || !npred || !predoff ||
-	    !preds || !work || !inwork)
+	    !preds || !work || !inwork || !rng || !insum)
 		goto out;
 	for (int b = 0; b < nb; b++) {
+		const uint64_t *ub = use + (size_t)b * nw;
 		block_use_def(f, &f->blocks.data[b], use + (size_t)b * nw, def + (size_t)b * nw);
+		int lo = 0, hi = nw;
+		while (lo < hi && !ub[lo])
+			lo++;
+		while (hi > lo && !ub[hi - 1])
+			hi--;
+		rng[4 * b + 2] = lo, rng[4 * b + 3] = hi;
 		for (int s = 0; s < 3; s++)
 			if (f->blocks.data[b].succ[s] >= 0)
 				npred[f->blocks.data[b].succ[s]]++;
@@ -112,35 +127,53 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 		inwork[b] = 0;
 		uint64_t *out = lv->live_out + (size_t)b * nw, *in = lv->live_in + (size_t)b * nw;
 		const MBlock *bl = &f->blocks.data[b];
+		int *r = &rng[4 * b];
 		for (int s = 0; s < 3; s++) {
 			int t = bl->succ[s];
-			if (t < 0)
+			if (t < 0 || rng[4 * t] == rng[4 * t + 1])
 				continue;
 			/* succ[2] is where parked lanes resume: only their per-lane
 			 * (VGPR/AGPR) values travel that way; SGPRs follow the
 			 * machine edges. */
-			for (int w = 0; w < nw; w++)
+			for (int w = rng[4 * t]; w < rng[4 * t + 1]; w++)
 				out[w] |= lv->live_in[(size_t)t * nw + w] & (s == 2 ? lanemask[w] : ~0ull);
+			if (r[2] == r[3])
+				r[2] = rng[4 * t], r[3] = rng[4 * t + 1];
+			r[2] = TA_MIN(r[2], rng[4 * t]), r[3] = TA_MAX(r[3], rng[4 * t + 1]);
 		}
-		int changed = 0;
-		for (int w = 0; w < nw; w++) {
+		int changed = 0, lo = r[3], hi = r[2];
+		for (int w = r[2]; w < r[3]; w++) {
 			uint64_t x = use[(size_t)b * nw + w] | (out[w] & ~def[(size_t)b * nw + w]);
+			if (x) /* x has every bit of in[w]: the sets only grow */
+				lo = TA_MIN(lo, w), hi = w + 1;
 			if (x != in[w])
 				in[w] = x, changed = 1;
 		}
+		if (lo < hi)
+			r[0] = lo, r[1] = hi;
 		if (changed)
 			for (int p = predoff[b]; p < predoff[b + 1]; p++)
 				if (!inwork[preds[p]])
 					work[nwork++] = preds[p], inwork[preds[p]] = 1;
 	}
-	/* Demand: walk each block backwards keeping dword counts. */
-	for (int b = 0; b < nb; b++) {
+	/* Demand: walk each block backwards keeping dword counts, the last
+	 * block first.  A block whose only edge leads to a later block lives
+	 * out what that one lives in: its count is known. */
+	for (int b = nb - 1; b >= 0; b--) {
 		const MBlock *bl = &f->blocks.data[b];
 		RaDemand cur = {0, 0, 0};
+		int t = bl->succ[0] >= 0 ? bl->succ[0] : bl->succ[1];
+		for (int s = 0; s < 3; s++)
+			if (bl->succ[s] >= 0 && (s == 2 || bl->succ[s] != t))
+				t = -1;
 		memcpy(tmp, lv->live_out + (size_t)b * nw, 8 * (size_t)nw);
-		for (int w = 0; w < nw; w++)
-			for (uint64_t x = tmp[w]; x; x &= x - 1)
-				add_demand(&cur, &f->vregs.data[w * 64 + __builtin_ctzll(x)], 1);
+		if (t > b) {
+			cur = insum[t];
+		} else {
+			for (int w = 0; w < nw; w++)
+				for (uint64_t x = tmp[w]; x; x &= x - 1)
+					add_demand(&cur, &f->vregs.data[w * 64 + __builtin_ctzll(x)], 1);
+		}
 		for (int i = bl->last - 1; i >= bl->first; i--) {
 			const MInst *mi = &f->insns.data[i];
 			RaDemand across = cur;
@@ -166,10 +199,11 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 			lv->demand[i] = across;
 			max_demand(&lv->max, across);
 		}
+		insum[b] = cur;
 	}
 	rc = 0;
 out:
-	free(use), free(def), free(tmp), free(lanemask), free(npred), free(predoff), free(preds), free(work), free(inwork);
+	free(use), free(def), free(tmp), free(lanemask), free(npred), free(predoff), free(preds), free(work), free(inwork), free(rng), free(insum);
 	if (rc)
 		liveness_free(lv);
 	return rc;
