@@ -106,19 +106,24 @@ static int alu_movable(const MInst *x)
 	return 1;
 }
 
-/* vreg conflicts between load L and X above it. */
-static int depends(const MInst *l, const MInst *x)
+/* L's vregs in mark[] (1: read, 2: written), so that each instruction
+ * the walk passes is checked in O(its operands). */
+static void mark_vregs(uint8_t *mark, const MInst *l, int on)
 {
-	for (int a = 0; a < l->in.nops; a++) {
-		if (!(l->vmask & (1u << a)))
+	for (int a = 0; a < l->in.nops; a++)
+		if (l->vmask & (1u << a))
+			mark[l->vr[a]] = on ? (uint8_t)(mark[l->vr[a]] | (mi_is_def(l, a) ? 2 : 1)) : 0;
+}
+
+/* vreg conflicts between load L (marked) and X above it. */
+static int depends(const uint8_t *mark, const MInst *x)
+{
+	for (int b = 0; b < x->in.nops; b++) {
+		if (!(x->vmask & (1u << b)))
 			continue;
-		int v = l->vr[a];
-		for (int b = 0; b < x->in.nops; b++) {
-			if (!(x->vmask & (1u << b)) || x->vr[b] != v)
-				continue;
-			if (mi_is_def(x, b) || mi_is_def(l, a))
-				return 1; /* RAW, WAR or WAW */
-		}
+		int m = mark[x->vr[b]];
+		if (m && (mi_is_def(x, b) || (m & 2)))
+			return 1; /* RAW, WAR or WAW */
 	}
 	return 0;
 }
@@ -149,6 +154,7 @@ typedef struct {
 	int lim_v, lim_s;
 	int32_t *log; /* (from, to) per move */
 	int moves, cap;
+	uint8_t *mark; /* per vreg, zero between hoists (see mark_vregs) */
 } Mover;
 
 /* Hoists the instruction at i within block [first, i) as far as it may go;
@@ -163,21 +169,23 @@ static int hoist(Mover *m, int first, int i, int kind)
 	int to = i;
 	if (m->moves >= m->cap)
 		return i;
+	mark_vregs(m->mark, l, 1);
 	for (int j = i - 1; j >= first && i - j <= SCHED_WINDOW; j--) {
 		const MInst *x = &f->insns.data[j];
-		if (!passable(x, kind) || depends(l, x))
+		if (!passable(x, kind) || depends(m->mark, x))
 			break;
 		int have = cls == MR_S ? dm[j].s : cls == MR_V ? dm[j].v : dm[j].a;
 		if (have + sz > lim)
 			break;
 		to = j;
 	}
+	mark_vregs(m->mark, l, 0);
 	if (to == i)
 		return i;
 	MInst save = *l;
 	RaDemand dsave = dm[i];
+	memmove(&f->insns.data[to + 1], &f->insns.data[to], sizeof(MInst) * (size_t)(i - to));
 	for (int j = i; j > to; j--) {
-		f->insns.data[j] = f->insns.data[j - 1];
 		dm[j] = dm[j - 1];
 		if (cls == MR_S)
 			dm[j].s = (int16_t)(dm[j].s + sz);
@@ -265,8 +273,9 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	size_t cap = 4 * n + 16; /* moves: a chain op may move again for a later load */
 	int32_t *log = malloc(sizeof(int32_t) * 2 * cap);
 	RaDemand *dm = malloc(sizeof(RaDemand) * (n + 1));
+	uint8_t *mark = calloc(f->vregs.len + 1, 1);
 	int rc = -1;
-	if (!log || !dm)
+	if (!log || !dm || !mark)
 		goto out;
 	RaDemand mx = lv.max;
 	int lim_v = cliff(f->target, mx.v, mx.a, mx.s + 2);
@@ -276,7 +285,7 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 	st->limit_s = lim_s;
 	for (int attempt = 0; attempt <= SCHED_RETRIES; attempt++) {
 		memcpy(dm, lv.demand, sizeof(RaDemand) * n);
-		Mover mv = {f, dm, lim_v, lim_s, log, 0, (int)TA_MIN(cap, (size_t)1 << 30)};
+		Mover mv = {f, dm, lim_v, lim_s, log, 0, (int)TA_MIN(cap, (size_t)1 << 30), mark};
 		mover(&mv);
 		int moves = mv.moves;
 		if (!moves)
@@ -315,6 +324,7 @@ int amd_sched(MFunc *f, AmdSchedStats *st)
 out:
 	free(log);
 	free(dm);
+	free(mark);
 	liveness_free(&lv);
 	return rc;
 }
