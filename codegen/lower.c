@@ -1,8 +1,11 @@
 /* lower.c — Tile IR kernel -> per-thread SIMT IR (lower.h, docs/lowering.md).
  *
- * Placement (correctness first): every shared AND fragment buffer lives in
- * shared memory at a static offset; local buffers are per-thread local
- * arrays.  Block-level statements are executed by all threads:
+ * Placement: shared buffers, and fragments that are not register
+ * fragments, live in shared memory at a static offset; register fragments
+ * are gemm accumulators in the MMA layout (rf_*) and element-wise
+ * fragments in the vector layout (vf_*, on for NVIDIA by default); local
+ * buffers are per-thread local arrays.  Block-level statements are
+ * executed by all threads:
  *  - copy/clear/fill/atomic tiles distribute the tile's elements over the
  *    threads (strided), one element per step, with per-element bounds
  *    predicates on the global side (loads give 0, stores are skipped);
