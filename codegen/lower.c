@@ -51,12 +51,19 @@ typedef struct {
  * One per kernel, from the tile shape R x C that every tile fragment has:
  * thread t is lane p = t % P of row group g = t / P; it holds rows
  * g + G*kr (g % R when G > R: the row groups beyond R are duplicates) and
- * in each of them the V-element chunks starting at columns (p + P*kc) * V. */
+ * in each of them the V-element chunks starting at columns (p + P*kc) * V.
+ * A row of W = P / 32 > 1 warps combines its warps' partial reductions in
+ * shared memory (red_smem: NR x G x W floats). */
 typedef struct {
 	int R, C;      /* tile shape */
 	int V, P, NC;  /* elements per chunk, lanes per row, chunks per lane and row */
 	int G, NR;     /* row groups (threads / P), rows per thread */
+	int W;         /* warps per row (P / 32, or 1) */
+	int64_t red_smem; /* W > 1: byte offset of the partials in the shared area */
 	int32_t row0, col0; /* i32 registers: first row, first column */
+	int32_t part;       /* W > 1: i32 shared address of this thread's partial for kr = 0 */
+	int32_t rowpart;    /* W > 1: i32 shared address of the first partial of its row for kr = 0 */
+	int32_t lane0;      /* W > 1: pred, lane 0 of the warp */
 	int32_t st_tile, st_col, st_row; /* preds: this thread stores tile / column / row elements (-1: all) */
 } VfLayout;
 
@@ -2595,23 +2602,33 @@ static void vf_block(L *c, VfScan *v, const Block *b)
 		vf_stmt(c, v, b->ids[i]);
 }
 
-/* The layout for tile shape R x C and chunk width V. */
+/* The layout for tile shape R x C and chunk width V.  A row takes P lanes:
+ * all Q = C / V chunks' lanes when Q < 32, else W warps, W doubled from 1
+ * while row groups would be duplicated or a thread would hold more than 64
+ * tile slots. */
 static bool vf_layout_v(L *c, VfLayout *l, int R, int C, int V)
 {
 	int T = c->nthreads;
-	if (C % V)
+	if (C % V || T % 32)
 		return false;
-	int Q = C / V, P, NC;
-	if (Q >= 32) {
-		if (Q % 32)
-			return false;
-		P = 32, NC = Q / 32;
-	} else {
+	int Q = C / V, P, W = 1;
+	if (Q < 32) {
 		if (Q & (Q - 1))
 			return false;
-		P = Q, NC = 1;
+		P = Q;
+	} else {
+		if (Q % 32)
+			return false;
+		for (;;) {
+			P = 32 * W;
+			int G = T / P, NR = G >= R ? 1 : (R + G - 1) / G;
+			bool fits = G <= R && NR * (Q / P) * V <= 64;
+			if (fits || 2 * P > T || Q % (2 * P))
+				break;
+			W *= 2;
+		}
 	}
-	if (T % P || T % 32)
+	if (T % P)
 		return false;
 	int G = T / P, NR;
 	if (G >= R) {
@@ -2623,7 +2640,7 @@ static bool vf_layout_v(L *c, VfLayout *l, int R, int C, int V)
 			return false;
 		NR = R / G;
 	}
-	*l = (VfLayout){.R = R, .C = C, .V = V, .P = P, .NC = NC, .G = G, .NR = NR};
+	*l = (VfLayout){.R = R, .C = C, .V = V, .P = P, .NC = Q / P, .G = G, .NR = NR, .W = W};
 	return true;
 }
 
@@ -2739,6 +2756,15 @@ static void vf_setup(L *c)
 	l->st_col = l->G > 1 ? setp(c, CMP_EQ, DT_I32, g, i32c(c, 0)) : -1;
 	int32_t p0 = l->P > 1 ? setp(c, CMP_EQ, DT_I32, p, i32c(c, 0)) : -1;
 	l->st_row = p0 < 0 ? l->st_tile : l->st_tile < 0 ? p0 : bin(c, SI_AND, DT_BOOL, p0, l->st_tile);
+	if (l->W > 1) { /* partials[kr][g][w] */
+		l->red_smem = c->f->smem_bytes;
+		c->f->smem_bytes += ((int64_t)l->NR * l->G * l->W * 4 + 15) & ~15LL;
+		int32_t w = bin(c, SI_DIV, DT_U32, p, i32c(c, 32));
+		int32_t rowb = bin(c, SI_MUL, DT_I32, g, i32c(c, 4 * l->W));
+		l->rowpart = bin(c, SI_ADD, DT_I32, c->shbase, rowb);
+		l->part = bin(c, SI_ADD, DT_I32, l->rowpart, bin(c, SI_MUL, DT_I32, w, i32c(c, 4)));
+		l->lane0 = setp(c, CMP_EQ, DT_I32, bin(c, SI_REM, DT_U32, p, i32c(c, 32)), i32c(c, 0));
+	}
 }
 
 static int32_t vf_row(L *c, int kr)
@@ -3018,7 +3044,7 @@ static void reduce_vf(L *c, const Stmt *s)
 	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
 	bool ab = op == RED_ABSSUM || op == RED_ABSMAX;
 	int n = l->NC * l->V;
-	int32_t vals[64];
+	int32_t vals[64], accs[64];
 	for (int kr = 0; kr < l->NR; kr++) {
 		for (int cs = 0; cs < n; cs++) {
 			int32_t x = vf_slot(c, s->src.buf, kr, cs);
@@ -3028,15 +3054,33 @@ static void reduce_vf(L *c, const Stmt *s)
 			for (int i = 0; i + w < n; i += 2 * w)
 				vals[i] = combine(c, cop, DT_F32, vals[i], vals[i + w]);
 		int32_t acc = vals[0];
-		for (int off = l->P / 2; off >= 1; off /= 2) {
+		for (int off = TA_MIN(l->P, 32) / 2; off >= 1; off /= 2) {
 			int32_t other = reg(c, VT_F32);
 			SInst in = I(SI_SHFL_BFLY, DT_F32, other, acc, -1);
 			in.imm = off;
 			emit(c, in);
 			acc = combine(c, cop, DT_F32, acc, other);
 		}
+		accs[kr] = acc;
+	}
+	if (l->W > 1) { /* the row's warps through shared memory, read back in warp order by every lane */
+		int64_t rstride = (int64_t)l->G * l->W * 4;
+		for (int kr = 0; kr < l->NR; kr++)
+			st(c, SP_SHARED, DT_F32, l->part, l->red_smem + kr * rstride, accs[kr], l->lane0);
+		barrier(c);
+		for (int kr = 0; kr < l->NR; kr++) {
+			int32_t acc = -1;
+			for (int w = 0; w < l->W; w++) {
+				int32_t x = ld(c, SP_SHARED, DT_F32, l->rowpart, l->red_smem + kr * rstride + 4 * w, -1);
+				acc = w ? combine(c, cop, DT_F32, acc, x) : x;
+			}
+			accs[kr] = acc;
+		}
+		barrier(c); /* the partials may be overwritten by the next reduction */
+	}
+	for (int kr = 0; kr < l->NR; kr++) {
 		int32_t d = vf_slot(c, s->dst.buf, kr, 0);
-		emit(c, I(SI_MOV, DT_F32, d, s->flag_clear ? acc : combine(c, cop, DT_F32, d, acc), -1));
+		emit(c, I(SI_MOV, DT_F32, d, s->flag_clear ? accs[kr] : combine(c, cop, DT_F32, d, accs[kr]), -1));
 	}
 }
 

@@ -34,7 +34,7 @@
 static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
 
 /* What a kernel must show. */
-enum { EXPECT_VEC = 1, EXPECT_LDS = 2, EXPECT_NOBAR = 4 };
+enum { EXPECT_VEC = 1, EXPECT_LDS = 2, EXPECT_NOBAR = 4, EXPECT_PARTIALS = 8 };
 
 typedef struct {
 	const char *label;
@@ -140,7 +140,10 @@ static void run_case(const Case *k)
 		cr_assert_eq(rc, 0, "%s %s: %s", k->label, targets[t], diag_text(&d));
 		const AmdKernelInfo *ki = &out.kernels[0];
 		const char *l = out.listing.buf;
-		if (k->expect & EXPECT_LDS) {
+		if (k->expect & EXPECT_PARTIALS) { /* a few bytes: the warps' partial reductions */
+			cr_expect(ki->lds_bytes > 0 && ki->lds_bytes <= 64, "%s %s: %d LDS bytes", k->label, targets[t],
+				  ki->lds_bytes);
+		} else if (k->expect & EXPECT_LDS) {
 			cr_expect_gt(ki->lds_bytes, 0, "%s %s: the fallback uses LDS", k->label, targets[t]);
 		} else {
 			cr_expect_eq(ki->lds_bytes, 0, "%s %s: %d LDS bytes", k->label, targets[t], ki->lds_bytes);
@@ -226,7 +229,7 @@ static void ptx_case(const Case *k)
 		const char *p = sb.buf;
 		if (k->expect & EXPECT_VEC)
 			cr_expect(strstr(p, "ld.global.v4.b32"), "%s: no ld.global.v4", k->label);
-		if (k->expect & EXPECT_LDS)
+		if (k->expect & (EXPECT_LDS | EXPECT_PARTIALS))
 			cr_expect(strstr(p, "st.shared"), "%s: the fallback stores to shared memory", k->label);
 		else
 			cr_expect_eq(count(p, "st.shared") + count(p, "ld.shared"), 0, "%s: shared memory", k->label);
@@ -289,6 +292,23 @@ static const char shared_src[] =
 	"  parallel (i, k) in (4, 32) {\n    X_f[i, k] = X_f[i, k] * X_f[i, k] + 1.0\n  }\n"
 	"  copy(X_f, S)\n  copy(S, Y[bx * 4, 0])\n}\n";
 
+/* One row of 2048 over 256 threads (8 warps per row: partials through
+ * shared memory), softmax-like; two f32 rows of 1024 (4 warps per row). */
+static const char wide_src[] =
+	"kernel wide(X: f16[M, N], Y: f16[M, N], S: f32[M]) grid(M) threads(256) {\n"
+	"  X_f = fragment f32[1, 2048]\n  m = fragment f32[1]\n  s = fragment f32[1]\n"
+	"  copy(X[bx, 0], X_f)\n"
+	"  parallel (i, k) in (1, 2048) {\n    X_f[i, k] = select(k < N, X_f[i, k], -inf)\n  }\n"
+	"  reduce_max(X_f, m, dim=1)\n"
+	"  parallel (i, k) in (1, 2048) {\n    X_f[i, k] = exp(X_f[i, k] - m[i])\n  }\n"
+	"  reduce_sum(X_f, s, dim=1)\n"
+	"  parallel (i, k) in (1, 2048) {\n    X_f[i, k] = X_f[i, k] / s[i]\n  }\n"
+	"  copy(X_f, Y[bx, 0])\n  copy(s, S[bx])\n}\n";
+static const char wide2_src[] =
+	"kernel wide2(X: f32[M, N], Y: f32[M]) grid(ceildiv(M, 2)) threads(256) {\n"
+	"  X_f = fragment f32[2, 1024]\n  y = fragment f32[2]\n  fill(y, 1.0)\n"
+	"  copy(X[bx * 2, 0], X_f)\n  reduce_abssum(X_f, y, dim=1, clear=false)\n  copy(y, Y[bx * 2])\n}\n";
+
 /* Not eligible: a mirrored index, and a dim-0 reduction. */
 static const char mirror_src[] =
 	"kernel mirror(X: f32[M, N], Y: f32[M, N]) grid(ceildiv(M, 4)) threads(128) {\n"
@@ -307,6 +327,11 @@ static const Case cases[] = {
 	{"red 5x3", red_src, NULL, {{"M", 5}, {"N", 3}}, 2, EXPECT_VEC | EXPECT_NOBAR},
 	{"dup 5x64", dup_src, NULL, {{"M", 5}, {"N", 64}}, 2, EXPECT_NOBAR},
 	{"dup 5x37", dup_src, NULL, {{"M", 5}, {"N", 37}}, 2, EXPECT_NOBAR},
+	{"wide 3x2048", wide_src, NULL, {{"M", 3}, {"N", 2048}}, 2, EXPECT_VEC | EXPECT_PARTIALS},
+	{"wide 2x1500", wide_src, NULL, {{"M", 2}, {"N", 1500}}, 2, EXPECT_VEC | EXPECT_PARTIALS},
+	{"wide 1x7", wide_src, NULL, {{"M", 1}, {"N", 7}}, 2, EXPECT_VEC | EXPECT_PARTIALS},
+	{"wide2 5x1024", wide2_src, NULL, {{"M", 5}, {"N", 1024}}, 2, EXPECT_VEC | EXPECT_PARTIALS},
+	{"wide2 3x999", wide2_src, NULL, {{"M", 3}, {"N", 999}}, 2, EXPECT_VEC | EXPECT_PARTIALS},
 	{"shared 7x32", shared_src, NULL, {{"M", 7}, {"N", 32}}, 2, EXPECT_LDS},
 	{"mirror 6x64", mirror_src, NULL, {{"M", 6}, {"N", 64}}, 2, EXPECT_LDS},
 	{"cols 5x30", dim0_src, NULL, {{"M", 5}, {"N", 30}}, 2, EXPECT_LDS},
