@@ -780,7 +780,7 @@ int amd_hazard(MFunc *mf, Diag *d)
 	int32_t *npred = calloc(nb + 1, sizeof(int32_t));
 	int32_t *pstart = calloc(nb + 2, sizeof(int32_t)), *preds = malloc(sizeof(int32_t) * (3 * nb + 1));
 	uint8_t vused[257] = {0}; /* VGPRs any instruction names (Shift64HighRegBug) */
-	if (!end || !npred || !pstart || !preds || vec_reserve(&out, mf->insns.len + mf->insns.len / 8 + 16))
+	if (!end || !npred || !pstart || !preds)
 		goto oom;
 	for (size_t i = 0; i < mf->insns.len && ISA_TARGET(mf->target) == TA_TARGET_GFX90A; i++) {
 		const IsaInsn *in = &mf->insns.data[i].in;

@@ -417,7 +417,11 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	int32_t *sethead = malloc(sizeof(int32_t) * (2 * (size_t)nv + (size_t)nb + 1)), *setnext = NULL, *setval = NULL;
 	MInstVec out = mir_spare(f);
 	int rc = -1, mem = 0;
-	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 8 + 16)) /* room for the instructions and some splits */
+	/* Room for the instructions, splits, and what waitcnt and the hazard
+	 * pass add later: those passes write into this array or the one it
+	 * replaces, and an array that has to grow is fresh memory again
+	 * (a page fault per 4 KiB, see docs/performance.md). */
+	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 2 + 64))
 		goto fail_mem;
 	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange || !fresh || !sethead)
 		goto fail_mem;
