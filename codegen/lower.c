@@ -2675,7 +2675,9 @@ static void vf_analyze(L *c)
 		goto out;
 	}
 	/* a fragment found ineligible can make others so (a parallel or a
-	 * reduction that mixes them): repeat until nothing changes */
+	 * reduction that mixes them): repeat until nothing changes (each
+	 * repeated pass marks another fragment; if the cap cut that short,
+	 * the rescan below turns everything off) */
 	for (int pass = 0; pass < 64; pass++) {
 		v.changed = false;
 		v.pass2 = pass > 0;
@@ -2934,7 +2936,7 @@ static int32_t vf_aligned(L *c, const Region *r, int bytes)
 }
 
 /* Tile/column fragment <-> global, per chunk (vec) or per element. */
-static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Region *o, bool vec)
+static void copy_vf_global(L *c, bool from, int32_t F, const Region *o, bool vec)
 {
 	const VfLayout *l = &c->vl;
 	const BufLoc *obl = &c->bl[o->buf];
@@ -2945,7 +2947,6 @@ static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Regi
 	int32_t offc = o->nidx ? expr_as(c, o->idx[tile ? 1 : 0], DT_I32) : i32c(c, 0);
 	int32_t dlast = obl->dim[tile ? 1 : 0];
 	int32_t sg = from ? (tile ? l->st_tile : l->st_col) : -1;
-	(void)s;
 	for (int kr = 0; kr < (tile ? l->NR : 1); kr++) {
 		int32_t rowok = -1, rowlin = -1;
 		if (tile) {
@@ -2993,15 +2994,15 @@ static void copy_vf(L *c, const Stmt *s)
 	if (glob && role != VF_ROW) {
 		bool can = (ot == DT_F16 || ot == DT_BF16 || ot == DT_F32) && l->V * es % 4 == 0;
 		if (!can) {
-			copy_vf_global(c, s, from, F, o, false);
+			copy_vf_global(c, from, F, o, false);
 			return;
 		}
 		int32_t lscalar = label(c), lend = label(c);
 		bra(c, lscalar, vf_aligned(c, o, l->V * es), true);
-		copy_vf_global(c, s, from, F, o, true);
+		copy_vf_global(c, from, F, o, true);
 		bra(c, lend, -1, false);
 		place(c, lscalar);
-		copy_vf_global(c, s, from, F, o, false);
+		copy_vf_global(c, from, F, o, false);
 		place(c, lend);
 		return;
 	}
