@@ -84,9 +84,10 @@ int liveness_compute(const MFunc *f, Liveness *lv)
 	char *inwork = calloc(nb + 1, 1);
 	/* Word ranges that may be nonzero: [rng[4b], rng[4b+1]) of live_in[b]
 	 * (what its predecessors OR in), [rng[4b+2], rng[4b+3]) of use[b] and
-	 * live_out[b] (where live_in[b] can change).  A value lives over a
-	 * stretch of the kernel, so its bit is set only in nearby blocks and
-	 * a block's sets span few of the words of a long kernel. */
+	 * live_out[b] (where live_in[b] can change).  Vreg ids grow along
+	 * the kernel, so the words of values defined later than a block (and
+	 * of short-lived earlier ones) are often empty there; the ranges are
+	 * only as narrow as the live set (synthetic 100x: about 30% saved). */
 	int *rng = calloc(4 * (size_t)nb + 1, sizeof(int));
 	/* Per block, the dwords live into it (the demand walk's end count). */
 	RaDemand *insum = calloc(nb + 1, sizeof(RaDemand));
