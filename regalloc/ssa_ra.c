@@ -420,8 +420,9 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 	/* Room for the instructions, splits, and what waitcnt and the hazard
 	 * pass add later: those passes write into this array or the one it
 	 * replaces, and an array that has to grow is fresh memory again
-	 * (a page fault per 4 KiB, see docs/performance.md). */
-	if (vec_reserve(&out, (size_t)ni + (size_t)ni / 2 + 64))
+	 * (a page fault per 4 KiB, see docs/performance.md).  Capacity never
+	 * written costs address space only. */
+	if (vec_reserve(&out, 2 * (size_t)ni + 64))
 		goto fail_mem;
 	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange || !fresh || !sethead)
 		goto fail_mem;
