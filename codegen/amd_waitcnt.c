@@ -142,7 +142,8 @@ static int unload(ta_target t, Cur *cs, WState *exit)
 		memcpy(exit->busy, cs->busy, sizeof exit->busy);
 		exit->smem = cs->smem;
 		exit->seen = 1;
-		qsort(cs->touched.data, cs->touched.len, sizeof(uint16_t), cmp_key);
+		if (cs->touched.len) /* qsort(NULL, 0, ...) is undefined */
+			qsort(cs->touched.data, cs->touched.len, sizeof(uint16_t), cmp_key);
 	}
 	for (size_t i = 0; i < cs->touched.len; i++) {
 		int key = cs->touched.data[i], p = pend_of(t, cs, key / NSL, key);
