@@ -3222,7 +3222,7 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = -1;
 	c->rf_slot = -1;
 	c->vf_kr = c->vf_cs = -1;
-	c->vf_mode = vf_override >= 0 ? vf_override : target_is_nvidia(t->id);
+	c->vf_mode = vf_override >= 0 ? vf_override : 1;
 	/* parameters */
 	for (int i = 0; i < kn->nargs; i++) {
 		SimtParam p = {.arg = i};

@@ -170,8 +170,8 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);
 void simt_free(SimtFunc *f);
 /* Register-resident element-wise fragments (the vector layout of
  * docs/lowering.md) for lower_kernel calls of the calling thread: 1 on,
- * 0 off, -1 the default (on for NVIDIA targets; off for AMD ones until
- * the register-limit tests built on the examples' code are re-based). */
+ * 0 off, -1 the default (on for every target).  A test hook: tests pin
+ * the shared-memory path with it; library users never need it. */
 void lower_set_vector_frags(int mode);
 VType simt_vt(DType t);         /* canonical register class */
 VType simt_storage_vt(DType t); /* storage register class */
