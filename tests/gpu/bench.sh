@@ -7,8 +7,9 @@
 #   2. `tileasm run --backend=cuda --target=sm_90a` of both GEMM examples (the
 #      sm90 entry must run and PASS against the interpreter; K % 8 != 0 falls
 #      back to the generic entry);
-#   3. softmax / rmsnorm / flash attention through `tileasm run --bench`, and
-#      torch's softmax and scaled_dot_product_attention at the same shapes.
+#   3. softmax / rmsnorm / layernorm / flash attention through `tileasm run --bench`,
+#      and torch's softmax, rms_norm, layer_norm, clone and scaled_dot_product_attention
+#      at the same shapes.
 # BUILD holds statically linked tools/tileasm and tools/bench/bench_gemm_cuda
 # (meson setup build-gpu -Dprefer_static=true -Dbuildtype=release).
 B=${1:-build-gpu}
@@ -56,6 +57,7 @@ bench() { # example, args...
 }
 bench softmax M=8192 N=2048
 bench rmsnorm M=8192 N=2048 eps=0.000001
+bench layernorm M=8192 N=2048 eps=0.000001
 bench flash_attention_fwd S=1024 causal=0 scale=0.125
 bench flash_attention_fwd S=4096 causal=0 scale=0.125
 python3 - <<'PY' || true
@@ -69,6 +71,10 @@ def t(f, n=50):
     ts.sort(); return ts[len(ts)//2]
 x = torch.randn(8192, 2048, device='cuda', dtype=torch.float16)
 ms = t(lambda: torch.softmax(x, -1)); print(f"TORCH softmax 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
+w, b = torch.randn(2048, device='cuda', dtype=torch.float16), torch.randn(2048, device='cuda', dtype=torch.float16)
+ms = t(lambda: F.rms_norm(x, (2048,), w, 1e-6)); print(f"TORCH rms_norm 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
+ms = t(lambda: F.layer_norm(x, (2048,), w, b, 1e-6)); print(f"TORCH layer_norm 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
+ms = t(lambda: x.clone()); print(f"TORCH clone 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
 for S in (1024, 4096):
     q, k, v = (torch.randn(1, 1, S, 64, device='cuda', dtype=torch.float16) for _ in range(3))
     ms = t(lambda: F.scaled_dot_product_attention(q, k, v))
