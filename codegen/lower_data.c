@@ -1,0 +1,427 @@
+/* lower_data.c — block-level statements on buffer data: element stores,
+ * copy (16-byte vectors when aligned), clear/fill, atomic_add, reduce (lane
+ * groups and butterfly shuffles) and cumsum.  Register fragments go to
+ * lower_mma.c (copy_rf) and lower_vec.c (copy_vf, reduce_vf). */
+#include <math.h>
+
+#include "lower_impl.h"
+
+/* Block-level element stores to shared/global memory are done by thread 0
+ * (all threads would race on read-modify-write code). */
+static int32_t single_thread_guard(L *c, int32_t bufid)
+{
+	if (c->par || BUF(bufid)->scope == SCOPE_LOCAL)
+		return -1;
+	return setp(c, CMP_EQ, DT_I32, c->tid, i32c(c, 0));
+}
+
+void lower_store(L *c, const Stmt *s)
+{
+	const Buffer *b = BUF(s->dst.buf);
+	if (c->bl[s->dst.buf].vf >= 0) {
+		emit(c, I(SI_MOV, DT_F32, vf_reg(c, s->dst.buf), expr_as(c, s->value, DT_F32), -1));
+		return;
+	}
+	if (c->bl[s->dst.buf].rf >= 0) {
+		DType ft = (DType)c->bl[s->dst.buf].rf_dtype;
+		emit(c, I(SI_MOV, ft, c->bl[s->dst.buf].rf + c->rf_slot, expr_as(c, s->value, ft), -1));
+		return;
+	}
+	int32_t idx[IR_MAX_RANK];
+	for (int i = 0; i < s->dst.nidx; i++)
+		idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
+	int32_t v = expr_as(c, s->value, (DType)b->dtype);
+	lower_store_elem(c, s->dst.buf, idx, v, single_thread_guard(c, s->dst.buf));
+}
+
+/* Elements per 16-byte vector for a same-dtype copy that can move whole
+ * vectors: the tile's rows and every on-chip side's row pitch and constant
+ * column offset are multiples of it.  0 if not. */
+static int copy_vec_width(L *c, const Stmt *s, const int64_t *ext, int rank)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	if (a->dtype != b->dtype || a->scope == SCOPE_LOCAL || b->scope == SCOPE_LOCAL)
+		return 0;
+	int es = dtype_bytes((DType)a->dtype), V = 16 / es;
+	if (es > 8 || ext[rank - 1] % V)
+		return 0;
+	const Region *rg[2] = {&s->src, &s->dst};
+	for (int k = 0; k < 2; k++) {
+		const Buffer *x = BUF(rg[k]->buf);
+		if (x->scope == SCOPE_GLOBAL)
+			continue;
+		int64_t off = 0;
+		if (bdim(c, x, rank - 1) % V || (c->bl[rg[k]->buf].smem % 16))
+			return 0;
+		if (rg[k]->nidx && (!ir_const_int(c->m, rg[k]->idx[rank - 1], &off) || off % V))
+			return 0;
+	}
+	return V;
+}
+
+/* pred: the global side of a copy allows 16-byte vectors at run time
+ * (16-byte aligned base, row length and column offset multiples of V). */
+static int32_t copy_vec_aligned(L *c, const Region *r, int V)
+{
+	const Buffer *g = BUF(r->buf);
+	const BufLoc *bl = &c->bl[r->buf];
+	int rank = g->rank;
+	int32_t lo = reg(c, VT_I32);
+	SInst cv = I(SI_CVT, DT_I32, lo, bl->base, -1);
+	cv.type2 = DT_I64;
+	emit(c, cv);
+	int32_t ok = setp(c, CMP_EQ, DT_I32, bin(c, SI_AND, DT_I32, lo, i32c(c, 15)), i32c(c, 0));
+	int32_t pitch = bin(c, SI_AND, DT_I32, bl->dim[rank - 1], i32c(c, V - 1));
+	ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_EQ, DT_I32, pitch, i32c(c, 0)));
+	if (r->nidx) {
+		int32_t off = bin(c, SI_AND, DT_I32, expr_as(c, r->idx[rank - 1], DT_I32), i32c(c, V - 1));
+		ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_EQ, DT_I32, off, i32c(c, 0)));
+	}
+	return ok;
+}
+
+/* The vector path: each step moves 16 bytes; a vector is entirely inside
+ * or outside the global tensor because everything is V-aligned. */
+static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int V)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	int64_t vext[IR_MAX_RANK], total = 1;
+	for (int d = 0; d < rank; d++) {
+		vext[d] = d == rank - 1 ? ext[d] / V : ext[d];
+		total *= vext[d];
+	}
+	DLoop l = lower_dloop_begin(c, total, true);
+	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
+	lower_decompose(c, l.p, vext, rank, ti);
+	ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
+	lower_region_idx(c, &s->src, ti, rank, si);
+	lower_region_idx(c, &s->dst, ti, rank, di);
+	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
+	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
+	Addr sa = lower_elem_addr(c, s->src.buf, si);
+	int32_t v = (int32_t)c->f->regs.len;
+	for (int i = 0; i < 4; i++)
+		reg(c, VT_I32);
+	if (sok >= 0)
+		for (int i = 0; i < 4; i++) {
+			SInst z = I(SI_MOVI, DT_I32, v + i, -1, -1);
+			emit(c, z);
+		}
+	SInst ldv = I(SI_LD, DT_I32, v, sa.addr, -1);
+	ldv.sub = (uint8_t)sa.sp;
+	ldv.imm = sa.off;
+	ldv.vec = 4;
+	ldv.guard = sok;
+	emit(c, ldv);
+	Addr da = lower_elem_addr(c, s->dst.buf, di);
+	SInst stv = I(SI_ST, DT_I32, -1, da.addr, v);
+	stv.sub = (uint8_t)da.sp;
+	stv.imm = da.off;
+	stv.vec = 4;
+	stv.guard = dok;
+	emit(c, stv);
+	lower_dloop_end(c, &l);
+}
+
+static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total);
+
+void lower_copy(L *c, const Stmt *s)
+{
+	if (c->bl[s->src.buf].vf >= 0 || c->bl[s->dst.buf].vf >= 0) {
+		copy_vf(c, s);
+		return;
+	}
+	if (c->bl[s->src.buf].rf >= 0 || c->bl[s->dst.buf].rf >= 0) {
+		copy_rf(c, s);
+		return;
+	}
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	bool a_whole = a->scope != SCOPE_GLOBAL && !s->src.nidx;
+	const Buffer *ext_b = a_whole ? a : b;
+	int64_t ext[IR_MAX_RANK], total;
+	lower_shape_of(c, ext_b, ext, &total);
+	int V = copy_vec_width(c, s, ext, a->rank);
+	if (!V) {
+		copy_elements(c, s, ext, total);
+		return;
+	}
+	/* uniform branch: vectors when the global side is aligned */
+	int32_t ok = -1;
+	if (a->scope == SCOPE_GLOBAL)
+		ok = copy_vec_aligned(c, &s->src, V);
+	if (b->scope == SCOPE_GLOBAL) {
+		int32_t o2 = copy_vec_aligned(c, &s->dst, V);
+		ok = ok < 0 ? o2 : bin(c, SI_AND, DT_BOOL, ok, o2);
+	}
+	if (ok < 0) {
+		copy_vectors(c, s, ext, a->rank, V);
+		return;
+	}
+	int32_t lscalar = label(c), lend = label(c);
+	bra(c, lscalar, ok, true);
+	copy_vectors(c, s, ext, a->rank, V);
+	bra(c, lend, -1, false);
+	place(c, lscalar);
+	copy_elements(c, s, ext, total);
+	place(c, lend);
+}
+
+/* One element per step, with conversion when the dtypes differ. */
+static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	DType ta = (DType)a->dtype, tb = (DType)b->dtype;
+	DLoop l = lower_dloop_begin(c, total, b->scope != SCOPE_LOCAL);
+	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
+	lower_decompose(c, l.p, ext, a->rank, ti);
+	lower_region_idx(c, &s->src, ti, a->rank, si);
+	lower_region_idx(c, &s->dst, ti, b->rank, di);
+	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
+	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
+	Addr sa = lower_elem_addr(c, s->src.buf, si);
+	int32_t v;
+	if (sok >= 0) {
+		v = zero_storage(c, ta);
+		SInst in = I(SI_LD, ta, v, sa.addr, -1);
+		in.sub = (uint8_t)sa.sp;
+		in.imm = sa.off;
+		in.guard = sok;
+		emit(c, in);
+	} else {
+		v = ld(c, sa.sp, ta, sa.addr, sa.off, -1);
+	}
+	if (ta != tb)
+		v = pack(c, tb, cvt(c, tb, ta, unpack(c, ta, v)));
+	Addr da = lower_elem_addr(c, s->dst.buf, di);
+	st(c, da.sp, tb, da.addr, da.off, v, dok);
+	lower_dloop_end(c, &l);
+}
+
+void lower_fill(L *c, const Stmt *s)
+{
+	const Buffer *b = BUF(s->dst.buf);
+	DType t = (DType)b->dtype;
+	int32_t v = s->kind == S_CLEAR ? zero_canon(c, t) : expr_as(c, s->value, t);
+	if (c->bl[s->dst.buf].vf >= 0) {
+		for (int e = 0; e < c->bl[s->dst.buf].vf_n; e++)
+			emit(c, I(SI_MOV, t, c->bl[s->dst.buf].vf + e, v, -1));
+		return;
+	}
+	if (c->bl[s->dst.buf].rf >= 0) {
+		for (int e = 0; e < c->bl[s->dst.buf].rf_n; e++)
+			emit(c, I(SI_MOV, t, c->bl[s->dst.buf].rf + e, v, -1));
+		return;
+	}
+	v = pack(c, t, v);
+	int64_t ext[IR_MAX_RANK], total;
+	lower_shape_of(c, b, ext, &total);
+	DLoop l = lower_dloop_begin(c, total, b->scope != SCOPE_LOCAL);
+	int32_t idx[IR_MAX_RANK];
+	lower_decompose(c, l.p, ext, b->rank, idx);
+	Addr da = lower_elem_addr(c, s->dst.buf, idx);
+	st(c, da.sp, t, da.addr, da.off, v, -1);
+	lower_dloop_end(c, &l);
+}
+
+void lower_atomic(L *c, const Stmt *s)
+{
+	const Buffer *g = BUF(s->dst.buf);
+	DType t = (DType)g->dtype;
+	if (t != DT_F32 && t != DT_I32 && t != DT_U32 && t != DT_I64 && t != DT_F64 && t != DT_F16) {
+		fail(c, s->pos, "atomic_add on %s tensors is not supported by the PTX backend", dtype_name(t));
+		return;
+	}
+	if (s->value >= 0) {
+		int32_t idx[IR_MAX_RANK];
+		for (int i = 0; i < s->dst.nidx; i++)
+			idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
+		int32_t v = pack(c, t, expr_as(c, s->value, t));
+		Addr a = lower_elem_addr(c, s->dst.buf, idx);
+		SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
+		in.guard = single_thread_guard(c, s->dst.buf);
+		emit(c, in);
+		return;
+	}
+	const Buffer *x = BUF(s->src.buf);
+	int64_t ext[IR_MAX_RANK], total;
+	lower_shape_of(c, x, ext, &total);
+	DLoop l = lower_dloop_begin(c, total, true);
+	int32_t ti[IR_MAX_RANK], gi[IR_MAX_RANK];
+	lower_decompose(c, l.p, ext, x->rank, ti);
+	lower_region_idx(c, &s->dst, ti, g->rank, gi);
+	int32_t ok = lower_inbounds(c, s->dst.buf, gi);
+	int32_t v = pack(c, t, cvt(c, t, (DType)x->dtype, lower_load_elem(c, s->src.buf, ti, -1)));
+	Addr a = lower_elem_addr(c, s->dst.buf, gi);
+	SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
+	in.guard = ok;
+	emit(c, in);
+	lower_dloop_end(c, &l);
+}
+
+/* Combine acc with x in dtype t arithmetic (x already converted to t). */
+int32_t lower_combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x)
+{
+	DType o = op_type(t);
+	if (op == RED_SUM || op == RED_ABSSUM)
+		return fix(c, t, bin(c, SI_ADD, o, acc, x));
+	return bin(c, op == RED_MIN ? SI_MIN : SI_MAX, o, acc, x);
+}
+
+static int32_t red_identity(L *c, ReduceOp op, DType t)
+{
+	if (op == RED_SUM || op == RED_ABSSUM)
+		return zero_canon(c, t);
+	bool mx = op != RED_MIN;
+	if (dtype_is_float(t))
+		return movf(c, t == DT_F64 ? DT_F64 : DT_F32, mx ? -INFINITY : INFINITY);
+	int64_t lo, hi;
+	switch (t) {
+	case DT_I8: lo = -128, hi = 127; break;
+	case DT_U8: lo = 0, hi = 255; break;
+	case DT_I16: lo = -32768, hi = 32767; break;
+	case DT_U32: lo = 0, hi = 0xffffffffLL; break;
+	case DT_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+	default: lo = INT32_MIN, hi = INT32_MAX; break;
+	}
+	return movi(c, op_type(t), mx ? lo : hi);
+}
+
+static int pow2_floor(int64_t v)
+{
+	int p = 1;
+	while ((int64_t)p * 2 <= v && p < 32)
+		p *= 2;
+	return p;
+}
+
+void lower_reduce(L *c, const Stmt *s)
+{
+	if (c->bl[s->src.buf].vf >= 0) {
+		reduce_vf(c, s);
+		return;
+	}
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	DType ta = (DType)a->dtype, t = (DType)b->dtype;
+	ReduceOp op = (ReduceOp)s->sub;
+	int D = s->dim;
+	int64_t len = bdim(c, a, D), inner = 1, outs = 1;
+	for (int d = 0; d < a->rank; d++)
+		if (d != D)
+			outs *= bdim(c, a, d);
+	for (int d = D + 1; d < a->rank; d++)
+		inner *= bdim(c, a, d);
+	bool local = b->scope == SCOPE_LOCAL;
+	VType vt = simt_vt(t);
+	int G = (local || (vt != VT_F32 && vt != VT_I32) || c->nthreads % 32) ? 1
+	        : pow2_floor(TA_MIN(c->nthreads / TA_MAX(outs, 1), len));
+	int64_t ngroups = local ? 1 : c->nthreads / G;
+	int64_t rounds = (outs + ngroups - 1) / ngroups;
+	int32_t lane = local ? i32c(c, 0) : bin(c, SI_REM, DT_U32, c->tid, i32c(c, G));
+	int32_t grp = local ? i32c(c, 0) : bin(c, SI_DIV, DT_U32, c->tid, i32c(c, G));
+	/* for round: o = round * ngroups + grp (uniform trip count: shuffles need the whole warp) */
+	int32_t rd = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, rd, i32c(c, 0), -1));
+	int32_t rtop = label(c), rend = label(c);
+	place(c, rtop);
+	bra(c, rend, setp(c, CMP_GE, DT_I32, rd, i32c(c, rounds)), false);
+	int32_t o = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, rd, i32c(c, ngroups)), grp);
+	int32_t valid = setp(c, CMP_LT, DT_I32, o, i32c(c, outs));
+	/* src linear index of (o, k) = (o / inner) * len * inner + k * inner + o % inner */
+	int32_t oo = bin(c, SI_DIV, DT_U32, o, i32c(c, inner)), oi = bin(c, SI_REM, DT_U32, o, i32c(c, inner));
+	int32_t sbase = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, oo, i32c(c, len * inner)), oi);
+	int32_t acc = reg(c, vt);
+	emit(c, I(SI_MOV, op_type(t), acc, red_identity(c, op, t), -1));
+	int32_t k = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, k, lane, -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	int32_t kdone = setp(c, CMP_GE, DT_I32, k, i32c(c, len));
+	kdone = bin(c, SI_OR, DT_BOOL, kdone, un(c, SI_NOT, DT_BOOL, valid));
+	bra(c, kend, kdone, false);
+	{
+		int32_t lin = bin(c, SI_ADD, DT_I32, sbase, bin(c, SI_MUL, DT_I32, k, i32c(c, inner)));
+		Addr sa = {SP_SHARED, 0, 0};
+		if (a->scope == SCOPE_LOCAL) { /* flat byte offset into the local array */
+			int32_t la = reg(c, VT_I64);
+			SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
+			in.imm = c->bl[s->src.buf].shadow >= 0 ? c->bl[s->src.buf].shadow : c->bl[s->src.buf].local;
+			emit(c, in);
+			int32_t off = bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta)));
+			sa = (Addr){SP_LOCAL, bin(c, SI_ADD, DT_I64, la, cvt(c, DT_I64, DT_I32, off)), 0};
+		} else {
+			int32_t off = bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta)));
+			sa = (Addr){SP_SHARED, bin(c, SI_ADD, DT_I32, c->shbase, off), c->bl[s->src.buf].smem};
+		}
+		int32_t x = cvt(c, t, ta, unpack(c, ta, ld(c, sa.sp, ta, sa.addr, sa.off, -1)));
+		if ((op == RED_ABSSUM || op == RED_ABSMAX) && op_type(t) != DT_U32)
+			x = un(c, SI_ABS, op_type(t), x);
+		emit(c, I(SI_MOV, op_type(t), acc, lower_combine(c, op, t, acc, x), -1));
+		emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, G)));
+		bra(c, ktop, -1, false);
+	}
+	place(c, kend);
+	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
+	for (int off = G / 2; off >= 1; off /= 2) {
+		int32_t other = reg(c, vt);
+		SInst in = I(SI_SHFL_BFLY, op_type(t), other, acc, -1);
+		in.imm = off;
+		emit(c, in);
+		emit(c, I(SI_MOV, op_type(t), acc, lower_combine(c, cop, t, acc, other), -1));
+	}
+	/* lane 0 of the group writes dst[o] */
+	int32_t w = bin(c, SI_AND, DT_BOOL, valid, setp(c, CMP_EQ, DT_I32, lane, i32c(c, 0)));
+	int32_t skip = label(c);
+	bra(c, skip, w, true);
+	{
+		int32_t didx[IR_MAX_RANK];
+		int64_t dext[IR_MAX_RANK];
+		for (int d = 0; d < b->rank; d++)
+			dext[d] = bdim(c, b, d);
+		lower_decompose(c, o, dext, b->rank, didx);
+		int32_t v = acc;
+		if (!s->flag_clear)
+			v = lower_combine(c, cop, t, lower_load_elem(c, s->dst.buf, didx, -1), acc);
+		lower_store_elem(c, s->dst.buf, didx, v, -1);
+	}
+	place(c, skip);
+	emit(c, I(SI_ADD, DT_I32, rd, rd, i32c(c, 1)));
+	bra(c, rtop, -1, false);
+	place(c, rend);
+}
+
+void lower_cumsum(L *c, const Stmt *s)
+{
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	DType ta = (DType)a->dtype, t = (DType)b->dtype;
+	int D = s->dim;
+	int64_t len = bdim(c, a, D), inner = 1, lines = 1;
+	for (int d = 0; d < a->rank; d++)
+		if (d != D)
+			lines *= bdim(c, a, d);
+	for (int d = D + 1; d < a->rank; d++)
+		inner *= bdim(c, a, d);
+	DLoop l = lower_dloop_begin(c, lines, b->scope != SCOPE_LOCAL);
+	int32_t oo = bin(c, SI_DIV, DT_U32, l.p, i32c(c, inner)), oi = bin(c, SI_REM, DT_U32, l.p, i32c(c, inner));
+	int32_t base = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, oo, i32c(c, len * inner)), oi);
+	int32_t acc = reg(c, simt_vt(t));
+	emit(c, I(SI_MOV, op_type(t), acc, zero_canon(c, t), -1));
+	int32_t k = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, k, i32c(c, 0), -1));
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, DT_I32, k, i32c(c, len)), false);
+	int32_t kk = s->flag_reverse ? bin(c, SI_SUB, DT_I32, i32c(c, len - 1), k) : k;
+	int32_t lin = bin(c, SI_ADD, DT_I32, base, bin(c, SI_MUL, DT_I32, kk, i32c(c, inner)));
+	/* src and dst have the same shape: one multi-index serves both */
+	int32_t idx[IR_MAX_RANK];
+	int64_t ext[IR_MAX_RANK], n;
+	lower_shape_of(c, a, ext, &n);
+	lower_decompose(c, lin, ext, a->rank, idx);
+	int32_t x = cvt(c, t, ta, lower_load_elem(c, s->src.buf, idx, -1));
+	emit(c, I(SI_MOV, op_type(t), acc, fix(c, t, bin(c, SI_ADD, op_type(t), acc, x)), -1));
+	lower_store_elem(c, s->dst.buf, idx, acc, -1);
+	emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, 1)));
+	bra(c, top, -1, false);
+	place(c, end);
+	lower_dloop_end(c, &l);
+}

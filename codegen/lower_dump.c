@@ -1,0 +1,59 @@
+/* lower_dump.c — simt_print, the readable SIMT IR dump, and lower_eval_int,
+ * the host-side evaluation of grid sizes. */
+#include "lower.h"
+
+/* ---- dump ---------------------------------------------------------------- */
+
+static const char *const sop_names[SI_COUNT] = {
+	"movi", "movf", "mov", "add", "sub", "mul", "div", "rem", "min", "max", "neg", "abs", "and", "or", "xor",
+	"not", "shl", "shr", "setp", "selp", "cvt", "pack", "unpack", "pack2", "math", "tid", "ctaid", "param",
+	"shbase", "localaddr", "ld", "st", "atom.add", "bar", "shfl.bfly", "mma.m16n8k16", "label", "bra", "ret", "half",
+};
+
+void simt_print(const SimtFunc *f, StrBuf *sb)
+{
+	static const char *const sp[] = {"global", "shared", "local"};
+	sb_printf(sb, "func %s threads(%d) smem(%lld)\n", f->name, f->threads, (long long)f->smem_bytes);
+	for (size_t i = 0; i < f->code.len; i++) {
+		const SInst *in = &f->code.data[i];
+		if (in->op == SI_LABEL) {
+			sb_printf(sb, "L%lld:\n", (long long)in->imm);
+			continue;
+		}
+		sb_puts(sb, "  ");
+		if (in->guard >= 0)
+			sb_printf(sb, "@%s%%%d ", in->guard_neg ? "!" : "", in->guard);
+		sb_printf(sb, "%s", in->op == SI_MMA ? simt_mma[in->sub < MMA_NSHAPES ? in->sub : 0].name
+						  : sop_names[in->op]);
+		if (in->op == SI_LD || in->op == SI_ST)
+			sb_printf(sb, ".%s", sp[in->sub]);
+		if (in->vec > 1)
+			sb_printf(sb, ".v%d", in->vec);
+		if (in->type != DT_VOID)
+			sb_printf(sb, ".%s", dtype_name((DType)in->type));
+		if (in->op == SI_CVT)
+			sb_printf(sb, ".%s", dtype_name((DType)in->type2));
+		if (in->dst >= 0)
+			sb_printf(sb, " %%%d", in->dst);
+		if (in->a >= 0)
+			sb_printf(sb, " %%%d", in->a);
+		if (in->b >= 0)
+			sb_printf(sb, " %%%d", in->b);
+		if (in->c >= 0)
+			sb_printf(sb, " %%%d", in->c);
+		if (in->op == SI_MOVF)
+			sb_printf(sb, " %g", in->fimm);
+		else if (in->op == SI_BRA)
+			sb_printf(sb, " L%lld", (long long)in->imm);
+		else if (in->imm)
+			sb_printf(sb, " #%lld", (long long)in->imm);
+		sb_putc(sb, '\n');
+	}
+}
+
+/* ---- host-side integer evaluation (grid sizes) ---------------------------- */
+
+int lower_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out)
+{
+	return ir_eval_int(m, k, e, vals, out) ? 0 : -1;
+}

@@ -1,0 +1,322 @@
+/* lower_expr.c — values: the register classes of dtypes, element addresses
+ * and loads/stores, expressions (arithmetic, Python floor division,
+ * transcendentals), and the loops that spread a tile's elements over the
+ * threads. */
+#include "lower_impl.h"
+
+VType simt_vt(DType t)
+{
+	switch (t) {
+	case DT_BOOL: return VT_PRED;
+	case DT_I64: return VT_I64;
+	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ:
+	case DT_F32: return VT_F32;
+	case DT_F64: return VT_F64;
+	default: return VT_I32;
+	}
+}
+
+VType simt_storage_vt(DType t)
+{
+	switch (t) {
+	case DT_F16: case DT_BF16: return VT_B16;
+	case DT_BOOL: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ: return VT_I32;
+	default: return simt_vt(t);
+	}
+}
+
+/* ---- addresses --------------------------------------------------------- */
+
+/* Address of element idx (i32 registers, a full index) of buffer b. */
+Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
+{
+	const Buffer *b = BUF(bufid);
+	const BufLoc *bl = &c->bl[bufid];
+	int es = dtype_bytes((DType)b->dtype);
+	if (b->scope == SCOPE_GLOBAL) {
+		int32_t lin = cvt(c, DT_I64, DT_I32, idx[0]);
+		for (int d = 1; d < b->rank; d++) {
+			lin = bin(c, SI_MUL, DT_I64, lin, bl->dim64[d]);
+			lin = bin(c, SI_ADD, DT_I64, lin, cvt(c, DT_I64, DT_I32, idx[d]));
+		}
+		lin = bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es));
+		return (Addr){SP_GLOBAL, bin(c, SI_ADD, DT_I64, bl->base, lin), 0};
+	}
+	int32_t lin = idx[0];
+	for (int d = 1; d < b->rank; d++)
+		lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, lin, i32c(c, bdim(c, b, d))), idx[d]);
+	lin = bin(c, SI_MUL, DT_I32, lin, i32c(c, es));
+	if (b->scope == SCOPE_LOCAL) {
+		int32_t la = reg(c, VT_I64);
+		SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
+		in.imm = bl->shadow >= 0 ? bl->shadow : bl->local;
+		emit(c, in);
+		return (Addr){SP_LOCAL, bin(c, SI_ADD, DT_I64, la, cvt(c, DT_I64, DT_I32, lin)), 0};
+	}
+	return (Addr){SP_SHARED, bin(c, SI_ADD, DT_I32, c->shbase, lin), bl->smem};
+}
+
+int32_t lower_load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard)
+{
+	DType t = (DType)BUF(bufid)->dtype;
+	Addr a = lower_elem_addr(c, bufid, idx);
+	return unpack(c, t, ld(c, a.sp, t, a.addr, a.off, guard));
+}
+
+void lower_store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int32_t guard)
+{
+	DType t = (DType)BUF(bufid)->dtype;
+	Addr a = lower_elem_addr(c, bufid, idx);
+	st(c, a.sp, t, a.addr, a.off, pack(c, t, val), guard);
+}
+
+/* ---- expressions ------------------------------------------------------- */
+
+/* Python floor division / modulo on signed ints (op type t). */
+static int32_t floordivmod(L *c, DType t, int32_t a, int32_t b, bool mod)
+{
+	if (t == DT_U32)
+		return bin(c, mod ? SI_REM : SI_DIV, t, a, b);
+	int32_t q = bin(c, SI_DIV, t, a, b), r = bin(c, SI_REM, t, a, b);
+	int32_t z = t == DT_I64 ? movi(c, DT_I64, 0) : i32c(c, 0);
+	/* adjust when r != 0 and sign(r) != sign(b) */
+	int32_t rnz = setp(c, CMP_NE, t, r, z);
+	int32_t sx = bin(c, SI_XOR, t, r, b);
+	int32_t neg = setp(c, CMP_LT, t, sx, z);
+	int32_t adj = bin(c, SI_AND, DT_BOOL, rnz, neg);
+	if (mod)
+		return selp(c, t, adj, bin(c, SI_ADD, t, r, b), r);
+	int32_t one = t == DT_I64 ? movi(c, DT_I64, 1) : i32c(c, 1);
+	return selp(c, t, adj, bin(c, SI_SUB, t, q, one), q);
+}
+
+static int32_t math(L *c, MathOp mo, int32_t a)
+{
+	int32_t r = reg(c, VT_F32);
+	SInst in = I(SI_MATH, DT_F32, r, a, -1);
+	in.sub = (uint8_t)mo;
+	emit(c, in);
+	return r;
+}
+
+/* Transcendentals in f32 (f64 goes through f32 except sqrt). */
+static int32_t transcend(L *c, Op op, DType t, int32_t x)
+{
+	if (t == DT_F64 && (op == OP_SQRT || op == OP_RSQRT)) {
+		int32_t r = reg(c, VT_F64);
+		SInst in = I(SI_MATH, DT_F64, r, x, -1);
+		in.sub = MATH_SQRT;
+		emit(c, in);
+		return op == OP_SQRT ? r : bin(c, SI_DIV, DT_F64, movf(c, DT_F64, 1.0), r);
+	}
+	if (t == DT_F64)
+		x = cvt(c, DT_F32, DT_F64, x);
+	int32_t r;
+	switch (op) {
+	case OP_EXP: r = math(c, MATH_EX2, bin(c, SI_MUL, DT_F32, x, movf(c, DT_F32, 1.4426950408889634))); break;
+	case OP_EXP2: r = math(c, MATH_EX2, x); break;
+	case OP_LOG: r = bin(c, SI_MUL, DT_F32, math(c, MATH_LG2, x), movf(c, DT_F32, 0.6931471805599453)); break;
+	case OP_LOG2: r = math(c, MATH_LG2, x); break;
+	case OP_SQRT: r = math(c, MATH_SQRT, x); break;
+	case OP_RSQRT: r = bin(c, SI_DIV, DT_F32, movf(c, DT_F32, 1.0), math(c, MATH_SQRT, x)); break;
+	default: { /* tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|) */
+		int32_t ax = un(c, SI_ABS, DT_F32, x);
+		int32_t e = math(c, MATH_EX2, bin(c, SI_MUL, DT_F32, ax, movf(c, DT_F32, -2.8853900817779268)));
+		int32_t one = movf(c, DT_F32, 1.0);
+		int32_t v = bin(c, SI_DIV, DT_F32, bin(c, SI_SUB, DT_F32, one, e), bin(c, SI_ADD, DT_F32, one, e));
+		/* small |x|: tanh(x) ~ x - x^3/3 keeps relative accuracy */
+		int32_t x3 = bin(c, SI_MUL, DT_F32, bin(c, SI_MUL, DT_F32, ax, ax), ax);
+		int32_t s = bin(c, SI_SUB, DT_F32, ax, bin(c, SI_MUL, DT_F32, x3, movf(c, DT_F32, 1.0 / 3.0)));
+		v = selp(c, DT_F32, setp(c, CMP_LT, DT_F32, ax, movf(c, DT_F32, 0.004)), s, v);
+		int32_t neg = setp(c, CMP_LT, DT_F32, x, movf(c, DT_F32, 0));
+		v = selp(c, DT_F32, neg, un(c, SI_NEG, DT_F32, v), v);
+		/* NaN in, NaN out */
+		r = selp(c, DT_F32, setp(c, CMP_NE, DT_F32, x, x), x, v);
+		break;
+	}
+	}
+	if (t == DT_F64)
+		return cvt(c, DT_F64, DT_F32, r);
+	return fix(c, t, r);
+}
+
+static int32_t var_value(L *c, int32_t v, SrcPos pos)
+{
+	const Var *var = VAR(v);
+	if (var->kind == V_SYMBOL && var->has_value)
+		return i32c(c, var->value);
+	if (c->varreg[v] < 0) {
+		fail(c, pos, "internal: variable '%s' has no value in the lowering", var->name);
+		return reg(c, simt_vt((DType)var->type));
+	}
+	return c->varreg[v];
+}
+
+int32_t lower_expr(L *c, int32_t id)
+{
+	const Expr *e = EX(id);
+	DType t = (DType)e->type;
+	switch ((ExprKind)e->kind) {
+	case E_INT:
+		if (dtype_is_float(t))
+			return fix(c, t, movf(c, t == DT_F64 ? DT_F64 : DT_F32, (double)e->ival));
+		return t == DT_BOOL ? movi(c, DT_BOOL, e->ival != 0) : movi(c, op_type(t), e->ival);
+	case E_FLOAT:
+		if (!dtype_is_float(t))
+			return movi(c, op_type(t == DT_VOID ? DT_I32 : t), (int64_t)e->fval);
+		return fix(c, t, movf(c, t == DT_F64 ? DT_F64 : DT_F32, e->fval));
+	case E_BOOL: return movi(c, DT_BOOL, e->ival != 0);
+	case E_VAR: return var_value(c, e->var, e->pos);
+	case E_LOAD: {
+		if (c->bl[e->buf].vf >= 0)
+			return vf_reg(c, e->buf);
+		if (c->bl[e->buf].rf >= 0) /* eligibility guarantees F[i, j] of the current slot */
+			return rf_get(c, e->buf, c->rf_slot);
+		int32_t idx[IR_MAX_RANK];
+		for (int i = 0; i < e->nargs; i++)
+			idx[i] = expr_as(c, e->args[i], DT_I32);
+		return lower_load_elem(c, e->buf, idx, -1);
+	}
+	case E_CAST: return expr_as(c, e->a, (DType)e->cast_to);
+	case E_UNARY: {
+		if (e->op == OP_NOT)
+			return un(c, SI_NOT, DT_BOOL, expr_as(c, e->a, DT_BOOL));
+		int32_t a = expr_as(c, e->a, t);
+		DType o = op_type(t);
+		if (o == DT_U32)
+			return fix(c, t, bin(c, SI_SUB, o, i32c(c, 0), a));
+		return fix(c, t, un(c, SI_NEG, o, a));
+	}
+	case E_BINARY: {
+		Op op = (Op)e->op;
+		if (op == OP_AND || op == OP_OR)
+			return bin(c, op == OP_AND ? SI_AND : SI_OR, DT_BOOL, expr_as(c, e->a, DT_BOOL),
+			           expr_as(c, e->b, DT_BOOL));
+		if (op >= OP_EQ && op <= OP_GE) {
+			DType ta = (DType)EX(e->a)->type;
+			if (ta == DT_VOID)
+				ta = (DType)EX(e->b)->type;
+			int32_t a = expr_as(c, e->a, ta), b = expr_as(c, e->b, ta);
+			if (ta == DT_BOOL) { /* compare preds as 0/1 */
+				a = cvt(c, DT_I32, DT_BOOL, a);
+				b = cvt(c, DT_I32, DT_BOOL, b);
+				ta = DT_I32;
+			}
+			static const Cmp cm[] = {CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE};
+			return setp(c, cm[op - OP_EQ], op_type(ta), a, b);
+		}
+		DType o = op_type(t);
+		int32_t a = expr_as(c, e->a, t), b = expr_as(c, e->b, t);
+		switch (op) {
+		case OP_ADD: return fix(c, t, bin(c, SI_ADD, o, a, b));
+		case OP_SUB: return fix(c, t, bin(c, SI_SUB, o, a, b));
+		case OP_MUL: return fix(c, t, bin(c, SI_MUL, o, a, b));
+		case OP_DIV: return fix(c, t, bin(c, SI_DIV, o, a, b));
+		case OP_FLOORDIV:
+		case OP_MOD:
+			if (dtype_is_float(t)) {
+				fail(c, e->pos, "floor division of floats is not supported by the %s backend", "PTX");
+				return a;
+			}
+			return fix(c, t, floordivmod(c, o, a, b, op == OP_MOD));
+		default: fail(c, e->pos, "internal: unexpected operator%s", ""); return a;
+		}
+	}
+	case E_CALL: {
+		Op op = (Op)e->op;
+		DType o = op_type(t);
+		if (op == OP_SELECT) {
+			int32_t p = expr_as(c, e->args[0], DT_BOOL);
+			int32_t a = expr_as(c, e->args[1], t), b = expr_as(c, e->args[2], t);
+			if (t == DT_BOOL)
+				return bin(c, SI_OR, DT_BOOL, bin(c, SI_AND, DT_BOOL, p, a),
+				           bin(c, SI_AND, DT_BOOL, un(c, SI_NOT, DT_BOOL, p), b));
+			return selp(c, t, p, a, b);
+		}
+		if (op == OP_MIN || op == OP_MAX)
+			return bin(c, op == OP_MIN ? SI_MIN : SI_MAX, o, expr_as(c, e->args[0], t),
+			           expr_as(c, e->args[1], t));
+		if (op == OP_ABS)
+			return o == DT_U32 ? expr_as(c, e->args[0], t) : fix(c, t, un(c, SI_ABS, o, expr_as(c, e->args[0], t)));
+		if (op == OP_CEILDIV) {
+			/* ceildiv(a, b) = -((-a) // b) */
+			int32_t a = expr_as(c, e->args[0], t), b = expr_as(c, e->args[1], t);
+			if (o == DT_U32) {
+				int32_t s = bin(c, SI_SUB, o, bin(c, SI_ADD, o, a, b), i32c(c, 1));
+				return fix(c, t, bin(c, SI_DIV, o, s, b));
+			}
+			int32_t q = floordivmod(c, o, un(c, SI_NEG, o, a), b, false);
+			return fix(c, t, un(c, SI_NEG, o, q));
+		}
+		return transcend(c, op, t, expr_as(c, e->args[0], t));
+	}
+	}
+	return 0;
+}
+
+/* ---- loops over elements ------------------------------------------------ */
+
+/* for (p = dist ? tid : 0; p < total; p += dist ? threads : 1) */
+DLoop lower_dloop_begin(L *c, int64_t total, bool dist)
+{
+	DLoop l;
+	l.p = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, l.p, dist ? c->tid : i32c(c, 0), -1));
+	l.step = i32c(c, dist ? c->nthreads : 1);
+	l.top = label(c);
+	l.end = label(c);
+	int32_t tot = i32c(c, total);
+	place(c, l.top);
+	bra(c, l.end, setp(c, CMP_GE, DT_I32, l.p, tot), false);
+	return l;
+}
+
+void lower_dloop_end(L *c, DLoop *l)
+{
+	emit(c, I(SI_ADD, DT_I32, l->p, l->p, l->step));
+	bra(c, l->top, -1, false);
+	place(c, l->end);
+}
+
+/* idx[0..r) = multi-index of linear p in shape ext (row-major). */
+void lower_decompose(L *c, int32_t p, const int64_t *ext, int r, int32_t *idx)
+{
+	for (int d = r - 1; d >= 0; d--) {
+		if (d == 0) {
+			idx[0] = p;
+			break;
+		}
+		int32_t e = i32c(c, ext[d]);
+		idx[d] = ext[d] == 1 ? i32c(c, 0) : bin(c, SI_REM, DT_U32, p, e);
+		p = ext[d] == 1 ? p : bin(c, SI_DIV, DT_U32, p, e);
+	}
+}
+
+void lower_shape_of(L *c, const Buffer *b, int64_t *ext, int64_t *total)
+{
+	*total = 1;
+	for (int d = 0; d < b->rank; d++) {
+		ext[d] = bdim(c, b, d);
+		*total *= ext[d];
+	}
+}
+
+/* pred: idx (per dim, i32) lies inside global buffer b. */
+int32_t lower_inbounds(L *c, int32_t bufid, const int32_t *idx)
+{
+	const Buffer *b = BUF(bufid);
+	int32_t ok = -1;
+	for (int d = 0; d < b->rank; d++) {
+		/* unsigned compare catches negative indices too */
+		int32_t in = setp(c, CMP_LT, DT_U32, idx[d], c->bl[bufid].dim[d]);
+		ok = ok < 0 ? in : bin(c, SI_AND, DT_BOOL, ok, in);
+	}
+	return ok;
+}
+
+/* Region index: offsets + tile index (or the tile index for whole buffers). */
+void lower_region_idx(L *c, const Region *r, const int32_t *ti, int rank, int32_t *out)
+{
+	for (int d = 0; d < rank; d++)
+		out[d] = r->nidx ? bin(c, SI_ADD, DT_I32, expr_as(c, r->idx[d], DT_I32), ti[d]) : ti[d];
+}

@@ -1,0 +1,357 @@
+/* lower_impl.h — private to codegen/lower*.c: the lowering context (L),
+ * where each buffer lives (BufLoc, VfLayout), the instruction-building
+ * helpers every file uses (static inline, so their short names stay
+ * private), and each file's shared functions. */
+#ifndef TILEASM_LOWER_IMPL_H
+#define TILEASM_LOWER_IMPL_H
+
+#include "lower.h"
+
+typedef struct {
+	int64_t smem;   /* shared/fragment: byte offset in the shared area */
+	int32_t local;  /* local: local array id */
+	int32_t shadow; /* local: private copy in the current parallel body, or -1 */
+	int32_t base;   /* global: i64 register holding the pointer */
+	int32_t dim[IR_MAX_RANK];   /* global: i32 registers of the dimensions */
+	int32_t dim64[IR_MAX_RANK]; /* global: the same as i64 */
+	/* register-resident fragment (gemm accumulator in the MMA C layout):
+	 * rf >= 0 is the first of rf_n consecutive registers of the buffer's
+	 * dtype, f32 or i32 (rf_dtype) */
+	int32_t rf, rf_n;
+	int16_t rf_nb, rf_ntn;
+	uint8_t rf_shape; /* MmaShape of the layout */
+	uint8_t rf_dtype; /* DT_F32 or DT_I32 */
+	bool rf_agpr;     /* kept in AGPRs (SimtFunc.acc): read and written only by mov */
+	/* register-resident element-wise fragment (the vector layout, VfLayout):
+	 * vf >= 0 is the first of vf_n consecutive f32 registers */
+	int32_t vf, vf_n;
+	uint8_t vf_role;  /* VF_TILE, VF_ROW or VF_COL */
+} BufLoc;
+
+/* The vector layout of element-wise register fragments (docs/lowering.md).
+ * One per kernel, from the tile shape R x C that every tile fragment has:
+ * thread t is lane p = t % P of row group g = t / P; it holds rows
+ * g + G*kr (g % R when G > R: the row groups beyond R are duplicates) and
+ * in each of them the V-element chunks starting at columns (p + P*kc) * V.
+ * A row of W = P / 32 > 1 warps combines its warps' partial reductions in
+ * shared memory (red_smem: NR x G x W floats). */
+typedef struct {
+	int R, C;      /* tile shape */
+	int V, P, NC;  /* elements per chunk, lanes per row, chunks per lane and row */
+	int G, NR;     /* row groups (threads / P), rows per thread */
+	int W;         /* warps per row (P / 32, or 1) */
+	int64_t red_smem; /* W > 1: byte offset of the partials in the shared area */
+	int32_t row0, col0; /* i32 registers: first row, first column */
+	int32_t part;       /* W > 1: i32 shared address of this thread's partial for kr = 0 */
+	int32_t rowpart;    /* W > 1: i32 shared address of the first partial of its row for kr = 0 */
+	int32_t lane0;      /* W > 1: pred, lane 0 of the warp */
+	int32_t st_tile, st_col, st_row; /* preds: this thread stores tile / column / row elements (-1: all) */
+} VfLayout;
+
+enum { VF_NONE, VF_TILE, VF_ROW, VF_COL };
+
+typedef struct {
+	const Module *m;
+	const Kernel *k;
+	const Target *t;
+	SimtFunc *f;
+	Diag *d;
+	BufLoc *bl;
+	int32_t *varreg;
+	int32_t tid, shbase;
+	int nthreads;
+	bool par;        /* inside parallel / per-thread code */
+	bool failed;
+	/* barrier tracking */
+	uint32_t *rd_ep, *wr_ep, epoch;
+	bool dirty;
+	uint32_t *srd, *swr, sgen;
+	uint8_t *ro;     /* buffers no statement of the kernel writes: never a conflict */
+	VEC(int32_t) touched;
+	int32_t rf_slot;     /* inside a register-fragment parallel body: the element slot, else -1 */
+	VfLayout vl;
+	int vf_mode;         /* 0: no vector fragments, 1: on */
+	int vf_kr, vf_cs;    /* inside a vector-fragment parallel body: the row slot and column slot */
+	bool collect_locals; /* lower_collect_*: record written locals instead */
+	VEC(int32_t) wlocals;
+} L;
+
+#define EX(id) (&c->m->exprs.data[(id)])
+#define ST(id) (&c->m->stmts.data[(id)])
+#define BUF(id) (&c->m->bufs.data[(id)])
+#define VAR(id) (&c->m->vars.data[(id)])
+
+typedef struct {
+	Space sp;
+	int32_t addr;
+	int64_t off;
+} Addr;
+
+typedef struct {
+	int32_t p, top, end, step;
+} DLoop;
+
+/* Private copies of the locals a parallel/per-thread body writes: set up
+ * at the start of each iteration, dropped at its end. */
+typedef struct {
+	size_t n;
+	int32_t bufs[16];
+} Shadows;
+
+/* Functions shared between the files, by the file that defines them. */
+/* lower.c */
+void lower_block(L *c, const Block *b);
+void lower_shadows_begin(L *c, const Block *body, Shadows *sh, int32_t *shadow_ids);
+void lower_shadows_copy(L *c, Shadows *sh);
+void lower_shadows_end(L *c, Shadows *sh);
+
+/* lower_expr.c */
+Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx);
+int32_t lower_load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard);
+void lower_store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int32_t guard);
+int32_t lower_expr(L *c, int32_t id);
+DLoop lower_dloop_begin(L *c, int64_t total, bool dist);
+void lower_dloop_end(L *c, DLoop *l);
+void lower_decompose(L *c, int32_t p, const int64_t *ext, int r, int32_t *idx);
+void lower_shape_of(L *c, const Buffer *b, int64_t *ext, int64_t *total);
+int32_t lower_inbounds(L *c, int32_t bufid, const int32_t *idx);
+void lower_region_idx(L *c, const Region *r, const int32_t *ti, int rank, int32_t *out);
+
+/* lower_sync.c */
+void lower_barrier(L *c);
+void lower_collect_expr(L *c, int32_t id);
+void lower_collect_block(L *c, const Block *b);
+void lower_sync_for(L *c, int32_t id);
+void lower_flush(L *c);
+
+/* lower_data.c */
+void lower_store(L *c, const Stmt *s);
+void lower_copy(L *c, const Stmt *s);
+void lower_fill(L *c, const Stmt *s);
+void lower_atomic(L *c, const Stmt *s);
+int32_t lower_combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x);
+void lower_reduce(L *c, const Stmt *s);
+void lower_cumsum(L *c, const Stmt *s);
+
+/* lower_mma.c */
+void lower_gemm(L *c, const Stmt *s);
+void rf_analyze(L *c);
+void rf_place(L *c, int32_t b);
+int32_t rf_get(L *c, int32_t b, int e);
+int32_t rf_find_block(L *c, const Block *b);
+void lower_parallel_rf(L *c, const Stmt *s, int32_t F);
+void copy_rf(L *c, const Stmt *s);
+
+/* lower_vec.c */
+void vf_analyze(L *c);
+void vf_place(L *c, int32_t b);
+void vf_setup(L *c);
+int32_t vf_reg(L *c, int32_t b);
+bool vf_find_block(L *c, const Block *b);
+void lower_parallel_vf(L *c, const Stmt *s);
+void copy_vf(L *c, const Stmt *s);
+void reduce_vf(L *c, const Stmt *s);
+
+/* ---- emission helpers ------------------------------------------------ */
+
+/* The operation type computing in dtype t uses (small types widen). */
+static inline DType op_type(DType t)
+{
+	switch (t) {
+	case DT_I8: case DT_I16: case DT_I32: return DT_I32;
+	case DT_U8: case DT_U32: return DT_U32;
+	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ:
+		return DT_F32;
+	default: return t;
+	}
+}
+
+static inline void fail(L *c, SrcPos pos, const char *fmt, const char *arg)
+{
+	if (!c->failed)
+		diag_at(c->d, DIAG_ERROR, &c->m->src, pos, fmt, arg);
+	c->failed = true;
+}
+
+static inline int32_t reg(L *c, VType vt)
+{
+	if (vec_push(&c->f->regs, (uint8_t)vt)) {
+		c->failed = true;
+		return 0;
+	}
+	return (int32_t)c->f->regs.len - 1;
+}
+
+static inline void emit(L *c, SInst in)
+{
+	if (vec_push(&c->f->code, in))
+		c->failed = true;
+}
+
+static inline SInst I(SOp op, DType t, int32_t dst, int32_t a, int32_t b)
+{
+	return (SInst){.op = (uint8_t)op, .type = (uint8_t)t, .dst = dst, .a = a, .b = b, .c = -1, .guard = -1};
+}
+
+static inline VType vt_of_op(DType t)
+{
+	return t == DT_U32 ? VT_I32 : simt_vt(t);
+}
+
+static inline int32_t movi(L *c, DType t, int64_t v)
+{
+	int32_t r = reg(c, t == DT_F16 || t == DT_BF16 ? VT_B16 : vt_of_op(t));
+	SInst in = I(SI_MOVI, t, r, -1, -1);
+	in.imm = v;
+	emit(c, in);
+	return r;
+}
+static inline int32_t i32c(L *c, int64_t v) { return movi(c, DT_I32, v); }
+
+static inline int32_t movf(L *c, DType t, double v)
+{
+	int32_t r = reg(c, t == DT_F64 ? VT_F64 : VT_F32);
+	SInst in = I(SI_MOVF, t == DT_F64 ? DT_F64 : DT_F32, r, -1, -1);
+	in.fimm = v;
+	emit(c, in);
+	return r;
+}
+
+static inline int32_t bin(L *c, SOp op, DType t, int32_t a, int32_t b)
+{
+	int32_t r = reg(c, vt_of_op(t));
+	emit(c, I(op, t, r, a, b));
+	return r;
+}
+
+static inline int32_t un(L *c, SOp op, DType t, int32_t a)
+{
+	return bin(c, op, t, a, -1);
+}
+
+static inline int32_t setp(L *c, Cmp cmp, DType t, int32_t a, int32_t b)
+{
+	int32_t r = reg(c, VT_PRED);
+	SInst in = I(SI_SETP, t, r, a, b);
+	in.sub = (uint8_t)cmp;
+	emit(c, in);
+	return r;
+}
+
+static inline int32_t selp(L *c, DType t, int32_t p, int32_t a, int32_t b)
+{
+	int32_t r = reg(c, vt_of_op(t));
+	SInst in = I(SI_SELP, t, r, a, b);
+	in.c = p;
+	emit(c, in);
+	return r;
+}
+
+static inline int32_t label(L *c) { return c->f->nlabels++; }
+
+static inline void place(L *c, int32_t lbl)
+{
+	SInst in = I(SI_LABEL, DT_VOID, -1, -1, -1);
+	in.imm = lbl;
+	emit(c, in);
+}
+
+/* goto lbl [if p (or !p when neg)] */
+static inline void bra(L *c, int32_t lbl, int32_t p, bool neg)
+{
+	SInst in = I(SI_BRA, DT_VOID, -1, -1, -1);
+	in.imm = lbl;
+	in.guard = p;
+	in.guard_neg = neg;
+	emit(c, in);
+}
+
+/* Canonical of `to` from canonical of `from`. */
+static inline int32_t cvt(L *c, DType to, DType from, int32_t a)
+{
+	if (to == from)
+		return a;
+	int32_t r = reg(c, simt_vt(to));
+	SInst in = I(SI_CVT, to, r, a, -1);
+	in.type2 = (uint8_t)from;
+	emit(c, in);
+	return r;
+}
+
+/* Round an op_type result back to dtype t (small floats, small ints). */
+static inline int32_t fix(L *c, DType t, int32_t r)
+{
+	DType o = op_type(t);
+	return o == t ? r : cvt(c, t, o, r);
+}
+
+static inline int32_t ld(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t guard)
+{
+	int32_t r = reg(c, simt_storage_vt(t));
+	SInst in = I(SI_LD, t, r, addr, -1);
+	in.sub = (uint8_t)sp;
+	in.imm = off;
+	in.guard = guard;
+	emit(c, in);
+	return r;
+}
+
+static inline void st(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t val, int32_t guard)
+{
+	SInst in = I(SI_ST, t, -1, addr, val);
+	in.sub = (uint8_t)sp;
+	in.imm = off;
+	in.guard = guard;
+	emit(c, in);
+}
+
+static inline int32_t unpack(L *c, DType t, int32_t s)
+{
+	if (simt_vt(t) == simt_storage_vt(t) && !dtype_is_fp8(t))
+		return s;
+	int32_t r = reg(c, simt_vt(t));
+	emit(c, I(SI_UNPACK, t, r, s, -1));
+	return r;
+}
+
+static inline int32_t pack(L *c, DType t, int32_t v)
+{
+	if (simt_vt(t) == simt_storage_vt(t) && !dtype_is_fp8(t))
+		return v;
+	int32_t r = reg(c, simt_storage_vt(t));
+	emit(c, I(SI_PACK, t, r, v, -1));
+	return r;
+}
+
+static inline int32_t zero_storage(L *c, DType t)
+{
+	switch (simt_storage_vt(t)) {
+	case VT_B16: return movi(c, DT_F16, 0);
+	case VT_I64: return movi(c, DT_I64, 0);
+	case VT_F32: return movf(c, DT_F32, 0);
+	case VT_F64: return movf(c, DT_F64, 0);
+	default: return i32c(c, 0);
+	}
+}
+
+static inline int32_t zero_canon(L *c, DType t)
+{
+	switch (simt_vt(t)) {
+	case VT_PRED: return movi(c, DT_BOOL, 0);
+	case VT_I64: return movi(c, DT_I64, 0);
+	case VT_F32: return movf(c, DT_F32, 0);
+	case VT_F64: return movf(c, DT_F64, 0);
+	default: return i32c(c, 0);
+	}
+}
+
+static inline int64_t bdim(L *c, const Buffer *b, int d) { return ir_buf_dim(c->m, b, d); }
+
+static inline int32_t expr_as(L *c, int32_t e, DType t)
+{
+	return cvt(c, t, (DType)EX(e)->type, lower_expr(c, e));
+}
+
+static inline bool is_frag(L *c, int32_t b) { return b >= 0 && BUF(b)->scope == SCOPE_FRAGMENT; }
+
+#endif
