@@ -1714,7 +1714,7 @@ static bool zext16(const Isel *s, int r)
 
 /* The fp8 byte behind f16 register r when r = SI_PACK(f16, SI_UNPACK(fp8,
  * v)) with v = w >> 8*pos (or v = w, pos 0), every link defined once and
- * unguarded (the fp8 gemm fallback's fragments, lower.c amd_frag_fp8_f16):
+ * unguarded (the fp8 gemm fallback's fragments, lower_mma.c amd_frag_fp8_f16):
  * returns the fp8 type and sets *w, *pos; 0 otherwise. */
 static int fp8_f16_src(const Isel *s, int r, int32_t *w, int *pos)
 {

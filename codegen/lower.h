@@ -163,7 +163,7 @@ typedef struct {
 	VEC(int32_t) acc;
 } SimtFunc;
 
-/* lower.c */
+/* lower.c (the driver; lower_*.c hold its parts, see lower_impl.h) */
 /* Lowers kernel k of a verified module.  Returns 0, or -1 with a diagnostic
  * (e.g. a dtype the target cannot handle).  Free with simt_free even on error. */
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);

@@ -1,8 +1,8 @@
 /* compile.c — ta_compile: the whole pipeline from a verified module to a
  * binary, the binary's launch metadata, and the per-context compile cache.
  *
- *   Tile IR --lower.c--> SIMT IR --ptx.c-->  PTX text            (sm_80, sm_90a)
- *                                 --amd.c-->  HSA code object      (gfx1100, gfx90a, gfx942)
+ *   Tile IR --lower*.c--> SIMT IR --ptx.c-->  PTX text            (sm_80, sm_90a)
+ *                                  --amd.c-->  HSA code object      (gfx1100, gfx90a, gfx942)
  *
  * Each backend's own pass list lives in its driver (codegen/ptx.c,
  * codegen/amd.c); this file only dispatches and packages the result.

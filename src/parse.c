@@ -1192,7 +1192,7 @@ static bool parse_kernel(Parser *ps)
 	}
 	if (ok && expect(ps, T_LPAREN, "'('")) {
 		Tok n = ps->tok;
-		int64_t v;
+		int64_t v = 0; /* read below even when parse_expr failed */
 		int32_t e = parse_expr(ps);
 		if (!ps->failed && !ir_const_int(ps->m, e, &v)) {
 			error_at(ps, n.pos, "threads(...) must be an integer constant");
