@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int vec_grow_(void **data, size_t *cap, size_t need, size_t elem)
@@ -177,6 +178,17 @@ char *read_file(const char *path, size_t *len_out)
 
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* -o /dev/null, a FIFO, /dev/stdout: write in place.  Renaming a
+		 * temporary over it would replace the device node (as root). */
+		FILE *f = fopen(path, "wb");
+		if (!f)
+			return -1;
+		int ok = fwrite(data, 1, len, f) == len;
+		ok &= fclose(f) == 0;
+		return ok ? 0 : -1;
+	}
 	size_t pl = strlen(path);
 	char *tmp = malloc(pl + 16);
 	if (!tmp)

@@ -171,6 +171,23 @@ Test(amd_codegen, unsupported_is_a_clear_error)
 	rmdir_all(dir);
 }
 
+/* -o /dev/null compiles and leaves the device node alone: the atomic
+ * temporary-and-rename must not replace a non-regular file (as root it
+ * once turned /dev/null into a regular file full of code objects). */
+Test(amd_codegen, output_to_dev_null_keeps_the_device)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "'%s' compile '%s/examples/vector_add.tile' --target=gfx942 -o /dev/null 2>&1",
+		 env("TILEASM"), env("TILEASM_SRCDIR"));
+	int st;
+	char *log = run_cmd(cmd, &st);
+	cr_assert_eq(st, 0, "%s", log);
+	free(log);
+	struct stat sb;
+	cr_assert_eq(stat("/dev/null", &sb), 0);
+	cr_assert(S_ISCHR(sb.st_mode), "/dev/null is no longer a character device");
+}
+
 /* A block's shared memory beyond the target's LDS is a compile error at
  * the kernel, not a code object that fails at dispatch: 80 KiB is over
  * every AMD target's 64 KiB, 64 KiB exactly fits. */
