@@ -623,6 +623,20 @@ static void sel_fdiv(Isel *s, Val d, Val a, Val b)
 	valu3(s, ISA_V_FMA_F32, d, e, r, q);
 }
 
+/* A 64-bit source of v_lshl_add_u64.  Constants here are zero-extended
+ * 32-bit values: only 0..64 are inline as such (a 64-bit inline -1..-16 would
+ * sign-extend, a float constant would mean the f64), and gfx9 VOP3 takes no
+ * literal, so the rest go to a VGPR pair. */
+static Val add64_src(Isel *s, Val v)
+{
+	if (v.kind != VK_CONST)
+		return v;
+	if (v.bits <= 64)
+		return v;
+	v.count = 2; /* to_vgpr: low word = bits, high word = 0 */
+	return to_vgpr(s, v);
+}
+
 /* 64-bit integer ops on VGPRs. */
 static void sel_add64(Isel *s, Val d, Val a, Val b, bool sub, bool uni)
 {
@@ -635,6 +649,14 @@ static void sel_add64(Isel *s, Val d, Val a, Val b, bool sub, bool uni)
 		MInst *mi = salu2(s, sub ? ISA_S_SUB_U32 : ISA_S_ADD_U32, lo, al, bl);
 		mi->flags |= MI_DEFALL;
 		salu2(s, sub ? ISA_S_SUBB_U32 : ISA_S_ADDC_U32, hi, ah, bh);
+		return;
+	}
+	/* gfx942: one v_lshl_add_u64 (shift 0) instead of an add/addc carry
+	 * chain; it writes no carry SGPR, so no VALU-writes-SGPR hazard nops. */
+	if (!sub && s->it == TA_TARGET_GFX942) {
+		Val src[3] = {add64_src(s, a), cst(0), add64_src(s, b)};
+		MInst *mi = valu(s, ISA_V_LSHL_ADD_U64, 1, &d, 3, src);
+		mi->flags |= MI_DEFALL;
 		return;
 	}
 	int c = newv(s, MR_S, s->lm);
