@@ -98,6 +98,10 @@ static void lower_parallel(L *c, const Stmt *s)
 		lower_parallel_rf(c, s, F);
 		return;
 	}
+	if (s->nvars == 1 && rr_find_block(c, &s->body)) { /* once per row the thread holds */
+		lower_parallel_rr(c, s);
+		return;
+	}
 	int64_t ext[IR_MAX_RANK], total = 1;
 	for (int i = 0; i < s->nvars; i++) {
 		if (!ir_const_int(c->m, s->extents[i], &ext[i])) {
@@ -253,6 +257,8 @@ static void place_bufs(L *c, const Block *b)
 				c->bl[s->buf].local = (int32_t)c->f->locals.len - 1;
 			} else if (c->bl[s->buf].rf == 1) {
 				rf_place(c, s->buf);
+			} else if (c->bl[s->buf].rr == 1) {
+				rr_place(c, s->buf);
 			} else if (c->bl[s->buf].vf == 1) {
 				vf_place(c, s->buf);
 			} else {
@@ -329,8 +335,8 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 	for (size_t i = 0; i < nv; i++)
 		c->varreg[i] = -1;
 	for (size_t i = 0; i < nb; i++)
-		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = -1;
-	c->rf_slot = -1;
+		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = c->bl[i].rr = -1;
+	c->rf_slot = c->rr_slot = c->rr_tile = -1;
 	c->vf_kr = c->vf_cs = -1;
 	c->vf_mode = vf_override >= 0 ? vf_override : 1;
 	/* parameters */

@@ -22,6 +22,10 @@ void lower_store(L *c, const Stmt *s)
 		emit(c, I(SI_MOV, DT_F32, vf_reg(c, s->dst.buf), expr_as(c, s->value, DT_F32), -1));
 		return;
 	}
+	if (c->bl[s->dst.buf].rr >= 0) {
+		emit(c, I(SI_MOV, DT_F32, c->bl[s->dst.buf].rr + c->rr_slot, expr_as(c, s->value, DT_F32), -1));
+		return;
+	}
 	if (c->bl[s->dst.buf].rf >= 0) {
 		DType ft = (DType)c->bl[s->dst.buf].rf_dtype;
 		emit(c, I(SI_MOV, ft, c->bl[s->dst.buf].rf + c->rf_slot, expr_as(c, s->value, ft), -1));
@@ -127,6 +131,11 @@ static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total
 
 void lower_copy(L *c, const Stmt *s)
 {
+	if (c->bl[s->src.buf].rr >= 0) { /* between row fragments of one layout */
+		for (int k = 0; k < c->bl[s->src.buf].rr_n; k++)
+			emit(c, I(SI_MOV, DT_F32, c->bl[s->dst.buf].rr + k, c->bl[s->src.buf].rr + k, -1));
+		return;
+	}
 	if (c->bl[s->src.buf].vf >= 0 || c->bl[s->dst.buf].vf >= 0) {
 		copy_vf(c, s);
 		return;
@@ -205,6 +214,11 @@ void lower_fill(L *c, const Stmt *s)
 	if (c->bl[s->dst.buf].vf >= 0) {
 		for (int e = 0; e < c->bl[s->dst.buf].vf_n; e++)
 			emit(c, I(SI_MOV, t, c->bl[s->dst.buf].vf + e, v, -1));
+		return;
+	}
+	if (c->bl[s->dst.buf].rr >= 0) {
+		for (int k = 0; k < c->bl[s->dst.buf].rr_n; k++)
+			emit(c, I(SI_MOV, t, c->bl[s->dst.buf].rr + k, v, -1));
 		return;
 	}
 	if (c->bl[s->dst.buf].rf >= 0) {
@@ -298,6 +312,10 @@ void lower_reduce(L *c, const Stmt *s)
 {
 	if (c->bl[s->src.buf].vf >= 0) {
 		reduce_vf(c, s);
+		return;
+	}
+	if (c->bl[s->dst.buf].rr >= 0) {
+		reduce_rr(c, s);
 		return;
 	}
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);

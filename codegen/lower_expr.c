@@ -170,6 +170,8 @@ int32_t lower_expr(L *c, int32_t id)
 	case E_LOAD: {
 		if (c->bl[e->buf].vf >= 0)
 			return vf_reg(c, e->buf);
+		if (c->bl[e->buf].rr >= 0) /* eligibility guarantees D[i] of the current row */
+			return c->bl[e->buf].rr + c->rr_slot;
 		if (c->bl[e->buf].rf >= 0) /* eligibility guarantees F[i, j] of the current slot */
 			return rf_get(c, e->buf, c->rf_slot);
 		int32_t idx[IR_MAX_RANK];

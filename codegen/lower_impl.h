@@ -26,6 +26,10 @@ typedef struct {
 	 * vf >= 0 is the first of vf_n consecutive f32 registers */
 	int32_t vf, vf_n;
 	uint8_t vf_role;  /* VF_TILE, VF_ROW or VF_COL */
+	/* register-resident row fragment of the MMA layout (an f32 D[R] that
+	 * goes with register fragments F[R, C]): rr >= 0 is the first of rr_n
+	 * f32 registers, one per distinct row of F this thread holds */
+	int32_t rr, rr_n;
 } BufLoc;
 
 /* The vector layout of element-wise register fragments (docs/lowering.md).
@@ -69,6 +73,8 @@ typedef struct {
 	uint8_t *ro;     /* buffers no statement of the kernel writes: never a conflict */
 	VEC(int32_t) touched;
 	int32_t rf_slot;     /* inside a register-fragment parallel body: the element slot, else -1 */
+	int32_t rr_slot;     /* inside a parallel body with MMA-row fragments: the row slot, else -1 */
+	int32_t rr_tile;     /* a register fragment F[R, C] whose layout the row fragments follow, or -1 */
 	VfLayout vl;
 	int vf_mode;         /* 0: no vector fragments, 1: on */
 	int vf_kr, vf_cs;    /* inside a vector-fragment parallel body: the row slot and column slot */
@@ -141,6 +147,10 @@ int32_t rf_get(L *c, int32_t b, int e);
 int32_t rf_find_block(L *c, const Block *b);
 void lower_parallel_rf(L *c, const Stmt *s, int32_t F);
 void copy_rf(L *c, const Stmt *s);
+void rr_place(L *c, int32_t b);
+bool rr_find_block(L *c, const Block *b);
+void lower_parallel_rr(L *c, const Stmt *s);
+void reduce_rr(L *c, const Stmt *s);
 
 /* lower_vec.c */
 void vf_analyze(L *c);

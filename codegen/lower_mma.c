@@ -558,7 +558,45 @@ typedef struct {
 	uint8_t *bad, *acc;
 	const int32_t *par_vars; /* the enclosing parallel's two vars, or NULL */
 	const Stmt *par;
+	/* MMA-row fragments: rbad (ineligible), rlink (seen with a register
+	 * fragment this pass: a reduction or a read in its parallel), the
+	 * tile shape they all share (key), the current parallel's row
+	 * fragments and 2-D fragments, and whether it does anything else */
+	uint8_t *rbad, *rlink;
+	int64_t keyR, keyC;
+	bool key_off, changed, judge;
+	int32_t prow[16], ptile[16];
+	int nprow, nptile;
+	bool pother;
 } RfScan;
+
+/* A candidate MMA-row fragment: an f32 fragment of rank 1. */
+static bool rr_cand(L *c, int32_t b)
+{
+	return is_frag(c, b) && BUF(b)->rank == 1 && BUF(b)->dtype == DT_F32;
+}
+
+static void rr_bad(RfScan *r, int32_t b)
+{
+	if (!r->rbad[b])
+		r->rbad[b] = 1, r->changed = true;
+}
+
+static void rf_bad(RfScan *r, int32_t b)
+{
+	if (!r->bad[b])
+		r->bad[b] = 1, r->changed = true;
+}
+
+/* Row fragment b goes with a tile fragment of shape R x C (one key for all). */
+static void rr_link(RfScan *r, int32_t b, int64_t R, int64_t C)
+{
+	if (!r->keyR)
+		r->keyR = R, r->keyC = C;
+	if (R != r->keyR || C != r->keyC)
+		r->key_off = true;
+	r->rlink[b] = 1;
+}
 
 /* Slots per lane a register fragment of shape sh may take.  128 fit the
  * VGPRs next to the operands and addresses; on gfx90a/gfx942 (the wave64
@@ -573,11 +611,24 @@ static int rf_max_slots(L *c, int sh)
 }
 
 /* An element access F[args] is fine only as F[i, j] of a parallel over F's shape. */
-static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *args)
+static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *args, bool store)
 {
 	if (!is_frag(c, b))
 		return;
 	const Stmt *p = r->par;
+	if (rr_cand(c, b)) { /* D[i] of a parallel over (R) or (R, C); stored only in the former */
+		int64_t ext;
+		bool ok = p && nargs == 1 && (p->nvars == 1 || p->nvars == 2) && EX(args[0])->kind == E_VAR &&
+			  EX(args[0])->var == p->vars[0] && ir_const_int(c->m, p->extents[0], &ext) &&
+			  ext == bdim(c, BUF(b), 0) && !(store && p->nvars == 2) && r->nprow < 16;
+		if (ok)
+			r->prow[r->nprow++] = b;
+		else
+			rr_bad(r, b);
+		return;
+	} else if (p && p->nvars == 1) {
+		r->pother = true;
+	}
 	bool ok = p && p->nvars == 2 && nargs == 2 && BUF(b)->rank == 2;
 	for (int d = 0; ok && d < 2; d++) {
 		const Expr *x = EX(args[d]);
@@ -586,7 +637,9 @@ static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *
 		     ext == bdim(c, BUF(b), d);
 	}
 	if (!ok)
-		r->bad[b] = 1;
+		rf_bad(r, b);
+	else if (r->nptile < 16)
+		r->ptile[r->nptile++] = b;
 }
 
 static void rf_expr(L *c, RfScan *r, int32_t id)
@@ -595,7 +648,7 @@ static void rf_expr(L *c, RfScan *r, int32_t id)
 		return;
 	const Expr *e = EX(id);
 	if (e->kind == E_LOAD)
-		rf_access(c, r, e->buf, e->nargs, e->args);
+		rf_access(c, r, e->buf, e->nargs, e->args, false);
 	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
 		rf_expr(c, r, e->a);
 		if (e->kind == E_BINARY)
@@ -614,31 +667,57 @@ static void rf_region_exprs(L *c, RfScan *r, const Region *g)
 
 static void rf_block(L *c, RfScan *r, const Block *b);
 
+/* Any other statement on a row fragment makes it ineligible. */
+static void rr_bad_region(L *c, RfScan *r, int32_t b)
+{
+	if (b >= 0 && rr_cand(c, b))
+		rr_bad(r, b);
+}
+
 static void rf_stmt(L *c, RfScan *r, int32_t id)
 {
 	const Stmt *s = ST(id);
 	rf_expr(c, r, s->value);
 	rf_region_exprs(c, r, &s->src);
 	rf_region_exprs(c, r, &s->dst);
+	if (r->par && r->par->nvars == 1 && s->kind != S_STORE && s->kind != S_LET && s->kind != S_FOR &&
+	    s->kind != S_IF)
+		r->pother = true; /* a row parallel holds only element code */
 	switch ((StmtKind)s->kind) {
-	case S_STORE: rf_access(c, r, s->dst.buf, s->dst.nidx, s->dst.idx); break;
+	case S_STORE:
+		if (r->par && r->par->nvars == 1 && !rr_cand(c, s->dst.buf))
+			r->pother = true;
+		rf_access(c, r, s->dst.buf, s->dst.nidx, s->dst.idx, true);
+		break;
 	case S_COPY:
+		if (rr_cand(c, s->src.buf) || rr_cand(c, s->dst.buf)) {
+			/* whole copies between row fragments, both in registers or neither */
+			bool ok = rr_cand(c, s->src.buf) && rr_cand(c, s->dst.buf) && !s->src.nidx && !s->dst.nidx &&
+				  bdim(c, BUF(s->src.buf), 0) == bdim(c, BUF(s->dst.buf), 0) && !r->rbad[s->src.buf] &&
+				  !r->rbad[s->dst.buf];
+			if (!ok) {
+				rr_bad_region(c, r, s->src.buf);
+				rr_bad_region(c, r, s->dst.buf);
+			}
+			break;
+		}
 		/* whole fragment <-> a non-fragment only */
 		if (is_frag(c, s->src.buf) && (s->src.nidx || is_frag(c, s->dst.buf)))
-			r->bad[s->src.buf] = 1;
+			rf_bad(r, s->src.buf);
 		if (is_frag(c, s->dst.buf) && (s->dst.nidx || is_frag(c, s->src.buf)))
-			r->bad[s->dst.buf] = 1;
-		if (is_frag(c, s->src.buf) && is_frag(c, s->dst.buf))
-			r->bad[s->src.buf] = r->bad[s->dst.buf] = 1;
+			rf_bad(r, s->dst.buf);
 		/* a local destination needs every element in every thread */
 		if (is_frag(c, s->src.buf) && BUF(s->dst.buf)->scope == SCOPE_LOCAL)
-			r->bad[s->src.buf] = 1;
+			rf_bad(r, s->src.buf);
 		break;
 	case S_GEMM:
 		if (is_frag(c, s->src.buf))
-			r->bad[s->src.buf] = 1;
+			rf_bad(r, s->src.buf);
 		if (is_frag(c, s->src2.buf))
-			r->bad[s->src2.buf] = 1;
+			rf_bad(r, s->src2.buf);
+		rr_bad_region(c, r, s->src.buf);
+		rr_bad_region(c, r, s->src2.buf);
+		rr_bad_region(c, r, s->dst.buf);
 		int sh = gemm_shape(c, s);
 		if (sh >= 0) {
 			const Buffer *C = BUF(s->dst.buf);
@@ -655,22 +734,42 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			bool i8 = sh == MMA_MFMA16_I8 || sh == MMA_MFMA16X32_I8 || sh == MMA_WMMA16_I8 ||
 				  sh == MMA_M16N8K32_I8;
 			if (ntiles % W || slots > rf_max_slots(c, sh) || C->dtype != (i8 ? DT_I32 : DT_F32))
-				r->bad[s->dst.buf] = 1;
+				rf_bad(r, s->dst.buf);
 			else
 				r->acc[s->dst.buf] = 1;
-		} else {
-			r->bad[s->dst.buf] = 1;
+		} else if (is_frag(c, s->dst.buf)) {
+			rf_bad(r, s->dst.buf);
 		}
 		break;
 	case S_CLEAR:
-	case S_FILL: break;
-	case S_REDUCE:
+	case S_FILL:
+		if (s->dst.nidx)
+			rr_bad_region(c, r, s->dst.buf);
+		break;
+	case S_REDUCE: {
+		/* reduce(F, D, dim=1): F in registers and D an MMA-row fragment */
+		int32_t F = s->src.buf, D = s->dst.buf;
+		bool ok = is_frag(c, F) && BUF(F)->rank == 2 && BUF(F)->dtype == DT_F32 && rr_cand(c, D) &&
+			  !r->rbad[D] && s->dim == 1 && !s->src.nidx && !s->dst.nidx &&
+			  bdim(c, BUF(F), 0) == bdim(c, BUF(D), 0) && !r->bad[F] && !(r->judge && !r->acc[F]);
+		if (ok) {
+			rr_link(r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
+		} else {
+			if (is_frag(c, F))
+				rf_bad(r, F);
+			rr_bad_region(c, r, F);
+			rr_bad_region(c, r, D);
+		}
+		break;
+	}
 	case S_CUMSUM:
 	case S_ATOMIC_ADD:
 		if (is_frag(c, s->src.buf))
-			r->bad[s->src.buf] = 1;
+			rf_bad(r, s->src.buf);
 		if (is_frag(c, s->dst.buf))
-			r->bad[s->dst.buf] = 1;
+			rf_bad(r, s->dst.buf);
+		rr_bad_region(c, r, s->src.buf);
+		rr_bad_region(c, r, s->dst.buf);
 		break;
 	case S_FOR:
 		rf_expr(c, r, s->lo);
@@ -682,10 +781,33 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		rf_block(c, r, &s->els);
 		break;
 	case S_PARALLEL: {
-		const Stmt *was = r->par;
+		if (r->par) { /* nested: not for row fragments */
+			r->pother = true;
+			rf_block(c, r, &s->body);
+			break;
+		}
 		r->par = s;
+		r->nprow = r->nptile = 0;
+		r->pother = false;
 		rf_block(c, r, &s->body);
-		r->par = was;
+		/* Row fragments in a parallel over (R, C) need a register fragment
+		 * there (its layout gives the rows); in a parallel over (R) the body
+		 * may touch only row fragments, all in registers or none. */
+		int32_t F = -1;
+		bool anybad = false;
+		for (int i = 0; i < r->nptile; i++)
+			if (r->acc[r->ptile[i]] && !r->bad[r->ptile[i]] && BUF(r->ptile[i])->dtype == DT_F32)
+				F = r->ptile[i];
+		for (int i = 0; i < r->nprow; i++)
+			anybad |= r->rbad[r->prow[i]];
+		for (int i = 0; i < r->nprow; i++) {
+			int32_t D = r->prow[i];
+			if (s->nvars == 2 && F >= 0)
+				rr_link(r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
+			else if (s->nvars == 2 ? r->judge : (r->pother || anybad))
+				rr_bad(r, D);
+		}
+		r->par = NULL;
 		break;
 	}
 	default: break;
@@ -698,22 +820,84 @@ static void rf_block(L *c, RfScan *r, const Block *b)
 		rf_stmt(c, r, b->ids[i]);
 }
 
-/* Marks the eligible fragments (bl[].rf = 1 as a flag; registers come later). */
+/* Row slots per thread of the MMA layout of an R x C f32 register
+ * fragment (0: the layout spreads a row's column tiles over several
+ * warps, which the register row fragments do not handle), and the strips
+ * per distinct tile row (ntn when a warp holds all of a row's column tiles,
+ * 1 when each strip is another tile row). */
+static int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
+{
+	int sh = target_shape(c, C, DT_F16), W, ntn, S, rps;
+	if (sh < 0)
+		return 0;
+	if (warp_shape(sh)) {
+		int NB = gemm_nb(C);
+		W = c->nthreads / 32;
+		ntn = (int)(C / (8 * NB));
+		S = (int)((R / 16) * ntn / W);
+		rps = 2;
+	} else {
+		AmdTiling t = amd_tiling(c, sh, R, C);
+		W = t.W;
+		ntn = t.ntn;
+		S = (int)(t.ntiles / W);
+		rps = simt_mma[sh].nc;
+	}
+	if (ntn > 1 && W > 1)
+		return 0;
+	*strips_per_row = ntn;
+	return S / ntn * rps;
+}
+
+/* Marks the eligible fragments (bl[].rf = 1 and bl[].rr = 1 as flags;
+ * registers come later).  Register fragments and row fragments depend on
+ * each other (a reduction needs both), so the scan repeats until nothing
+ * more is found ineligible; a pass is judged only once every gemm has
+ * been seen (judge). */
 void rf_analyze(L *c)
 {
 	size_t nb = c->m->bufs.len;
-	RfScan r = {calloc(nb + 1, 1), calloc(nb + 1, 1), NULL, NULL};
-	if (!r.bad || !r.acc) {
+	RfScan r = {.bad = calloc(nb + 1, 1), .acc = calloc(nb + 1, 1), .rbad = calloc(nb + 1, 1), .rlink = calloc(nb + 1, 1)};
+	if (!r.bad || !r.acc || !r.rbad || !r.rlink) {
 		c->failed = true;
-	} else {
-		rf_block(c, &r, &c->k->body);
-		for (size_t b = 0; b < nb; b++)
-			if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 &&
-			    (BUF(b)->dtype == DT_F32 || BUF(b)->dtype == DT_I32))
-				c->bl[b].rf = 1;
+		goto out;
 	}
+	for (int pass = 0; pass < 64; pass++) {
+		r.changed = false;
+		r.judge = pass > 0;
+		r.keyR = r.keyC = 0;
+		r.key_off = false;
+		memset(r.rlink, 0, nb + 1);
+		rf_block(c, &r, &c->k->body);
+		int spr;
+		bool layout = r.keyR && !r.key_off && rr_rows(c, r.keyR, r.keyC, &spr) > 0;
+		for (size_t b = 0; b < nb; b++)
+			if (r.judge && rr_cand(c, (int32_t)b) && !r.rbad[b] && (!layout || !r.rlink[b]))
+				rr_bad(&r, (int32_t)b);
+		if (!r.changed && pass > 0)
+			break;
+		if (pass == 63) /* not settled: nothing in registers */
+			for (size_t b = 0; b < nb; b++)
+				r.bad[b] = r.rbad[b] = 1;
+	}
+	for (size_t b = 0; b < nb; b++) {
+		if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 && (BUF(b)->dtype == DT_F32 || BUF(b)->dtype == DT_I32))
+			c->bl[b].rf = 1;
+		if (rr_cand(c, (int32_t)b) && !r.rbad[b])
+			c->bl[b].rr = 1;
+	}
+	for (size_t b = 0; b < nb && c->rr_tile < 0; b++)
+		if (c->bl[b].rf == 1 && BUF(b)->dtype == DT_F32 && bdim(c, BUF(b), 0) == r.keyR &&
+		    bdim(c, BUF(b), 1) == r.keyC)
+			c->rr_tile = (int32_t)b;
+	if (c->rr_tile < 0) /* cannot happen after the scan; stay safe */
+		for (size_t b = 0; b < nb; b++)
+			c->bl[b].rr = -1;
+out:
 	free(r.bad);
 	free(r.acc);
+	free(r.rbad);
+	free(r.rlink);
 }
 
 /* Per strip s of register fragment b: the row of q = 0 (rb) and the
@@ -856,6 +1040,153 @@ int32_t rf_get(L *c, int32_t b, int e)
 	return r;
 }
 
+/* ---- MMA-row fragments -------------------------------------------------
+ *
+ * An f32 fragment D[R] that goes with register fragments F[R, C] (it is
+ * the target of reduce(F, D, dim=1) or read as D[i] in their parallel
+ * loops; otherwise only parallel (i) in (R) bodies that touch nothing but
+ * row fragments, copies between row fragments and clear/fill) lives in
+ * registers: row slot k of a thread is the k-th distinct row its F slots
+ * cover.  That needs all column tiles of a row in one warp (ntn == 1, or
+ * a single warp: rr_rows), so a row reduction is a per-thread fold and
+ * butterfly shuffles among the lanes holding the row's columns: the
+ * column of a slot depends on lane % 4 in the PTX m16n8k16 C layout (2t +
+ * (q & 1)) and on lane % 16 in the MFMA/WMMA 16x16 layouts (i), while the
+ * row does not; so xor 2, 1 (PTX) or 8, 4, 2, 1 (AMD) reach exactly the
+ * lanes of the row.  Every lane holding a row ends with the same value. */
+
+/* The row slot of slot e of an F laid out like rr_tile. */
+static int rr_slot_of(L *c, int32_t F, int e)
+{
+	const BufLoc *bl = &c->bl[F];
+	int spr;
+	rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr);
+	if (warp_shape(bl->rf_shape))
+		return e / (bl->rf_nb * 4) / spr * 2 + ((e % 4) >> 1);
+	int nc = simt_mma[bl->rf_shape].nc;
+	return e / (bl->rf_nb * nc) / spr * nc + e % nc;
+}
+
+/* The row (i32 register) of row slot k, from F's bases. */
+static int32_t rr_row(L *c, int32_t F, const int32_t *rb, const int32_t *cb, int k)
+{
+	const BufLoc *bl = &c->bl[F];
+	int spr, e;
+	rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr);
+	if (warp_shape(bl->rf_shape)) {
+		e = (k / 2) * spr * bl->rf_nb * 4 + 2 * (k % 2);
+	} else {
+		int nc = simt_mma[bl->rf_shape].nc;
+		e = (k / nc) * spr * bl->rf_nb * nc + k % nc;
+	}
+	int32_t row, col;
+	rf_rowcol(c, F, rb, cb, e, &row, &col);
+	return row;
+}
+
+void rr_place(L *c, int32_t b)
+{
+	int spr;
+	const Buffer *F = BUF(c->rr_tile);
+	BufLoc *bl = &c->bl[b];
+	bl->rr_n = rr_rows(c, bdim(c, F, 0), bdim(c, F, 1), &spr);
+	bl->rr = (int32_t)c->f->regs.len;
+	for (int k = 0; k < bl->rr_n; k++)
+		reg(c, VT_F32);
+}
+
+static bool rr_find_expr(L *c, int32_t id)
+{
+	if (id < 0)
+		return false;
+	const Expr *e = EX(id);
+	if (e->kind == E_LOAD && c->bl[e->buf].rr >= 0)
+		return true;
+	bool r = false;
+	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST)
+		r = rr_find_expr(c, e->a) || (e->kind == E_BINARY && rr_find_expr(c, e->b));
+	if (e->kind == E_LOAD || e->kind == E_CALL)
+		for (int i = 0; i < e->nargs && !r; i++)
+			r = rr_find_expr(c, e->args[i]);
+	return r;
+}
+
+bool rr_find_block(L *c, const Block *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		if (rr_find_expr(c, s->value) || (s->kind == S_STORE && c->bl[s->dst.buf].rr >= 0))
+			return true;
+		for (int k = 0; k < s->dst.nidx; k++)
+			if (rr_find_expr(c, s->dst.idx[k]))
+				return true;
+		if (s->kind == S_FOR && (rr_find_expr(c, s->lo) || rr_find_expr(c, s->hi)))
+			return true;
+		if ((s->kind == S_FOR || s->kind == S_IF) && (rr_find_block(c, &s->body) || rr_find_block(c, &s->els)))
+			return true;
+	}
+	return false;
+}
+
+/* parallel (i) in (R) over row fragments: once per row slot, i = its row
+ * (the lanes sharing a row compute the same values). */
+void lower_parallel_rr(L *c, const Stmt *s)
+{
+	Shadows sh;
+	int32_t ids[16];
+	lower_shadows_begin(c, &s->body, &sh, ids);
+	bool was = c->par;
+	c->par = true;
+	int32_t F = c->rr_tile, rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
+	int spr, n = rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr);
+	rf_bases(c, F, rb, cb);
+	for (int k = 0; k < n && !c->failed; k++) {
+		c->varreg[s->vars[0]] = cvt(c, (DType)VAR(s->vars[0])->type, DT_I32, rr_row(c, F, rb, cb, k));
+		c->rr_slot = k;
+		lower_shadows_copy(c, &sh);
+		lower_block(c, &s->body);
+	}
+	c->rr_slot = -1;
+	c->par = was;
+	lower_shadows_end(c, &sh);
+}
+
+/* reduce(F, D, dim=1), F a register fragment and D a row fragment: per
+ * row slot a balanced fold of the thread's slots of that row (in layout
+ * order; abs first for abssum/absmax), then the butterfly among the row's
+ * lanes, then the old value for clear=false. */
+void reduce_rr(L *c, const Stmt *s)
+{
+	int32_t F = s->src.buf, D = s->dst.buf;
+	const BufLoc *fl = &c->bl[F];
+	ReduceOp op = (ReduceOp)s->sub;
+	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
+	bool ab = op == RED_ABSSUM || op == RED_ABSMAX;
+	int lanes = warp_shape(fl->rf_shape) ? 4 : 16;
+	int32_t vals[256];
+	for (int k = 0; k < c->bl[D].rr_n; k++) {
+		int n = 0;
+		for (int e = 0; e < fl->rf_n && n < 256; e++)
+			if (rr_slot_of(c, F, e) == k) {
+				int32_t x = rf_get(c, F, e);
+				vals[n++] = ab ? un(c, SI_ABS, DT_F32, x) : x;
+			}
+		for (int w = 1; w < n; w *= 2)
+			for (int i = 0; i + w < n; i += 2 * w)
+				vals[i] = lower_combine(c, cop, DT_F32, vals[i], vals[i + w]);
+		int32_t acc = vals[0];
+		for (int off = lanes / 2; off >= 1; off /= 2) {
+			int32_t other = reg(c, VT_F32);
+			SInst in = I(SI_SHFL_BFLY, DT_F32, other, acc, -1);
+			in.imm = off;
+			emit(c, in);
+			acc = lower_combine(c, cop, DT_F32, acc, other);
+		}
+		int32_t d = c->bl[D].rr + k;
+		emit(c, I(SI_MOV, DT_F32, d, s->flag_clear ? acc : lower_combine(c, cop, DT_F32, d, acc), -1));
+	}
+}
+
 void lower_parallel_rf(L *c, const Stmt *s, int32_t F)
 {
 	Shadows sh;
@@ -865,16 +1196,19 @@ void lower_parallel_rf(L *c, const Stmt *s, int32_t F)
 	c->par = true;
 	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
 	rf_bases(c, F, rb, cb);
+	bool rows = c->rr_tile >= 0 && bdim(c, BUF(F), 0) == bdim(c, BUF(c->rr_tile), 0) &&
+		    bdim(c, BUF(F), 1) == bdim(c, BUF(c->rr_tile), 1);
 	for (int e = 0; e < c->bl[F].rf_n && !c->failed; e++) {
 		int32_t row, col;
 		rf_rowcol(c, F, rb, cb, e, &row, &col);
+		c->rr_slot = rows ? rr_slot_of(c, F, e) : -1;
 		c->varreg[s->vars[0]] = cvt(c, (DType)VAR(s->vars[0])->type, DT_I32, row);
 		c->varreg[s->vars[1]] = cvt(c, (DType)VAR(s->vars[1])->type, DT_I32, col);
 		c->rf_slot = e;
 		lower_shadows_copy(c, &sh);
 		lower_block(c, &s->body);
 	}
-	c->rf_slot = -1;
+	c->rf_slot = c->rr_slot = -1;
 	c->par = was;
 	lower_shadows_end(c, &sh);
 }

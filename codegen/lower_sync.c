@@ -15,7 +15,7 @@ void lower_barrier(L *c)
 
 static bool tracked(L *c, int32_t b)
 {
-	return BUF(b)->scope != SCOPE_LOCAL && c->bl[b].rf < 0 && c->bl[b].vf < 0 && !(c->ro && c->ro[b]);
+	return BUF(b)->scope != SCOPE_LOCAL && c->bl[b].rf < 0 && c->bl[b].vf < 0 && c->bl[b].rr < 0 && !(c->ro && c->ro[b]);
 }
 
 static void touch(L *c, int32_t b, bool write)

@@ -33,7 +33,7 @@ typedef struct {
 
 static bool vf_cand(L *c, int32_t b)
 {
-	return b >= 0 && BUF(b)->scope == SCOPE_FRAGMENT && c->bl[b].rf < 0 && BUF(b)->dtype == DT_F32 &&
+	return b >= 0 && BUF(b)->scope == SCOPE_FRAGMENT && c->bl[b].rf < 0 && c->bl[b].rr < 0 && BUF(b)->dtype == DT_F32 &&
 	       (BUF(b)->rank == 1 || BUF(b)->rank == 2);
 }
 
