@@ -94,7 +94,8 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	double t1a = now_ms();
 	out->pass_ms[AMD_PASS_OPT] += t1a - t1;
 	AmdSchedStats sched;
-	if (amd_sched(&mf, &sched)) {
+	Liveness live; /* sched's block live sets serve the SSA allocator too */
+	if (amd_sched_live(&mf, &sched, &live)) {
 		diag_error(d, "out of memory");
 		goto out;
 	}
@@ -107,7 +108,8 @@ static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKer
 	diag_init(&quiet);
 	/* The SSA allocator first (it frees registers where values are dead and
 	 * splits live ranges for tuples), the linear scan when it gives up. */
-	int ra_rc = ra_allocate_ssa(&mf, &ropt, &ra, &quiet);
+	int ra_rc = ra_allocate_ssa_live(&mf, &ropt, &live, &ra, &quiet);
+	liveness_free(&live);
 	if (ra_rc)
 		ra_rc = ra_allocate(&mf, &ropt, &ra, &quiet);
 	diag_free(&quiet);

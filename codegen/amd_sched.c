@@ -262,14 +262,22 @@ static void undo(MFunc *f, const int32_t *log, int moves)
 
 int amd_sched(MFunc *f, AmdSchedStats *st)
 {
+	Liveness lv;
+	int rc = amd_sched_live(f, st, &lv);
+	liveness_free(&lv);
+	return rc;
+}
+
+int amd_sched_live(MFunc *f, AmdSchedStats *st, Liveness *lvp)
+{
 	AmdSchedStats dummy;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof *st);
 	size_t n = f->insns.len;
-	Liveness lv;
-	if (liveness_compute(f, &lv))
+	if (liveness_compute(f, lvp))
 		return -1;
+	Liveness lv = *lvp; /* (a shallow copy: shorter names) */
 	size_t cap = 4 * n + 16; /* moves: a chain op may move again for a later load */
 	int32_t *log = malloc(sizeof(int32_t) * 2 * cap);
 	RaDemand *dm = malloc(sizeof(RaDemand) * (n + 1));
@@ -325,6 +333,11 @@ out:
 	free(log);
 	free(dm);
 	free(mark);
-	liveness_free(&lv);
+	/* The block sets go to the caller; the demand is that of the order
+	 * before the moves. */
+	free(lvp->demand);
+	lvp->demand = NULL;
+	if (rc)
+		liveness_free(lvp);
 	return rc;
 }

@@ -66,6 +66,15 @@ static inline int lv_test(const uint64_t *set, int v)
 	return (int)((set[v >> 6] >> (v & 63)) & 1);
 }
 
+/* One liveness for the scheduler and the allocator.  amd_sched_live is
+ * amd_sched (mir.h) that hands its block live sets to the caller in *lv:
+ * its moves stay within blocks and never cross a dependence, so the sets
+ * stay valid for the scheduled code (lv->demand, which moves would make
+ * stale, is freed and NULL).  ra_allocate_ssa_live is ra_allocate_ssa
+ * (below) reads such sets instead of computing its own; they must describe
+ * f's blocks and vregs as they are.  The caller frees lv with liveness_free. */
+int amd_sched_live(MFunc *f, AmdSchedStats *st, Liveness *lv);
+
 /* ---- ra.c --------------------------------------------------------------- */
 
 typedef struct {
@@ -102,6 +111,8 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
  * returns 0.  Otherwise returns -1 with f unchanged and a note in d: the
  * caller falls back to ra_allocate. */
 int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
+/* The same with the caller's block live sets (liveness section). */
+int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
 
 /* ---- spill.c ------------------------------------------------------------ */
 

@@ -397,14 +397,26 @@ static void release(Ssa *s, int v)
 
 int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 {
-	memset(r, 0, sizeof *r);
-	r->fail_cls = -1;
-	int nv = (int)f->vregs.len, nb = (int)f->blocks.len, ni = (int)f->insns.len;
 	Liveness lv;
 	if (liveness_compute(f, &lv)) {
+		memset(r, 0, sizeof *r);
+		r->fail_cls = -1;
 		diag_error(d, "out of memory in register allocation");
 		return -1;
 	}
+	int rc = ra_allocate_ssa_live(f, opt, &lv, r, d);
+	liveness_free(&lv);
+	return rc;
+}
+
+/* Only the block live sets are read (not the demand), so sets computed
+ * before amd_sched's moves serve as well (regalloc.h). */
+int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d)
+{
+	memset(r, 0, sizeof *r);
+	r->fail_cls = -1;
+	int nv = (int)f->vregs.len, nb = (int)f->blocks.len, ni = (int)f->insns.len;
+	const Liveness lv = *lvp; /* (a shallow copy: shorter names) */
 	Ssa *s = calloc(1, sizeof *s);
 	uint8_t *relmask = calloc((size_t)ni + 1, 1); /* per insn: operands not live after it */
 	uint8_t *exec_ok = calloc((size_t)nb + 1, 1);
@@ -702,6 +714,5 @@ done:
 	}
 	mir_put_spare(f, &out);
 	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange), free(fresh), free(sethead);
-	liveness_free(&lv);
 	return rc;
 }

@@ -429,6 +429,84 @@ Test(sched, address_chain_moves_with_the_load)
 	mir_free(&f);
 }
 
+/* Three blocks, b1 a loop: work on x, then a load from va (live across
+ * the loop) that the scheduler hoists above the work. */
+static void loop_with_load(MFunc *f, int *va_out, int *b1_out)
+{
+	mir_init(f, TA_TARGET_GFX942);
+	mir_block(f);
+	int va = V(f, MR_V, 2), x = V(f, MR_V, 1);
+	MInst *mi = mir_emit(f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, f, va, 0, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	mi->flags |= MI_DEFALL;
+	mi = mir_emit(f, ISA_V_MOV_B32, 1);
+	mi_vreg(mi, 0, f, va, 1, 1);
+	mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+	mov(f, ISA_V_MOV_B32, x, -4);
+	int b1 = mir_block(f);
+	int w[6];
+	for (int i = 0; i < 6; i++) {
+		w[i] = V(f, MR_V, 1);
+		op2(f, ISA_V_ADD_U32, w[i], x, -(i + 2));
+	}
+	int ld = V(f, MR_V, 1);
+	gload(f, ld, va);
+	ds_store(f, ld, ld);
+	for (int i = 0; i < 6; i++)
+		ds_store(f, w[i], w[i]);
+	int b2 = mir_block(f);
+	ds_store(f, x, x);
+	endpgm(f);
+	f->blocks.data[0].succ[0] = b1;
+	f->blocks.data[b1].succ[0] = b2;
+	f->blocks.data[b1].succ[1] = b1;
+	*va_out = va, *b1_out = b1;
+}
+
+/* amd_sched_live hands its block live sets to the allocator: after the
+ * moves they equal a fresh liveness of the scheduled code (the moves stay
+ * within blocks), and the SSA allocator gives the same registers with them
+ * as with its own liveness. */
+Test(sched, live_sets_stay_valid_for_the_allocator)
+{
+	MFunc f, g;
+	int va, b1;
+	loop_with_load(&f, &va, &b1);
+	loop_with_load(&g, &va, &b1);
+	AmdSchedStats st;
+	Liveness kept, fresh;
+	cr_assert_eq(amd_sched_live(&f, &st, &kept), 0);
+	cr_expect_eq(st.moves, 1);
+	cr_expect_eq(find_op(&f, ISA_GLOBAL_LOAD_DWORD), 3, "the load opens b1");
+	cr_expect_null(kept.demand, "the stale per-instruction demand is not handed on");
+	cr_assert_eq(liveness_compute(&f, &fresh), 0);
+	size_t words = (size_t)fresh.nwords * f.blocks.len;
+	cr_assert_eq(kept.nwords, fresh.nwords);
+	cr_expect(lv_test(kept.live_in + (size_t)b1 * kept.nwords, va), "va is live into the loop");
+	cr_expect_eq(memcmp(kept.live_in, fresh.live_in, 8 * words), 0);
+	cr_expect_eq(memcmp(kept.live_out, fresh.live_out, 8 * words), 0);
+	liveness_free(&fresh);
+	/* g: the old way, sched then an allocator computing its own liveness. */
+	cr_assert_eq(amd_sched(&g, NULL), 0);
+	RaResult r1, r2;
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(ra_allocate_ssa_live(&f, NULL, &kept, &r1, &d), 0, "%s", diag_text(&d));
+	liveness_free(&kept);
+	cr_assert_eq(ra_allocate_ssa(&g, NULL, &r2, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(f.vregs.len, g.vregs.len);
+	cr_expect_eq(memcmp(r1.phys, r2.phys, sizeof(int16_t) * f.vregs.len), 0);
+	char *df = dump(&f), *dg = dump(&g);
+	cr_expect_str_eq(df, dg);
+	free(df), free(dg);
+	ra_result_free(&r1);
+	ra_result_free(&r2);
+	diag_free(&d);
+	mir_free(&f);
+	mir_free(&g);
+}
+
 Test(sched, stores_and_barriers_are_fences)
 {
 	MFunc f;
