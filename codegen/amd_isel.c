@@ -677,6 +677,43 @@ static void sel_add64(Isel *s, Val d, Val a, Val b, bool sub, bool uni)
 	m2->flags |= MI_EARLY;
 }
 
+/* gfx942, divergent d = x + o where x = y * 2^k or y << k (k = 1..4, x and
+ * y defined once, unguarded, with no label from y's definition to here, so
+ * y still holds the value x was made from): one v_lshl_add_u64 d, y, k, o.
+ * The scaled address of a load is then one instruction; amd_opt drops the
+ * shift when nothing else reads x. */
+static bool sel_lshl_add64(Isel *s, const SInst *in, Val d)
+{
+	const SInst *code = s->sf->code.data;
+	int at = (int)(in - code);
+	for (int side = 0; side < 2; side++) {
+		int x = side ? in->b : in->a, o = side ? in->a : in->b;
+		if (x < 0 || o < 0 || s->ndefs[x] != 1 || s->isconst[x])
+			continue;
+		const SInst *m = &code[s->def1[x]];
+		if (m->guard >= 0 || m->type != DT_I64 || m->dst != x || (m->op != SI_MUL && m->op != SI_SHL))
+			continue;
+		int y = -1, k = -1;
+		for (int j = 0; j < 2 && k < 0; j++) {
+			int cr = j ? m->a : m->b;
+			if (cr < 0 || !s->isconst[cr])
+				continue;
+			if (m->op == SI_MUL)
+				k = log2_exact(s->cval[cr]), y = j ? m->b : m->a;
+			else if (j == 0)
+				k = s->cval[cr] >= 0 && s->cval[cr] < 64 ? (int)s->cval[cr] : -1, y = m->a;
+		}
+		if (k < 1 || k > 4 || y < 0 || s->ndefs[y] != 1 || s->isconst[y] || simt_size(s, y) != 2 ||
+		    s->def1[y] >= s->def1[x] || s->label_pos[s->next_label[s->def1[y]]] < at)
+			continue;
+		Val src[3] = {opnd_all(s, y), cst((uint32_t)k), add64_src(s, opnd_all(s, o))};
+		MInst *mi = valu(s, ISA_V_LSHL_ADD_U64, 1, &d, 3, src);
+		mi->flags |= MI_DEFALL;
+		return true;
+	}
+	return false;
+}
+
 static void sel_mul64(Isel *s, const SInst *in, Val d)
 {
 	/* By a power-of-two constant (element sizes): a shift. */
@@ -863,6 +900,8 @@ static void sel_arith(Isel *s, const SInst *in)
 			Val a = opnd_all(s, in->a), b = opnd_all(s, in->b);
 			bool alias = (a.kind == VK_REG && a.vreg == d.vreg) || (b.kind == VK_REG && b.vreg == d.vreg);
 			(void)alias; /* lo is written first and read only through a.lo/b.lo: safe */
+			if (in->op == SI_ADD && !uni && s->it == TA_TARGET_GFX942 && sel_lshl_add64(s, in, d))
+				return;
 			sel_add64(s, d, a, b, in->op == SI_SUB, uni);
 			return;
 		}

@@ -1,6 +1,6 @@
 /* test_addr64.c — gfx942 builds 64-bit addresses with v_lshl_add_u64
  * instead of a v_add_co_u32/v_addc_co_u32 carry chain (no carry SGPR, so no
- * hazard nops); gfx90a keeps the chain.  Checked on the ISA listing, against
+ * hazard nops), with the index scaling folded in; gfx90a keeps the chain.  Checked on the ISA listing, against
  * llvm-mc's encoding, and by execution against the interpreter. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -70,6 +70,9 @@ Test(addr64, gfx942_uses_lshl_add_and_runs)
 		if (t == 0) {
 			cr_expect_geq(count(isa, "v_lshl_add_u64"), 3, "gfx942:\n%s", isa);
 			cr_expect_eq(count(isa, "v_addc_co_u32"), 0, "gfx942 still has a carry chain:\n%s", isa);
+			/* The index scaling (<< 2) is folded into the add. */
+			cr_expect_geq(count(isa, ", 2, s["), 3, "gfx942: no scaled add:\n%s", isa);
+			cr_expect_eq(count(isa, "v_lshlrev_b64"), 0, "gfx942: a separate 64-bit shift:\n%s", isa);
 		} else {
 			cr_expect_eq(count(isa, "v_lshl_add_u64"), 0, "%s has no v_lshl_add_u64", targets[t]);
 			/* gfx1100 spells the carry-in add v_add_co_ci_u32. */
