@@ -828,7 +828,9 @@ static void rf_block(L *c, RfScan *r, const Block *b)
 static int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 {
 	int sh = target_shape(c, C, DT_F16), W, ntn, S, rps;
-	if (sh < 0)
+	/* Only whole 16x16 tiles spread evenly over the warps have a layout;
+	 * anything else (a fuzzed f32[4, 2], a block of 16 threads) has none. */
+	if (sh < 0 || R <= 0 || C <= 0 || R % 16 || C % 16 || c->nthreads < simt_mma[sh].wave)
 		return 0;
 	if (warp_shape(sh)) {
 		int NB = gemm_nb(C);
@@ -843,7 +845,7 @@ static int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 		S = (int)(t.ntiles / W);
 		rps = simt_mma[sh].nc;
 	}
-	if (ntn > 1 && W > 1)
+	if (W <= 0 || ntn <= 0 || (R / 16) * ntn % W || (ntn > 1 && W > 1))
 		return 0;
 	*strips_per_row = ntn;
 	return S / ntn * rps;

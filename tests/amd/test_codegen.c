@@ -4,6 +4,7 @@
  * the disassembly uses), the emulator runs them against the interpreter,
  * and the waitcnt/hazard passes place what they must on small snippets. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -169,6 +170,33 @@ Test(amd_codegen, unsupported_is_a_clear_error)
 	cr_assert_neq(access(path, F_OK), 0, "no output file on error");
 	free(log);
 	rmdir_all(dir);
+}
+
+/* Inputs that once crashed the compiler (tests/fuzz/regress/compile/):
+ * every target must end with a diagnostic or an output, never a signal. */
+Test(amd_codegen, compile_regressions_do_not_crash)
+{
+	char dir[512], cmd[2048];
+	snprintf(dir, sizeof dir, "%s/tests/fuzz/regress/compile", env("TILEASM_SRCDIR"));
+	DIR *dp = opendir(dir);
+	cr_assert(dp, "cannot open %s", dir);
+	static const char *const all[] = {"gfx1100", "gfx90a", "gfx942", "sm_80", "sm_90a"};
+	int files = 0;
+	for (struct dirent *de; (de = readdir(dp));) {
+		if (!strstr(de->d_name, ".tile"))
+			continue;
+		files++;
+		for (int t = 0; t < 5; t++) {
+			snprintf(cmd, sizeof cmd, "'%s' compile '%s/%s' --target=%s -o /dev/null 2>&1", env("TILEASM"), dir,
+				 de->d_name, all[t]);
+			int st;
+			char *log = run_cmd(cmd, &st);
+			cr_assert(st == 0 || st == 1, "%s on %s: exit %d\n%s", de->d_name, all[t], st, log);
+			free(log);
+		}
+	}
+	closedir(dp);
+	cr_assert_gt(files, 0);
 }
 
 /* -o /dev/null compiles and leaves the device node alone: the atomic
