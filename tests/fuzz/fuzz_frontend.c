@@ -1,10 +1,16 @@
 /* fuzz_frontend.c — libFuzzer target: Tile IR text through parse, verify,
- * print, re-parse (must give the same IR) and the interpreter on tiny shapes.
- * Anything the fuzzer finds becomes a file in tests/fuzz/regress/frontend/. */
+ * print, re-parse (must give the same IR), the interpreter on tiny shapes,
+ * and the compiler for one target picked by the input's hash (so the corpus
+ * covers all five).  Anything the fuzzer finds becomes a file in
+ * tests/fuzz/regress/frontend/ (front end) or tests/fuzz/regress/compile/. */
 #include <stdlib.h>
 
+#include "amd.h"
 #include "interp.h"
 #include "ir.h"
+#include "ptx.h"
+#include "target.h"
+#include "util.h"
 
 /* Work of a block: the product of nested loop trip counts and parallel
  * extents, bounded so a fuzzed `serial i in 0 .. 2000000000` is not run
@@ -72,7 +78,8 @@ static void run_small(const Module *m, int k)
 	int64_t vals[16];
 	for (int i = 0; i < kn->nargs; i++)
 		vals[i] = args[i].ival;
-	if (grid <= 64 && kn->threads <= 256 && grid * block_work(m, k, &kn->body, vals) <= (1 << 22)) {
+	int64_t work = block_work(m, k, &kn->body, vals); /* up to INT64_MAX / 4: compare before multiplying */
+	if (grid <= 64 && kn->threads <= 256 && work <= (1 << 22) && grid * work <= (1 << 22)) {
 		Diag d;
 		diag_init(&d);
 		interp_run(m, k, args, &d);
@@ -81,6 +88,30 @@ static void run_small(const Module *m, int k)
 out:
 	for (int i = 0; i < kn->nargs; i++)
 		free(args[i].data);
+}
+
+/* Lowering and code generation must end in an output or a diagnostic. */
+static void compile_one(const Module *m, const uint8_t *data, size_t size)
+{
+	static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942", "sm_80", "sm_90a"};
+	Target t;
+	if (target_parse(targets[hash_bytes(0xcbf29ce484222325ull, data, size) % 5], &t))
+		abort();
+	Diag d;
+	diag_init(&d);
+	if (target_is_amd(t.id)) {
+		AmdOutput out;
+		memset(&out, 0, sizeof out);
+		amd_compile(m, &t, &out, &d);
+		amd_output_free(&out);
+	} else {
+		StrBuf sb = {0};
+		PtxKernelInfo *info = NULL;
+		if (ptx_compile(m, &t, &sb, &info, &d) == 0)
+			ptx_info_free(info, (int)m->kernels.len);
+		sb_free(&sb);
+	}
+	diag_free(&d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -98,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sb_free(&sb);
 		for (size_t k = 0; k < m->kernels.len && k < 2; k++)
 			run_small(m, (int)k);
+		compile_one(m, data, size);
 	}
 	ir_module_free(m);
 	diag_free(&d);
