@@ -505,8 +505,10 @@ static int32_t parse_unary_(Parser *ps)
 	Tok t = ps->tok;
 	if (t.kind == T_MINUS || t.kind == T_BANG) {
 		next(ps);
-		/* Fold `-literal` so the printer's "-5" reads back as the same node. */
-		if (t.kind == T_MINUS && (ps->tok.kind == T_INT || ps->tok.kind == T_FLOAT)) {
+		/* Fold `-literal` so the printer's "-5" (and "-inf", its spelling of
+		 * a negative infinite literal such as -1e999) reads back as the same
+		 * node. */
+		if (t.kind == T_MINUS && (ps->tok.kind == T_INT || ps->tok.kind == T_FLOAT || tok_is(&ps->tok, "inf"))) {
 			int32_t id = parse_unary(ps);
 			if (id < 0)
 				return -1;
