@@ -316,34 +316,6 @@ static int emit_wait(ta_target t, MInstVec *out, const int *need)
 	return 0;
 }
 
-/* Min-heap of block ids: the lowest id first keeps the sweep close to
- * layout order. */
-static void heap_push(int *h, int *n, int b)
-{
-	int i = (*n)++;
-	while (i > 0 && h[(i - 1) / 2] > b)
-		h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
-	h[i] = b;
-}
-
-static int heap_pop(int *h, int *n)
-{
-	int top = h[0], last = h[--*n], i = 0;
-	for (;;) {
-		int k = 2 * i + 1;
-		if (k >= *n)
-			break;
-		if (k + 1 < *n && h[k + 1] < h[k])
-			k++;
-		if (h[k] >= last)
-			break;
-		h[i] = h[k], i = k;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
-
 int amd_waitcnt(MFunc *mf, Diag *d)
 {
 	ta_target t = mf->target;
@@ -365,10 +337,10 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 		cs->mx[c] = (int16_t)maxcnt(t, c);
 	if (nb) {
 		in[0].seen = 1;
-		heap_push(work, &nw, 0), inwork[0] = 1;
+		mir_work_push(work, &nw, 0), inwork[0] = 1;
 	}
 	while (nw) {
-		int b = heap_pop(work, &nw);
+		int b = mir_work_pop(work, &nw);
 		inwork[b] = 0;
 		ran[b] = 1;
 		if (load(cs, &in[b]))
@@ -393,7 +365,7 @@ int amd_waitcnt(MFunc *mf, Diag *d)
 			if (merge(&in[sb], &exit, &tmp, &changed))
 				goto out;
 			if (changed && !inwork[sb])
-				heap_push(work, &nw, sb), inwork[sb] = 1;
+				mir_work_push(work, &nw, sb), inwork[sb] = 1;
 		}
 	}
 	/* Rewrite with the waits.  A block's last run above started from its

@@ -142,6 +142,33 @@ static void frag_reg(L *c, int32_t bufid, bool trans, int32_t r, int32_t k, int3
 	emit(c, I(SI_MOV, DT_I32, dst, v, -1));
 }
 
+/* The A operand of a PTX warp shape: four registers, rows r0/r8 (= r0 + 8)
+ * by k halves k0/k8.  Returns the first register. */
+static int32_t frag_a(L *c, const Stmt *s, int32_t r0, int32_t r8, int32_t k0, int32_t k8)
+{
+	int32_t af = (int32_t)c->f->regs.len;
+	for (int i = 0; i < 4; i++)
+		reg(c, VT_I32);
+	frag_reg(c, s->src.buf, s->flag_a, r0, k0, af + 0);
+	frag_reg(c, s->src.buf, s->flag_a, r8, k0, af + 1);
+	frag_reg(c, s->src.buf, s->flag_a, r0, k8, af + 2);
+	frag_reg(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+	return af;
+}
+
+/* The B operand: two registers for column n, k halves k0/k8.  B element
+ * (k, n) is B[k][n], or B[n][k] with transpose_b: the (n, k) pair is
+ * contiguous exactly when transposed. */
+static int32_t frag_b(L *c, const Stmt *s, int32_t n, int32_t k0, int32_t k8)
+{
+	int32_t bf = (int32_t)c->f->regs.len;
+	reg(c, VT_I32);
+	reg(c, VT_I32);
+	frag_reg(c, s->src2.buf, !s->flag_b, n, k0, bf);
+	frag_reg(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+	return bf;
+}
+
 static void lower_gemm_mma(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K)
 {
 	int W = c->nthreads / 32;
@@ -194,22 +221,10 @@ static void lower_gemm_mma(L *c, const Stmt *s, int sh, int64_t M, int64_t N, in
 	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
 	{
 		int32_t k0 = bin(c, SI_ADD, DT_I32, kk, tk), k8 = bin(c, SI_ADD, DT_I32, k0, i32c(c, s8 ? 16 : 8));
-		int32_t af = (int32_t)c->f->regs.len;
-		for (int i = 0; i < 4; i++)
-			reg(c, VT_I32);
-		frag_reg(c, s->src.buf, s->flag_a, r0, k0, af + 0);
-		frag_reg(c, s->src.buf, s->flag_a, r8, k0, af + 1);
-		frag_reg(c, s->src.buf, s->flag_a, r0, k8, af + 2);
-		frag_reg(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+		int32_t af = frag_a(c, s, r0, r8, k0, k8);
 		for (int nb = 0; nb < NB; nb++) {
 			int32_t n = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), g);
-			int32_t bf = (int32_t)c->f->regs.len;
-			reg(c, VT_I32);
-			reg(c, VT_I32);
-			/* B element (k, n): B[k][n], or B[n][k] with transpose_b: the
-			 * (n, k) pair is contiguous exactly when transposed */
-			frag_reg(c, s->src2.buf, !s->flag_b, n, k0, bf);
-			frag_reg(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+			int32_t bf = frag_b(c, s, n, k0, k8);
 			SInst m = I(SI_MMA, in, acc + 4 * nb, af, bf);
 			m.c = acc + 4 * nb;
 			m.sub = (uint8_t)sh;
@@ -1330,20 +1345,10 @@ static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K)
 		                 bin(c, SI_MUL, DT_I32, bin(c, SI_DIV, DT_U32, tile, i32c(c, bl->rf_ntn)), i32c(c, 16)), g);
 		int32_t r8 = bin(c, SI_ADD, DT_I32, r0, i32c(c, 8));
 		int32_t n0 = bin(c, SI_MUL, DT_I32, bin(c, SI_REM, DT_U32, tile, i32c(c, bl->rf_ntn)), i32c(c, 8 * NB));
-		int32_t af = (int32_t)c->f->regs.len;
-		for (int i = 0; i < 4; i++)
-			reg(c, VT_I32);
-		frag_reg(c, s->src.buf, s->flag_a, r0, k0, af + 0);
-		frag_reg(c, s->src.buf, s->flag_a, r8, k0, af + 1);
-		frag_reg(c, s->src.buf, s->flag_a, r0, k8, af + 2);
-		frag_reg(c, s->src.buf, s->flag_a, r8, k8, af + 3);
+		int32_t af = frag_a(c, s, r0, r8, k0, k8);
 		for (int nb = 0; nb < NB; nb++) {
 			int32_t n = bin(c, SI_ADD, DT_I32, bin(c, SI_ADD, DT_I32, n0, i32c(c, 8 * nb)), g);
-			int32_t bf = (int32_t)c->f->regs.len;
-			reg(c, VT_I32);
-			reg(c, VT_I32);
-			frag_reg(c, s->src2.buf, !s->flag_b, n, k0, bf);
-			frag_reg(c, s->src2.buf, !s->flag_b, n, k8, bf + 1);
+			int32_t bf = frag_b(c, s, n, k0, k8);
 			int32_t acc = bl->rf + (si * NB + nb) * 4;
 			SInst m = I(SI_MMA, in, acc, af, bf);
 			m.c = acc;

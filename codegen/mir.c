@@ -173,3 +173,29 @@ void mir_print(const MFunc *f, StrBuf *sb)
 		}
 	}
 }
+
+void mir_work_push(int *h, int *n, int b)
+{
+	int i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > b)
+		h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+	h[i] = b;
+}
+
+int mir_work_pop(int *h, int *n)
+{
+	int top = h[0], last = h[--*n], i = 0;
+	for (;;) {
+		int k = 2 * i + 1;
+		if (k >= *n)
+			break;
+		if (k + 1 < *n && h[k + 1] < h[k])
+			k++;
+		if (h[k] >= last)
+			break;
+		h[i] = h[k], i = k;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}

@@ -95,6 +95,11 @@ MInst *mir_emit(MFunc *f, unsigned op, int ndef);
 MInstVec mir_spare(MFunc *f);
 void mir_set_insns(MFunc *f, MInstVec *v);
 void mir_put_spare(MFunc *f, MInstVec *v);
+/* A worklist of block ids as a min-heap in h (room for every block; *n
+ * entries): the lowest id first keeps dataflow sweeps close to layout
+ * order.  Used by waitcnt and the allocation validator. */
+void mir_work_push(int *h, int *n, int b);
+int mir_work_pop(int *h, int *n);
 
 /* Operand setters on an MInst (operand index i). */
 void mi_vreg(MInst *mi, int i, const MFunc *f, int vreg, int sub, int count);

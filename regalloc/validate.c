@@ -127,33 +127,6 @@ static int run_block(const MFunc *f, const int16_t *phys, const Slots *sl, int b
 	return wrong ? -1 : 0;
 }
 
-/* Min-heap of block ids. */
-static void heap_push(int *h, int *n, int b)
-{
-	int i = (*n)++;
-	while (i > 0 && h[(i - 1) / 2] > b)
-		h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
-	h[i] = b;
-}
-
-static int heap_pop(int *h, int *n)
-{
-	int top = h[0], last = h[--*n], i = 0;
-	for (;;) {
-		int k = 2 * i + 1;
-		if (k >= *n)
-			break;
-		if (k + 1 < *n && h[k + 1] < h[k])
-			k++;
-		if (h[k] >= last)
-			break;
-		h[i] = h[k], i = k;
-	}
-	if (*n)
-		h[i] = last;
-	return top;
-}
-
 /* p[0..n) = v, by doubling copies (memcpy's speed, not one store per slot). */
 static void fill32(int32_t *p, size_t n, int32_t v)
 {
@@ -221,10 +194,10 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 	 * revisit blocks many times on long chains).  The lattice has height
 	 * 3; any order reaches the same fixed point. */
 	int nw = 0;
-	heap_push(work, &nw, 0), inwork[0] = 1;
+	mir_work_push(work, &nw, 0), inwork[0] = 1;
 	memset(recheck, 1, (size_t)nb);
 	while (nw) {
-		int b = heap_pop(work, &nw);
+		int b = mir_work_pop(work, &nw);
 		inwork[b] = 0;
 		memcpy(cur, in + (size_t)b * nslot, sizeof(int32_t) * nslot);
 		recheck[b] = run_block(f, phys, &sl, b, cur, NULL, CK_NOTE) != 0;
@@ -253,7 +226,7 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err)
 				}
 			}
 			if (changed && !inwork[t])
-				heap_push(work, &nw, t), inwork[t] = 1;
+				mir_work_push(work, &nw, t), inwork[t] = 1;
 		}
 	}
 	/* The verdict counts only runs from the final states (during the
