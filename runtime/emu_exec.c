@@ -1170,7 +1170,7 @@ static int valu_write(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, V
 
 static int exec_valu(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, const uint8_t *acc)
 {
-	static VRes rx, ry;
+	static _Thread_local VRes rx, ry; /* scratch, per thread (devices may run in several threads) */
 	dev->stats.valu++;
 	if (dev->g11)
 		w->last_mfma_dn = 0; /* a VALU between WMMAs clears the WMMA hazard */

@@ -1,14 +1,20 @@
 /* test_threads.c — 8 threads, each with its own context, compile every
  * example for every target while the main thread does the same; all bytes
- * must match the single-threaded result.  A plain program (not Criterion)
- * so that it runs under ThreadSanitizer, whose shadow memory Criterion's
- * fixed-address arena collides with. */
+ * must match the single-threaded result.  Then 4 threads, each with its own
+ * context and emulator device, run vector_add (gfx942 and gfx1100, whose
+ * VOPD pairs use the second result buffer) and check every element: two
+ * devices in two threads once shared a static scratch result in the VALU
+ * (issue 18.10).  A plain program (not Criterion) so that it runs under
+ * ThreadSanitizer, whose shadow memory Criterion's fixed-address arena
+ * collides with. */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
+#include "emu.h"
 #include "tileasm.h"
 #include "util.h"
 
@@ -50,6 +56,68 @@ static void *compile_all(void *arg)
 			}
 	ta_ctx_destroy(ctx);
 	return NULL;
+}
+
+/* One emulator device per thread: vector_add on N elements, 3 launches,
+ * every element compared; returns the number of wrong launches. */
+static const char *va_text;
+static size_t va_len;
+
+static void *emu_all(void *arg)
+{
+	long id = (long)arg;
+	const char *target = id & 1 ? "gfx1100" : "gfx942";
+	ta_ctx *ctx = ta_ctx_create();
+	ta_binary *b = NULL;
+	long bad = 0;
+	if (!ctx || ta_compile_source(ctx, "vector_add.tile", va_text, va_len, target, &b) != TA_OK) {
+		printf("FAIL: emu thread %ld: compile for %s\n", id, target);
+		ta_ctx_destroy(ctx);
+		return (void *)1L;
+	}
+	size_t n;
+	const void *code = ta_binary_data(b, &n);
+	const ta_kernel_info *k = ta_binary_kernel(b, 0);
+	EmuDevice *dev = emu_create(id & 1 ? TA_TARGET_GFX1100 : TA_TARGET_GFX942);
+	Diag d;
+	diag_init(&d);
+	enum { N = 1000 };
+	static _Thread_local float A[N], B[N], C[N];
+	for (int i = 0; i < N; i++)
+		A[i] = (float)(i + 7 * id), B[i] = (float)(3 * i) - (float)id;
+	uint64_t dA = emu_alloc(dev, sizeof A), dB = emu_alloc(dev, sizeof B), dC = emu_alloc(dev, sizeof C);
+	unsigned char ka[256] = {0};
+	memcpy(ka + k->args[0].offset, &dA, 8);
+	memcpy(ka + k->args[1].offset, &dB, 8);
+	memcpy(ka + k->args[2].offset, &dC, 8);
+	int32_t nn = N;
+	memcpy(ka + k->args[3].offset, &nn, 4);
+	int64_t vals[4] = {0, 0, 0, N};
+	uint32_t grid[3], block[3] = {(uint32_t)k->threads, 1, 1};
+	if (ta_binary_grid(b, 0, vals, grid) != TA_OK || emu_write(dev, dA, A, sizeof A, &d) ||
+	    emu_write(dev, dB, B, sizeof B, &d) || emu_load(dev, code, n, &d))
+		bad++;
+	for (int r = 0; r < 3 && !bad; r++) {
+		memset(C, 0, sizeof C);
+		if (emu_write(dev, dC, C, sizeof C, &d) ||
+		    emu_launch(dev, k->name, grid, block, ka, k->kernarg_size, 0, &d) || emu_read(dev, dC, C, sizeof C, &d)) {
+			printf("FAIL: emu thread %ld: %s\n", id, diag_text(&d));
+			bad++;
+			break;
+		}
+		for (int i = 0; i < N; i++)
+			if (C[i] != A[i] + B[i]) {
+				printf("FAIL: emu thread %ld (%s) launch %d: C[%d] = %g, want %g\n", id, target, r, i,
+				       (double)C[i], (double)(A[i] + B[i]));
+				bad++;
+				break;
+			}
+	}
+	emu_destroy(dev);
+	diag_free(&d);
+	ta_binary_release(b);
+	ta_ctx_destroy(ctx);
+	return (void *)bad;
 }
 
 static int cmp_s(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -103,6 +171,25 @@ int main(void)
 			}
 			free(one.bytes[e][t]);
 		}
+	for (int e = 0; e < nex; e++)
+		if (strstr(name[e], "/vector_add.tile"))
+			va_text = text[e], va_len = len[e];
+	if (!va_text) {
+		printf("FAIL: no examples/vector_add.tile\n");
+		failed++;
+	} else {
+		pthread_t et[4];
+		for (long i = 0; i < 4; i++)
+			pthread_create(&et[i], NULL, emu_all, (void *)i);
+		for (int i = 0; i < 4; i++) {
+			void *r;
+			pthread_join(et[i], &r);
+			if (r)
+				failed++;
+			else
+				passed++;
+		}
+	}
 	for (int e = 0; e < nex; e++) {
 		free(name[e]);
 		free(text[e]);
