@@ -1,12 +1,14 @@
-/* amd.c — the AMD backend driver: one function runs the passes of amd.h in
- * order for every kernel and writes the code object. */
+/* amd.c — the AMD backend driver: compile_kernel runs the passes of amd.h as
+ * one list of run_pass calls for every kernel (run_pass times each, and
+ * verifies and dumps its result when asked); amd_compile writes the code
+ * object. */
 #include "amd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#include "regalloc.h"
 
 const char *const amd_pass_name[AMD_PASS_COUNT] = {"lower", "isel",    "opt",    "sched",
 							     "regalloc", "waitcnt", "hazard", "emit"};
@@ -44,171 +46,263 @@ int amd_kernarg_layout(const SimtFunc *sf, AmdAbi *abi)
 	return 0;
 }
 
-/* Compiles one SIMT function into code; fills k (not its args). */
-static int compile_func(const SimtFunc *sf, const Target *t, CoKernel *k, AmdKernelInfo *ki, AmdOutput *out,
-			Diag *d)
+/* One kernel on its way through the passes. */
+typedef struct {
+	const Module *m;
+	int kernel;
+	const Target *t;
+	AmdOutput *out;
+	Diag *d;
+	int verify;
+	SimtFunc sf;      /* lower */
+	AmdAbi abi;       /* abi */
+	int sys_sgprs;    /* system SGPRs the hardware initialises */
+	int wave_sgpr;    /* gfx90a: the scratch wave offset's SGPR (0: none) */
+	MFunc mf;         /* isel .. hazard */
+	AmdSchedStats sched;
+	Liveness live;    /* sched's block live sets serve the allocator too */
+	RaReport ra;
+	AmdCode code;     /* emit */
+	CoKernel *k;      /* describe */
+	AmdKernelInfo *ki;
+} AmdJob;
+
+typedef int (*AmdPass)(AmdJob *j);
+
+static int oom(AmdJob *j)
 {
-	ta_target it = t->id;
+	diag_error(j->d, "out of memory");
+	return -1;
+}
+
+static int pass_lower(AmdJob *j)
+{
+	return lower_kernel(j->m, j->kernel, j->t, &j->sf, j->d);
+}
+
+/* Where the hardware puts the inputs, from the descriptor's enables. */
+static int setup_abi(AmdJob *j)
+{
+	const Target *t = j->t;
+	CoKernel *k = j->k;
 	co_kernel_init(k, t);
-	unsigned dims = amd_wgid_dims(sf);
+	unsigned dims = amd_wgid_dims(&j->sf);
 	k->wg_id_x = 1;
 	k->wg_id_y = (dims >> 1) & 1;
 	k->wg_id_z = (dims >> 2) & 1;
-	AmdAbi abi;
-	memset(&abi, 0, sizeof abi);
-	abi.kernarg_sgpr = (k->user_sgprs & CO_USGPR_PRIVATE_SEGMENT_BUFFER) ? 4 : 0;
+	AmdAbi *abi = &j->abi;
+	abi->kernarg_sgpr = (k->user_sgprs & CO_USGPR_PRIVATE_SEGMENT_BUFFER) ? 4 : 0;
 	int sys = co_user_sgpr_count(t, k);
 	for (int dm = 0; dm < 3; dm++)
-		abi.wgid_sgpr[dm] = -1;
-	abi.wgid_sgpr[0] = sys++;
+		abi->wgid_sgpr[dm] = -1;
+	abi->wgid_sgpr[0] = sys++;
 	if (k->wg_id_y)
-		abi.wgid_sgpr[1] = sys++;
+		abi->wgid_sgpr[1] = sys++;
 	if (k->wg_id_z)
-		abi.wgid_sgpr[2] = sys++;
+		abi->wgid_sgpr[2] = sys++;
+	j->sys_sgprs = sys;
 	/* gfx90a: if spills go to scratch, the private segment wave offset
 	 * comes after the workgroup ids (gfx942/gfx1100 have architected flat
 	 * scratch: no SGPR, the hardware sets FLAT_SCRATCH). */
-	int wave_sgpr = it == TA_TARGET_GFX90A ? sys : 0;
-	if (amd_kernarg_layout(sf, &abi)) {
-		diag_error(d, "out of memory");
+	j->wave_sgpr = t->id == TA_TARGET_GFX90A ? sys : 0;
+	if (amd_kernarg_layout(&j->sf, abi))
+		return oom(j);
+	j->ki->param_offset = abi->param_offset;
+	j->ki->kernarg_size = abi->kernarg_size;
+	return 0;
+}
+
+static int pass_isel(AmdJob *j)
+{
+	return amd_isel(&j->sf, j->t, &j->abi, &j->mf, j->d);
+}
+
+static int pass_opt(AmdJob *j)
+{
+	return amd_opt(&j->mf, NULL) ? oom(j) : 0;
+}
+
+static int pass_sched(AmdJob *j)
+{
+	return amd_sched_live(&j->mf, &j->sched, &j->live) ? oom(j) : 0;
+}
+
+/* ra_run's fallback when the scheduled order does not fit: the function
+ * again, selected in source order. */
+static int rebuild_unscheduled(void *arg, MFunc *mf, Diag *d)
+{
+	AmdJob *j = arg;
+	mir_free(mf);
+	mir_init(mf, j->t->id);
+	if (amd_isel(&j->sf, j->t, &j->abi, mf, d))
 		return -1;
-	}
-	ki->param_offset = abi.param_offset;
-	ki->kernarg_size = abi.kernarg_size;
-	MFunc mf;
-	mir_init(&mf, it);
-	RaResult ra;
-	memset(&ra, 0, sizeof ra);
-	AmdCode code;
-	memset(&code, 0, sizeof code);
-	int rc = -1;
-	double t0 = now_ms();
-	if (amd_isel(sf, t, &abi, &mf, d))
-		goto out;
-	double t1 = now_ms();
-	out->pass_ms[AMD_PASS_ISEL] += t1 - t0;
-	if (amd_opt(&mf, NULL)) {
-		diag_error(d, "out of memory");
-		goto out;
-	}
-	double t1a = now_ms();
-	out->pass_ms[AMD_PASS_OPT] += t1a - t1;
-	AmdSchedStats sched;
-	Liveness live; /* sched's block live sets serve the SSA allocator too */
-	if (amd_sched_live(&mf, &sched, &live)) {
-		diag_error(d, "out of memory");
-		goto out;
-	}
-	double t1b = now_ms();
-	out->pass_ms[AMD_PASS_SCHED] += t1b - t1a;
-	t1 = t1b;
-	RaOptions ropt;
-	memcpy(ropt.reg_limit, out->reg_limit, sizeof ropt.reg_limit);
-	Diag quiet;
-	diag_init(&quiet);
-	/* The SSA allocator first (it frees registers where values are dead and
-	 * splits live ranges for tuples), the linear scan when it gives up. */
-	int ra_rc = ra_allocate_ssa_live(&mf, &ropt, &live, &ra, &quiet);
-	liveness_free(&live);
-	if (ra_rc)
-		ra_rc = ra_allocate(&mf, &ropt, &ra, &quiet);
-	diag_free(&quiet);
-	RaSpillStats spills;
-	memset(&spills, 0, sizeof spills);
-	/* The scheduler bounds the demand, but the allocator's interval hulls
-	 * can need more: a schedule that costs occupancy is not kept. */
-	if (!ra_rc && sched.moves) {
-		int lds = (int)sf->smem_bytes;
-		int got = occ_waves(it, ra.used[MR_V], ra.used[MR_A], ra.used[MR_S] + 2, lds, sf->threads, NULL);
-		int want = occ_waves(it, sched.limit_v, ra.used[MR_A], ra.used[MR_S] + 2, lds, sf->threads, NULL);
-		if (got < want) {
-			ra_result_free(&ra);
-			ra_rc = -1;
-		}
-	}
-	if (ra_rc && sched.moves) {
-		/* The scheduled order did not fit: back to the source order (a
-		 * rare path, so rebuilt rather than kept as a copy every time). */
-		mir_free(&mf);
-		mir_init(&mf, it);
-		if (amd_isel(sf, t, &abi, &mf, d) || amd_opt(&mf, NULL))
-			goto out;
-		diag_init(&quiet);
-		ra_rc = ra_allocate_ssa(&mf, &ropt, &ra, &quiet);
-		diag_free(&quiet);
-	}
-	if (ra_rc) /* then spilling, in a bounded number of rounds */
-		ra_rc = ra_allocate_spill_abi(&mf, &ropt, wave_sgpr, &ra, &spills, d);
-	if (ra_rc)
-		goto out;
-	StrBuf err = {0};
-	/* ra_allocate_ssa validated its result before keeping it. */
-	if (ra.allocator != RA_SSA && ra_validate(&mf, ra.phys, &err)) {
-		diag_error(d, "internal error: register allocation of kernel '%s' is invalid: %s", sf->name,
-			   err.buf ? err.buf : "?");
-		sb_free(&err);
-		goto out;
-	}
-	sb_free(&err);
-	if (ra_rewrite(&mf, &ra, d))
-		goto out;
-	double t2 = now_ms();
-	out->pass_ms[AMD_PASS_RA] += t2 - t1;
-	if (amd_waitcnt(&mf, d))
-		goto out;
-	double t3 = now_ms();
-	out->pass_ms[AMD_PASS_WAITCNT] += t3 - t2;
-	if (amd_hazard(&mf, d))
-		goto out;
-	double t4 = now_ms();
-	out->pass_ms[AMD_PASS_HAZARD] += t4 - t3;
+	return amd_opt(mf, NULL) ? oom(j) : 0;
+}
+
+static int pass_regalloc(AmdJob *j)
+{
+	RaRunOptions opt = {
+		.name = j->sf.name,
+		.wave_sgpr = j->wave_sgpr,
+		.live = &j->live,
+		.sched_moves = j->sched.moves,
+		.sched_limit_v = j->sched.limit_v,
+		.lds_bytes = (int)j->sf.smem_bytes,
+		.threads = j->sf.threads,
+		.rebuild = rebuild_unscheduled,
+		.rebuild_arg = j,
+	};
+	memcpy(opt.limits.reg_limit, j->out->reg_limit, sizeof opt.limits.reg_limit);
+	int rc = ra_run(&j->mf, &opt, &j->ra, j->d);
+	liveness_free(&j->live);
+	return rc;
+}
+
+static int pass_waitcnt(AmdJob *j)
+{
+	return amd_waitcnt(&j->mf, j->d);
+}
+
+static int pass_hazard(AmdJob *j)
+{
+	return amd_hazard(&j->mf, j->d);
+}
+
+static int pass_emit(AmdJob *j)
+{
+	AmdOutput *out = j->out;
+	const RaReport *ra = &j->ra;
+	const RaSpillStats *sp = &ra->spills;
 	if (out->want_listing)
-		sb_printf(&out->listing, "%s:\n; regalloc: %s, %d live-range splits\n", sf->name,
-			  ra.allocator == RA_SSA ? (spills.rounds > 1 ? "ssa + spill" : "ssa")
-			  : spills.rounds > 1 ? "linear scan + spill" : "linear scan",
-			  ra.splits);
-	if (out->want_listing && spills.scratch_bytes)
+		sb_printf(&out->listing, "%s:\n; regalloc: %s, %d live-range splits\n", j->sf.name,
+			  ra->allocator == RA_SSA ? (sp->rounds > 1 ? "ssa + spill" : "ssa")
+			  : sp->rounds > 1 ? "linear scan + spill" : "linear scan",
+			  ra->splits);
+	if (out->want_listing && sp->scratch_bytes)
 		sb_printf(&out->listing, "; spills: %d SGPR dwords in VGPR lanes, %d VGPR dwords in AGPRs, %d in "
-			  "scratch (%d bytes per work-item)\n", spills.sgpr_spills, spills.agpr_spills,
-			  spills.scratch_spills, spills.scratch_bytes);
-	if (amd_emit(&mf, &code, out->want_listing ? &out->listing : NULL, d))
-		goto out;
-	out->pass_ms[AMD_PASS_EMIT] += now_ms() - t4;
-	k->name = sf->name;
-	k->code = code.code;
-	k->code_size = code.len;
+			  "scratch (%d bytes per work-item)\n", sp->sgpr_spills, sp->agpr_spills,
+			  sp->scratch_spills, sp->scratch_bytes);
+	return amd_emit(&j->mf, &j->code, out->want_listing ? &out->listing : NULL, j->d);
+}
+
+/* The kernel descriptor, its arguments and the caller's summary. */
+static int describe(AmdJob *j)
+{
+	const SimtFunc *sf = &j->sf;
+	const RaSpillStats *sp = &j->ra.spills;
+	ta_target it = j->t->id;
+	CoKernel *k = j->k;
+	AmdKernelInfo *ki = j->ki;
+	size_t nl = strlen(sf->name);
+	ki->name = malloc(nl + 1);
+	CoArg *args = calloc(sf->params.len + 1, sizeof(CoArg));
+	ki->params = calloc(sf->params.len + 1, sizeof(SimtParam));
+	k->args = args;
+	if (!ki->name || !args || !ki->params)
+		return oom(j);
+	memcpy(ki->name, sf->name, nl + 1);
+	k->name = ki->name;
+	k->code = j->code.code;
+	j->code.code = NULL; /* now owned by k (freed by amd_compile) */
+	k->code_size = j->code.len;
 	k->group_segment_size = (uint32_t)sf->smem_bytes;
-	k->kernarg_size = abi.kernarg_size;
-	k->vgprs = TA_MAX(code.vgprs, 1);
-	k->agprs = code.agprs;
-	k->sgprs = TA_MAX(code.sgprs, sys);
+	k->kernarg_size = j->abi.kernarg_size;
+	k->vgprs = TA_MAX(j->code.vgprs, 1);
+	k->agprs = j->code.agprs;
+	k->sgprs = TA_MAX(j->code.sgprs, j->sys_sgprs);
 	k->max_flat_workgroup_size = (uint32_t)sf->threads;
-	k->sgpr_spill_count = spills.sgpr_spills;
-	k->vgpr_spill_count = spills.vgpr_spills;
-	if (spills.scratch_bytes) {
+	k->sgpr_spill_count = sp->sgpr_spills;
+	k->vgpr_spill_count = sp->vgpr_spills;
+	if (sp->scratch_bytes) {
 		/* Kernels without scratch keep every bit as before. */
 		k->private_segment = 1;
-		k->private_segment_size = (uint32_t)spills.scratch_bytes;
-		if (wave_sgpr)
-			k->sgprs = TA_MAX(k->sgprs, wave_sgpr + 1);
+		k->private_segment_size = (uint32_t)sp->scratch_bytes;
+		if (j->wave_sgpr)
+			k->sgprs = TA_MAX(k->sgprs, j->wave_sgpr + 1);
 	}
 	ki->sgprs = k->sgprs;
 	ki->vgprs = k->vgprs;
 	ki->agprs = k->agprs;
 	ki->lds_bytes = (int)sf->smem_bytes;
-	ki->scratch_bytes = spills.scratch_bytes;
-	ki->ninsns = code.ninsns;
-	ki->code_bytes = (int)code.len;
+	ki->scratch_bytes = sp->scratch_bytes;
+	ki->ninsns = j->code.ninsns;
+	ki->code_bytes = (int)j->code.len;
 	ki->threads = sf->threads;
 	ki->waves = occ_waves(it, k->vgprs, k->agprs, k->sgprs + 2, (int)sf->smem_bytes, sf->threads,
 			      &ki->waves_limit);
-	code.code = NULL; /* now owned by k (freed by the caller) */
-	rc = 0;
-out:
-	free(code.code);
-	ra_result_free(&ra);
-	mir_free(&mf);
-	return rc;
+	/* Arguments: names point into the module (alive for this call). */
+	ki->nparams = (int)sf->params.len;
+	for (size_t p = 0; p < sf->params.len; p++) {
+		const SimtParam *spm = &sf->params.data[p];
+		ki->params[p] = *spm;
+		CoArg *a = &args[p];
+		a->name = spm->name;
+		a->offset = ki->param_offset[p];
+		a->size = spm->vt == VT_I64 || spm->vt == VT_F64 ? 8 : 4;
+		if (spm->kind == PK_TENSOR) {
+			a->value_kind = CO_VK_GLOBAL_BUFFER;
+			a->address_space = CO_AS_GLOBAL;
+		} else {
+			a->value_kind = CO_VK_BY_VALUE;
+		}
+	}
+	k->nargs = (int)sf->params.len;
+	return 0;
+}
+
+/* The IR after pass p checked (j->verify) and dumped (out->dump_after). */
+static int after_pass(AmdJob *j, int p)
+{
+	const AmdOutput *out = j->out;
+	int dump = out->dump_after && !strcmp(out->dump_after, amd_pass_name[p]);
+	if (!j->verify && !dump)
+		return 0;
+	StrBuf err = {0};
+	int bad = 0;
+	if (j->verify && p == AMD_PASS_LOWER)
+		bad = simt_verify(&j->sf, &err);
+	else if (j->verify)
+		bad = mir_verify(&j->mf, p >= AMD_PASS_RA, &err);
+	if (bad) {
+		diag_error(j->d, "internal error: %s of kernel '%s' after %s: %s", p == AMD_PASS_LOWER ? "SIMT IR" : "MIR",
+			   j->sf.name, amd_pass_name[p], err.buf ? err.buf : "?");
+		sb_free(&err);
+		return -1;
+	}
+	sb_free(&err);
+	if (dump) {
+		StrBuf *sb = &j->out->dump;
+		sb_printf(sb, "; after %s: %s\n", amd_pass_name[p], j->sf.name);
+		if (p == AMD_PASS_LOWER)
+			simt_print(&j->sf, sb);
+		else
+			mir_print(&j->mf, sb);
+	}
+	return 0;
+}
+
+/* Runs pass p: times it, then checks and dumps its result as asked. */
+static int run_pass(AmdJob *j, int p, AmdPass fn)
+{
+	double t0 = now_ms();
+	int rc = fn(j);
+	j->out->pass_ms[p] += now_ms() - t0;
+	return rc ? -1 : after_pass(j, p);
+}
+
+/* The pipeline of one kernel. */
+static int compile_kernel(AmdJob *j)
+{
+	return run_pass(j, AMD_PASS_LOWER, pass_lower) ||
+	       setup_abi(j) ||
+	       run_pass(j, AMD_PASS_ISEL, pass_isel) ||
+	       run_pass(j, AMD_PASS_OPT, pass_opt) ||
+	       run_pass(j, AMD_PASS_SCHED, pass_sched) ||
+	       run_pass(j, AMD_PASS_RA, pass_regalloc) ||
+	       run_pass(j, AMD_PASS_WAITCNT, pass_waitcnt) ||
+	       run_pass(j, AMD_PASS_HAZARD, pass_hazard) ||
+	       run_pass(j, AMD_PASS_EMIT, pass_emit) ||
+	       describe(j) ? -1 : 0;
 }
 
 int amd_compile(const Module *m, const Target *t, AmdOutput *out, Diag *d)
@@ -219,59 +313,27 @@ int amd_compile(const Module *m, const Target *t, AmdOutput *out, Diag *d)
 	}
 	int nk = (int)m->kernels.len, rc = -1;
 	CoKernel *ks = calloc((size_t)nk + 1, sizeof(CoKernel));
-	CoArg **args = calloc((size_t)nk + 1, sizeof(CoArg *));
 	out->kernels = calloc((size_t)nk + 1, sizeof(AmdKernelInfo));
 	out->nkernels = nk;
-	if (!ks || !args || !out->kernels) {
+	if (!ks || !out->kernels) {
 		diag_error(d, "out of memory");
 		goto done;
 	}
 	int failed = 0;
-	for (int ki = 0; ki < nk; ki++) {
-		SimtFunc sf;
-		double t0 = now_ms();
-		int lr = lower_kernel(m, ki, t, &sf, d);
-		out->pass_ms[AMD_PASS_LOWER] += now_ms() - t0;
-		AmdKernelInfo *info = &out->kernels[ki];
-		if (!lr) {
-			size_t nl = strlen(sf.name);
-			info->name = malloc(nl + 1);
-			if (info->name)
-				memcpy(info->name, sf.name, nl + 1);
-		}
-		if (lr || !info->name || compile_func(&sf, t, &ks[ki], info, out, d)) {
-			failed = 1;
-			simt_free(&sf);
-			continue;
-		}
-		ks[ki].name = info->name;
-		/* Arguments: names point into the module (alive for this call). */
-		args[ki] = calloc(sf.params.len + 1, sizeof(CoArg));
-		info->params = calloc(sf.params.len + 1, sizeof(SimtParam));
-		if (!args[ki] || !info->params) {
-			diag_error(d, "out of memory");
-			failed = 1;
-			simt_free(&sf);
-			continue;
-		}
-		info->nparams = (int)sf.params.len;
-		for (size_t p = 0; p < sf.params.len; p++) {
-			const SimtParam *sp = &sf.params.data[p];
-			info->params[p] = *sp;
-			CoArg *a = &args[ki][p];
-			a->name = sp->name;
-			a->offset = info->param_offset[p];
-			a->size = sp->vt == VT_I64 || sp->vt == VT_F64 ? 8 : 4;
-			if (sp->kind == PK_TENSOR) {
-				a->value_kind = CO_VK_GLOBAL_BUFFER;
-				a->address_space = CO_AS_GLOBAL;
-			} else {
-				a->value_kind = CO_VK_BY_VALUE;
-			}
-		}
-		ks[ki].args = args[ki];
-		ks[ki].nargs = (int)sf.params.len;
-		simt_free(&sf);
+	for (int k = 0; k < nk; k++) {
+		AmdJob j = {.m = m, .kernel = k, .t = t, .out = out, .d = d, .k = &ks[k], .ki = &out->kernels[k]};
+#ifdef TA_VERIFY_PASSES
+		j.verify = 1;
+#else
+		j.verify = out->verify;
+#endif
+		mir_init(&j.mf, t->id);
+		if (compile_kernel(&j))
+			failed = 1; /* the next kernels still report their errors */
+		free(j.code.code);
+		liveness_free(&j.live);
+		mir_free(&j.mf);
+		simt_free(&j.sf);
 	}
 	if (failed)
 		goto done;
@@ -279,13 +341,10 @@ int amd_compile(const Module *m, const Target *t, AmdOutput *out, Diag *d)
 		goto done;
 	rc = 0;
 done:
-	if (ks)
-		for (int i = 0; i < nk; i++)
-			free((void *)ks[i].code);
-	if (args)
-		for (int i = 0; i < nk; i++)
-			free(args[i]);
-	free(args);
+	for (int i = 0; ks && i < nk; i++) {
+		free((void *)ks[i].code);
+		free((void *)ks[i].args);
+	}
 	free(ks);
 	return rc;
 }
@@ -300,6 +359,7 @@ void amd_output_free(AmdOutput *out)
 	free(out->kernels);
 	free(out->code_object);
 	sb_free(&out->listing);
+	sb_free(&out->dump);
 	out->kernels = NULL;
 	out->code_object = NULL;
 	out->nkernels = 0;

@@ -33,7 +33,7 @@
  * propagation redirects its readers and DCE removes it.
  *
  * Cost: O(n + V) for n instructions and V vregs. */
-#include "mir.h"
+#include "amd.h"
 
 #include <stdlib.h>
 

@@ -33,7 +33,7 @@
  * wrong) the moves are undone from a log and the mover retries with
  * a limit one cliff lower, at most SCHED_RETRIES times, then keeps the
  * source order.  One liveness pass in all. */
-#include "mir.h"
+#include "amd.h"
 
 #include <stdlib.h>
 

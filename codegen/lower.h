@@ -176,6 +176,15 @@ void lower_set_vector_frags(int mode);
 VType simt_vt(DType t);         /* canonical register class */
 VType simt_storage_vt(DType t); /* storage register class */
 void simt_print(const SimtFunc *f, StrBuf *sb); /* readable dump for tests and --dump-simt */
+/* lower_verify.c: structural check of f (register ids and classes where the
+ * op needs one, labels defined once and branch targets defined, parameter
+ * and local indices, vector and MMA register ranges).  Returns 0, or -1
+ * with the first problem in err (may be NULL).  O(code + registers). */
+int simt_verify(const SimtFunc *f, StrBuf *err);
+/* lower_dump.c: every kernel of m lowered for t, verified and printed to out
+ * with a "; after lower: NAME" header each (the PTX backend's --dump-simt;
+ * the AMD driver dumps from its pass list).  Returns 0, or -1 with d. */
+int simt_dump_module(const Module *m, const Target *t, StrBuf *out, Diag *d);
 
 /* Evaluates the integer expression e (grid sizes) with the kernel argument
  * values vals[i] for Kernel.args[i] (symbols and integer scalars).  Returns

@@ -51,6 +51,28 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 	}
 }
 
+int simt_dump_module(const Module *m, const Target *t, StrBuf *out, Diag *d)
+{
+	int rc = 0;
+	for (size_t k = 0; k < m->kernels.len; k++) {
+		SimtFunc f;
+		StrBuf err = {0};
+		if (lower_kernel(m, (int)k, t, &f, d)) {
+			rc = -1;
+		} else if (simt_verify(&f, &err)) {
+			diag_error(d, "internal error: SIMT IR of kernel '%s' after lower: %s", f.name,
+				   err.buf ? err.buf : "?");
+			rc = -1;
+		} else {
+			sb_printf(out, "; after lower: %s\n", f.name);
+			simt_print(&f, out);
+		}
+		sb_free(&err);
+		simt_free(&f);
+	}
+	return rc;
+}
+
 /* ---- host-side integer evaluation (grid sizes) ---------------------------- */
 
 int lower_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out)

@@ -127,30 +127,14 @@ static inline bool mi_is_use(const MInst *mi, int i)
 void mir_print(const MFunc *f, StrBuf *sb);
 void mir_print_insn(const MFunc *f, const MInst *mi, StrBuf *sb);
 
-/* ---- Passes on virtual MIR (before register allocation) ----------------- */
+/* ---- mir_verify.c ------------------------------------------------------- */
 
-typedef struct {
-	int copies;        /* copies whose readers now read the source */
-	int removed;       /* instructions deleted */
-	int removed_pairs; /* parallel-copy pairs deleted */
-	int folded;        /* x+0, x*1, x<<0 -> move; x*2^k -> shift */
-	int cse;           /* ops that repeat an earlier one of their block */
-} AmdOptStats;
-
-/* amd_opt.c: trivial folds, copy propagation and dead-code elimination, O(n + vregs).
- * st may be NULL.  Returns 0, or -1 on allocation failure (f unchanged). */
-int amd_opt(MFunc *f, AmdOptStats *st);
-
-typedef struct {
-	int moves;             /* loads hoisted */
-	int attempts;          /* mover runs (1 + retries at lower cliffs) */
-	int fallback;          /* 1: gave up, source order kept */
-	int limit_v, limit_s;  /* register limits of the last attempt */
-} AmdSchedStats;
-
-/* amd_sched.c: pre-RA load hoisting and clause forming within blocks,
- * bounded window, never raising the register demand past the current
- * occupancy cliff; O(n·W).  st may be NULL.  Returns 0 or -1 (memory). */
-int amd_sched(MFunc *f, AmdSchedStats *st);
+/* Checks f's structure: block ranges cover the instructions in order,
+ * successors and branch targets name blocks, every virtual operand names a
+ * vreg of its operand's file with its dwords inside the vreg, ndef and vmask
+ * fit the operand count.  With phys set (after ra_rewrite) no operand may be
+ * virtual and no pseudo instruction remain.  Returns 0, or -1 with the first
+ * problem in err (may be NULL).  O(instructions + blocks). */
+int mir_verify(const MFunc *f, bool phys, StrBuf *err);
 
 #endif

@@ -10,10 +10,13 @@
  *         pcopy.c      parallel copies -> moves and swaps
  *         validate.c   checks an assignment by simulating register contents
  *
- * amd_compile runs ra_allocate_ssa (registers freed where values are dead,
- * block-local live-range splitting) and falls back to ra_allocate, a linear
- * scan over one interval per vreg (the hull of every point where it is
- * live), O(n log n), and its spilling driver: see docs/amd-backend.md. */
+ *         ra_run.c     the one entry point: which allocator when, validation, rewrite
+ *
+ * The AMD driver calls ra_run only.  It runs ra_allocate_ssa (registers
+ * freed where values are dead, block-local live-range splitting) and falls
+ * back to ra_allocate, a linear scan over one interval per vreg (the hull of
+ * every point where it is live), O(n log n), and its spilling driver: see
+ * docs/amd-backend.md.  The allocators themselves stay visible for tests. */
 #ifndef TILEASM_REGALLOC_H
 #define TILEASM_REGALLOC_H
 
@@ -66,14 +69,9 @@ static inline int lv_test(const uint64_t *set, int v)
 	return (int)((set[v >> 6] >> (v & 63)) & 1);
 }
 
-/* One liveness for the scheduler and the allocator.  amd_sched_live is
- * amd_sched (mir.h) that hands its block live sets to the caller in *lv:
- * its moves stay within blocks and never cross a dependence, so the sets
- * stay valid for the scheduled code (lv->demand, which moves would make
- * stale, is freed and NULL).  ra_allocate_ssa_live is ra_allocate_ssa
- * (below) reads such sets instead of computing its own; they must describe
- * f's blocks and vregs as they are.  The caller frees lv with liveness_free. */
-int amd_sched_live(MFunc *f, AmdSchedStats *st, Liveness *lv);
+/* One liveness serves the scheduler and the allocator: amd_sched_live
+ * (amd.h) hands its block live sets to ra_run (RaRunOptions.live), whose
+ * ra_allocate_ssa_live reads them instead of computing its own. */
 
 /* ---- ra.c --------------------------------------------------------------- */
 
@@ -198,5 +196,37 @@ int pcopy_sequence(const PMove *in, int n, PMove *out);
  * and requires every virtual operand to read the value it names.  Returns 0,
  * or -1 with the first violation written to err (may be NULL). */
 int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err);
+
+/* ---- ra_run.c ----------------------------------------------------------- */
+
+typedef struct {
+	const char *name;     /* the kernel, for diagnostics */
+	RaOptions limits;
+	int wave_sgpr;        /* gfx90a: the SGPR for the scratch wave offset (ra_allocate_spill_abi) */
+	const Liveness *live; /* f's block live sets (amd_sched_live), or NULL */
+	/* When the code was scheduled (sched_moves > 0): an allocation whose
+	 * occupancy is below that of sched_limit_v VGPRs is not kept, nor one that
+	 * fails; then rebuild (required) gives f again in source order and that
+	 * is allocated instead. */
+	int sched_moves, sched_limit_v;
+	int lds_bytes, threads; /* for the occupancy comparison */
+	int (*rebuild)(void *arg, MFunc *f, Diag *d);
+	void *rebuild_arg;
+} RaRunOptions;
+
+typedef struct {
+	int allocator;        /* RA_SSA or RA_LINEAR: which one produced the registers */
+	int splits;           /* live-range splits (RA_SSA) */
+	int used[MR_NCLASS];  /* highest register used + 1 per file (by vregs) */
+	RaSpillStats spills;  /* spills.rounds > 1: the code was spilled */
+} RaReport;
+
+/* Register allocation of f, virtual to physical: the SSA allocator (with
+ * the scheduler's live sets), the linear scan when it gives up, the source
+ * order when the schedule does not fit or costs occupancy, then spilling in
+ * a bounded number of rounds; the result validated and f rewritten (no
+ * virtual operand, no pseudo instruction left).  Returns 0, or -1 with an
+ * error in d. */
+int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d);
 
 #endif

@@ -93,11 +93,20 @@ static double now_ms(void)
 }
 
 static int compile_ptx(const Module *m, const Target *t, const char *file, const char *out, int dump_isa,
-                       int time_passes)
+                       int time_passes, int dump_simt)
 {
 	Diag d;
 	diag_init(&d);
 	StrBuf sb = {0};
+	if (dump_simt) {
+		int bad = simt_dump_module(m, t, &sb, &d);
+		if (!bad)
+			fwrite(sb.buf, 1, sb.len, stdout);
+		sb_free(&sb);
+		fputs(diag_text(&d), stderr);
+		diag_free(&d);
+		return bad || !out ? bad : compile_ptx(m, t, file, out, dump_isa, time_passes, 0);
+	}
 	double t0 = now_ms();
 	int rc = ptx_compile(m, t, &sb, NULL, &d) ? 1 : 0;
 	if (time_passes)
@@ -120,13 +129,17 @@ static int compile_ptx(const Module *m, const Target *t, const char *file, const
  * input with .hsaco for .tile); --dump-isa prints the code with encodings
  * and per-kernel resources, --time-passes the backend's pass times. */
 static int compile_amd(const Module *m, const Target *t, const char *file, const char *out, int dump_isa,
-		       int time_passes)
+		       int time_passes, const char *dump_after, int verify)
 {
 	Diag d;
 	diag_init(&d);
 	AmdOutput ao;
 	memset(&ao, 0, sizeof ao);
+	ao.dump_after = dump_after;
+	ao.verify = verify;
 	int rc = amd_compile(m, t, &ao, &d) ? 1 : 0;
+	if (ao.dump.len)
+		fwrite(ao.dump.buf, 1, ao.dump.len, stdout);
 	if (!rc && dump_isa) {
 		/* The listing is assembly source: `tileasm asm` turns it back into
 		 * this very code object (tests/amd checks it). */
@@ -155,15 +168,15 @@ static int compile_amd(const Module *m, const Target *t, const char *file, const
 		fprintf(stderr, "  %-10s %8.3f ms\n", "total", total);
 	}
 	if (!rc)
-		rc = write_output(file, out, dump_isa, ".hsaco", ao.code_object, ao.code_object_len);
+		rc = write_output(file, out, dump_isa || dump_after, ".hsaco", ao.code_object, ao.code_object_len);
 	amd_output_free(&ao);
 	return rc;
 }
 
 int cli_compile(int argc, char **argv)
 {
-	const char *file = NULL, *target = NULL, *out = NULL, *val;
-	int dump_ir = 0, dump_isa = 0, time_passes = 0, rc = 1, r;
+	const char *file = NULL, *target = NULL, *out = NULL, *dump_after = NULL, *val;
+	int dump_ir = 0, dump_isa = 0, time_passes = 0, verify = 0, rc = 1, r;
 	ta_ctx *ctx = ta_ctx_create();
 	if (!ctx) {
 		fprintf(stderr, "tileasm: error: out of memory\n");
@@ -185,6 +198,14 @@ int cli_compile(int argc, char **argv)
 			dump_isa = 1;
 		} else if (!strcmp(a, "--time-passes")) {
 			time_passes = 1;
+		} else if ((r = cli_opt(argc, argv, &i, "dump-after", &val))) {
+			if (r < 0)
+				goto missing;
+			dump_after = val;
+		} else if (!strcmp(a, "--dump-simt")) {
+			dump_after = "lower";
+		} else if (!strcmp(a, "--verify")) {
+			verify = 1;
 		} else if (!strncmp(a, "-D", 2)) {
 			const char *def = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!def)
@@ -222,6 +243,17 @@ int cli_compile(int argc, char **argv)
 		rc = 2;
 		goto done;
 	}
+	if (dump_after) {
+		int known = 0;
+		for (int p = 0; p < AMD_PASS_COUNT; p++)
+			known |= !strcmp(dump_after, amd_pass_name[p]);
+		if (!known || (target && !target_is_amd(t.id) && strcmp(dump_after, "lower"))) {
+			fprintf(stderr, "tileasm: error: --dump-after=%s: no such pass (AMD: lower isel opt sched "
+			                "regalloc waitcnt hazard emit; PTX: lower)\n", dump_after);
+			rc = 2;
+			goto done;
+		}
+	}
 	double t_front = now_ms();
 	ta_module *m = cli_load_module(ctx, file);
 	t_front = now_ms() - t_front;
@@ -237,9 +269,9 @@ int cli_compile(int argc, char **argv)
 	}
 	rc = 0;
 	if (target && target_is_nvidia(t.id)) {
-		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa, time_passes);
+		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa, time_passes, dump_after != NULL);
 	} else if (target && target_is_amd(t.id)) {
-		rc = compile_amd(ta_module_ir(m), &t, file, out, dump_isa, time_passes);
+		rc = compile_amd(ta_module_ir(m), &t, file, out, dump_isa, time_passes, dump_after, verify);
 	} else if (target) {
 		fprintf(stderr, "tileasm: error: code generation for %s is not available yet\n", target_name(t.id));
 		rc = 2;

@@ -7,7 +7,8 @@
 
 static const char usage[] =
 	"usage: tileasm [compile] FILE.tile --target=T [-o OUT] [--dump-isa] [--dump-ir]\n"
-	"                        [--time-passes] [-D NAME=VALUE]...\n"
+	"                        [--time-passes] [--dump-simt] [--dump-after=PASS] [--verify]\n"
+	"                        [-D NAME=VALUE]...\n"
 	"       tileasm run FILE.tile --backend=interp|emu|cuda|hsa [--target=T] [--kernel K]\n"
 	"                        [-D NAME=VALUE]... [--arg NAME=VALUE]... [--seed N] [--bench]\n"
 	"       tileasm asm FILE.s --target=T [--show-encoding] [-o OUT]\n"

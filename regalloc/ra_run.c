@@ -1,0 +1,66 @@
+/* ra_run.c — the register-allocation entry point: the policy that picks an
+ * allocator, keeps or drops the scheduled order, spills, validates and
+ * rewrites.  The allocators themselves are ssa_ra.c, ra.c and spill.c. */
+#include "regalloc.h"
+
+#include <string.h>
+
+int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
+{
+	memset(rep, 0, sizeof *rep);
+	RaResult ra;
+	memset(&ra, 0, sizeof ra);
+	Diag quiet;
+	diag_init(&quiet);
+	/* The SSA allocator first (it frees registers where values are dead and
+	 * splits live ranges for tuples), the linear scan when it gives up. */
+	int rc = opt->live ? ra_allocate_ssa_live(f, &opt->limits, opt->live, &ra, &quiet)
+			   : ra_allocate_ssa(f, &opt->limits, &ra, &quiet);
+	if (rc)
+		rc = ra_allocate(f, &opt->limits, &ra, &quiet);
+	diag_free(&quiet);
+	/* The scheduler bounds the demand, but the allocator's interval hulls
+	 * can need more: a schedule that costs occupancy is not kept. */
+	ta_target t = ISA_TARGET(f->target);
+	if (!rc && opt->sched_moves) {
+		int got = occ_waves(t, ra.used[MR_V], ra.used[MR_A], ra.used[MR_S] + 2, opt->lds_bytes, opt->threads,
+				    NULL);
+		int want = occ_waves(t, opt->sched_limit_v, ra.used[MR_A], ra.used[MR_S] + 2, opt->lds_bytes,
+				     opt->threads, NULL);
+		if (got < want) {
+			ra_result_free(&ra);
+			rc = -1;
+		}
+	}
+	if (rc && opt->sched_moves) {
+		/* The scheduled order did not fit: back to the source order (a rare
+		 * path, so rebuilt by the caller rather than kept as a copy). */
+		if (opt->rebuild(opt->rebuild_arg, f, d))
+			return -1;
+		diag_init(&quiet);
+		rc = ra_allocate_ssa(f, &opt->limits, &ra, &quiet);
+		diag_free(&quiet);
+	}
+	if (rc) /* then spilling, in a bounded number of rounds */
+		rc = ra_allocate_spill_abi(f, &opt->limits, opt->wave_sgpr, &ra, &rep->spills, d);
+	else
+		rep->spills.rounds = 1;
+	if (rc)
+		return -1;
+	StrBuf err = {0};
+	/* ra_allocate_ssa validated its result before keeping it. */
+	if (ra.allocator != RA_SSA && ra_validate(f, ra.phys, &err)) {
+		diag_error(d, "internal error: register allocation of kernel '%s' is invalid: %s",
+			   opt->name ? opt->name : "?", err.buf ? err.buf : "?");
+		sb_free(&err);
+		ra_result_free(&ra);
+		return -1;
+	}
+	sb_free(&err);
+	rep->allocator = ra.allocator;
+	rep->splits = ra.splits;
+	memcpy(rep->used, ra.used, sizeof rep->used);
+	rc = ra_rewrite(f, &ra, d);
+	ra_result_free(&ra);
+	return rc;
+}
