@@ -35,6 +35,20 @@ typedef struct {
 	int32_t var, buf;
 } Name;
 
+/* Open-addressing table from a name's text to an index, so that looking up
+ * a name costs O(1) however many are declared (a linear scan made 50,000
+ * lets quadratic).  Entries are never removed: a caller checks that the
+ * index it gets back is still live. */
+typedef struct {
+	const char *s;
+	uint32_t n;
+	int32_t val; /* -1: empty slot */
+} NameSlot;
+typedef struct {
+	NameSlot *slot;
+	size_t cap, used; /* cap: 0 or a power of two */
+} NameTab;
+
 typedef struct {
 	Module *m;
 	Diag *d;
@@ -44,6 +58,8 @@ typedef struct {
 	Tok tok;
 	bool failed;
 	VEC(Name) names; /* scope stack */
+	NameTab name_at; /* name -> index in names of its latest declaration */
+	NameTab kernel_at; /* kernel name -> index in m->kernels */
 	Kernel *k;       /* kernel being parsed */
 	VEC(int32_t) tmp;/* scratch for building id lists */
 	VEC(uint16_t) edepth; /* height of each expression tree, by expr id */
@@ -253,14 +269,64 @@ static const char *const reserved[] = {
 	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv",
 };
 
+static NameSlot *tab_find(const NameTab *t, const char *s, size_t n)
+{
+	if (!t->cap)
+		return NULL;
+	size_t mask = t->cap - 1;
+	for (size_t i = hash_bytes(0xcbf29ce484222325ull, s, n) & mask;; i = (i + 1) & mask) {
+		NameSlot *e = &t->slot[i];
+		if (e->val < 0 || (e->n == n && !memcmp(e->s, s, n)))
+			return e;
+	}
+}
+
+static int tab_get(const NameTab *t, const char *s, size_t n)
+{
+	NameSlot *e = tab_find(t, s, n);
+	return e ? e->val : -1;
+}
+
+/* Sets s -> val; 0 or -1 (out of memory).  s must outlive the table. */
+static int tab_put(NameTab *t, const char *s, size_t n, int32_t val)
+{
+	if (2 * (t->used + 1) > t->cap) {
+		NameTab g = {.cap = t->cap ? 2 * t->cap : 64};
+		g.slot = malloc(g.cap * sizeof *g.slot);
+		if (!g.slot)
+			return -1;
+		for (size_t i = 0; i < g.cap; i++)
+			g.slot[i].val = -1;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slot[i].val >= 0) {
+				*tab_find(&g, t->slot[i].s, t->slot[i].n) = t->slot[i];
+				g.used++;
+			}
+		free(t->slot);
+		*t = g;
+	}
+	NameSlot *e = tab_find(t, s, n);
+	if (e->val < 0)
+		t->used++;
+	*e = (NameSlot){s, (uint32_t)n, val};
+	return 0;
+}
+
 static Name *lookup(Parser *ps, const char *s, size_t n)
 {
-	for (size_t i = ps->names.len; i-- > 0;) {
-		Name *nm = &ps->names.data[i];
-		if (strlen(nm->name) == n && !strncmp(nm->name, s, n))
-			return nm;
-	}
-	return NULL;
+	/* Shadowing is an error, so a visible name is always its latest
+	 * declaration; one popped with its scope has an index at or past
+	 * names.len, or a slot since reused by another name. */
+	NameSlot *e = tab_find(&ps->name_at, s, n);
+	if (!e || e->val < 0 || (size_t)e->val >= ps->names.len || ps->names.data[e->val].name != e->s)
+		return NULL;
+	return &ps->names.data[e->val];
+}
+
+static bool push_name(Parser *ps, Name nm)
+{
+	return !vec_push(&ps->names, nm) &&
+	       !tab_put(&ps->name_at, nm.name, strlen(nm.name), (int32_t)ps->names.len - 1);
 }
 
 /* Declares a new name in the innermost scope; rejects keywords and shadowing. */
@@ -279,7 +345,7 @@ static bool declare(Parser *ps, const char *name, SrcPos pos, int32_t var, int32
 		error_at(ps, pos, "redefinition of '%s'", name);
 		return false;
 	}
-	if (vec_push(&ps->names, ((Name){name, var, buf}))) {
+	if (!push_name(ps, (Name){name, var, buf})) {
 		error_at(ps, pos, "out of memory");
 		return false;
 	}
@@ -1149,18 +1215,21 @@ static bool parse_kernel(Parser *ps)
 		return false;
 	}
 	k.name = tok_name(ps);
-	for (size_t i = 0; i < ps->m->kernels.len; i++)
-		if (!strcmp(ps->m->kernels.data[i].name, k.name)) {
-			error_at(ps, name.pos, "redefinition of kernel '%s'", k.name);
-			return false;
-		}
+	if (!k.name)
+		return false;
+	if (tab_get(&ps->kernel_at, k.name, strlen(k.name)) >= 0) {
+		error_at(ps, name.pos, "redefinition of kernel '%s'", k.name);
+		return false;
+	}
 	next(ps);
 	size_t mark = ps->names.len;
 	static const char *const builtins[] = {"bx", "by", "bz", "tx"};
 	for (int i = 0; i < 4; i++) {
 		int32_t v = new_var(ps, builtins[i], i < 3 ? V_BLOCKIDX : V_THREADIDX, DT_I32, k.pos);
-		if (v < 0 || vec_push(&ps->names, ((Name){builtins[i], v, -1})))
+		if (v < 0 || !push_name(ps, (Name){builtins[i], v, -1})) {
+			error_at(ps, k.pos, "out of memory");
 			return false;
+		}
 		ps->m->vars.data[v].index = i < 3 ? i : 0;
 		if (i < 3)
 			k.blockidx[i] = v;
@@ -1211,7 +1280,8 @@ static bool parse_kernel(Parser *ps)
 		k.args = arena_alloc(&ps->m->arena, (args.len ? args.len : 1) * sizeof(KernelArg));
 		if (k.args && args.len)
 			memcpy(k.args, args.data, args.len * sizeof(KernelArg));
-		ok = k.args && !vec_push(&ps->m->kernels, k);
+		ok = k.args && !vec_push(&ps->m->kernels, k) &&
+		     !tab_put(&ps->kernel_at, k.name, strlen(k.name), (int32_t)ps->m->kernels.len - 1);
 		if (!ok)
 			error_at(ps, name.pos, "out of memory");
 	}
@@ -1240,6 +1310,8 @@ Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d)
 	if (!ps.failed && m->kernels.len == 0)
 		error_at(&ps, (SrcPos){1, 1}, "no kernel in file");
 	vec_free(&ps.names);
+	free(ps.name_at.slot);
+	free(ps.kernel_at.slot);
 	vec_free(&ps.tmp);
 	vec_free(&ps.edepth);
 	if (ps.failed) {

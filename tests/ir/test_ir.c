@@ -257,3 +257,69 @@ Test(ir, fuzz_regressions)
 	free(dir);
 	cr_expect_geq(count, 1);
 }
+
+/* Parses text; returns NULL and the diagnostics in *msg (caller frees) on failure. */
+static Module *parse_text(const char *text, char **msg)
+{
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse("t.tile", text, strlen(text), &d);
+	*msg = strdup(diag_text(&d));
+	diag_free(&d);
+	return m;
+}
+
+/* The parser's hashed name table: scopes, hidden loop variables, kernel names. */
+Test(ir, name_lookup_follows_scopes)
+{
+	static const struct {
+		const char *text, *err; /* err NULL: must parse */
+	} cases[] = {
+		/* A name goes out of scope with its block and may be declared again. */
+		{"kernel k(A: f32[N]) grid(1) threads(64) {\n serial i in 0 .. 2 { let a = i }\n"
+		 " serial j in 0 .. 2 { let a = j + 1 }\n let a = 3\n}\n", NULL},
+		/* ... but is unknown after it. */
+		{"kernel k(A: f32[N]) grid(1) threads(64) {\n serial i in 0 .. 2 { let a = i }\n let b = a\n}\n",
+		 "3:10: error: use of undeclared name 'a'"},
+		/* A loop's own variable is not visible in its bounds. */
+		{"kernel k(A: f32[N]) grid(1) threads(64) {\n serial i in 0 .. i { }\n}\n",
+		 "2:19: error: use of undeclared name 'i'"},
+		/* Shadowing an outer name is a redefinition. */
+		{"kernel k(A: f32[N]) grid(1) threads(64) {\n let a = 1\n serial i in 0 .. 2 { let a = 2 }\n}\n",
+		 "3:27: error: redefinition of 'a'"},
+		/* Names are per kernel; kernel names per file. */
+		{"kernel k(A: f32[N]) grid(1) threads(64) { let a = 1 }\n"
+		 "kernel l(A: f32[N]) grid(1) threads(64) { let a = 2 }\n", NULL},
+		{"kernel k(A: f32[N]) grid(1) threads(64) { }\nkernel l(A: f32[N]) grid(1) threads(64) { }\n"
+		 "kernel k(A: f32[N]) grid(1) threads(64) { }\n",
+		 "3:8: error: redefinition of kernel 'k'"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char *msg;
+		Module *m = parse_text(cases[c].text, &msg);
+		if (cases[c].err) {
+			cr_expect(!m, "case %zu parsed", c);
+			cr_expect(strstr(msg, cases[c].err), "case %zu: want %s, got %s", c, cases[c].err, msg);
+		} else {
+			cr_expect(m, "case %zu: %s", c, msg);
+		}
+		if (m)
+			ir_module_free(m);
+		free(msg);
+	}
+	/* Many names (the table grows many times): the first one is still
+	 * found, as a use and as a redefinition at the end. */
+	StrBuf sb = {0};
+	sb_puts(&sb, "kernel k(A: f32[N]) grid(1) threads(64) {\n");
+	for (int i = 0; i < 20000; i++)
+		sb_printf(&sb, " let v%d = %d\n", i, i);
+	sb_puts(&sb, " let last = v0 + v19999\n let v0 = 1\n}\n");
+	char *text = sb_take(&sb), *msg;
+	Module *m = parse_text(text, &msg);
+	cr_expect(!m);
+	cr_expect(strstr(msg, "20003:6: error: redefinition of 'v0'"), "got %s", msg);
+	if (m)
+		ir_module_free(m);
+	free(msg);
+	free(text);
+}
