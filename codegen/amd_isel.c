@@ -2222,8 +2222,16 @@ static void sel_inst(Isel *s, int i)
 			unsupported(s, "f64 math functions");
 			break;
 		}
-		static const unsigned ops[] = {ISA_V_EXP_F32, ISA_V_LOG_F32, ISA_V_SQRT_F32, ISA_V_RCP_F32};
-		valu1(s, ops[in->sub], dst_of(s, in->dst, 0, 1), opnd(s, in->a, 0));
+		static const unsigned ops[] = {ISA_V_EXP_F32,   ISA_V_LOG_F32,   ISA_V_SQRT_F32,  ISA_V_RCP_F32,
+		                               ISA_V_FLOOR_F32, ISA_V_CEIL_F32,  ISA_V_RNDNE_F32, ISA_V_TRUNC_F32,
+		                               ISA_V_SIN_F32,   ISA_V_COS_F32};
+		Val a = opnd(s, in->a, 0);
+		if (in->sub == MATH_SIN || in->sub == MATH_COS) { /* v_sin/v_cos take revolutions */
+			Val rev = vtmp(s);
+			valu2(s, ISA_V_MUL_F32, rev, cst(0x3e22f983u), a); /* 1 / (2 pi) */
+			a = rev;
+		}
+		valu1(s, ops[in->sub], dst_of(s, in->dst, 0, 1), a);
 		break;
 	}
 	case SI_TID: valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst, 0, 1), reg(s->tid, 0, 1)); break;

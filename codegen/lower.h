@@ -34,8 +34,13 @@ typedef enum { SP_GLOBAL, SP_SHARED, SP_LOCAL } Space;
 /* Comparisons (SI_SETP.sub). */
 typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } Cmp;
 
-/* Float math (SI_MATH.sub): all on f32 (or f64 for MATH_SQRT/MATH_RCP). */
-typedef enum { MATH_EX2, MATH_LG2, MATH_SQRT, MATH_RCP } MathOp;
+/* Float math (SI_MATH.sub): all on f32, or f64 for MATH_SQRT/MATH_RCP and
+ * the four roundings.  MATH_FLOOR/CEIL/RNDNE (half to even)/TRUNC round to
+ * an integral value; MATH_SIN/COS take radians in [-pi, pi] (the lowering
+ * reduces the argument first). */
+typedef enum {
+	MATH_EX2, MATH_LG2, MATH_SQRT, MATH_RCP, MATH_FLOOR, MATH_CEIL, MATH_RNDNE, MATH_TRUNC, MATH_SIN, MATH_COS
+} MathOp;
 
 /* Instructions.  `type` is an IR DType giving the operation's semantics
  * (DT_I32 signed, DT_U32 unsigned, DT_I64, DT_F32, DT_F64, DT_BOOL for
@@ -48,7 +53,7 @@ typedef enum {
 	SI_MIN, SI_MAX,        /* float: NaN-ignoring like fminf */
 	SI_NEG, SI_ABS,
 	SI_AND, SI_OR, SI_XOR, SI_NOT, /* ints or preds */
-	SI_SHL, SI_SHR,        /* SHR arithmetic for I32/I64, logical for U32 */
+	SI_SHL, SI_SHR,        /* SHR arithmetic for I32/I64, logical for U32; count b an i32 in [0, bits) */
 	SI_SETP,   /* dst(pred) = a <sub:Cmp> b, compared as `type` (floats: NE is unordered, others ordered) */
 	SI_SELP,   /* dst = c ? a : b (c a pred), type not BOOL */
 	SI_CVT,    /* dst (canonical of type) = a (canonical of type2), with the IR cast rules */

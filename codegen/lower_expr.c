@@ -2,6 +2,9 @@
  * and loads/stores, expressions (arithmetic, Python floor division,
  * transcendentals), and the loops that spread a tile's elements over the
  * threads. */
+#include <math.h>
+#include <stdio.h>
+
 #include "lower_impl.h"
 
 VType simt_vt(DType t)
@@ -90,54 +93,192 @@ static int32_t floordivmod(L *c, DType t, int32_t a, int32_t b, bool mod)
 	return selp(c, t, adj, bin(c, SI_SUB, t, q, one), q);
 }
 
-static int32_t math(L *c, MathOp mo, int32_t a)
+static int32_t mathf(L *c, MathOp mo, DType o, int32_t a)
 {
-	int32_t r = reg(c, VT_F32);
-	SInst in = I(SI_MATH, DT_F32, r, a, -1);
+	int32_t r = reg(c, o == DT_F64 ? VT_F64 : VT_F32);
+	SInst in = I(SI_MATH, o, r, a, -1);
 	in.sub = (uint8_t)mo;
 	emit(c, in);
 	return r;
 }
 
-/* Transcendentals in f32 (f64 goes through f32 except sqrt). */
-static int32_t transcend(L *c, Op op, DType t, int32_t x)
+static int32_t math(L *c, MathOp mo, int32_t a) { return mathf(c, mo, DT_F32, a); }
+
+static int32_t f32c(L *c, double v) { return movf(c, DT_F32, v); }
+static int32_t fmul(L *c, int32_t a, int32_t b) { return bin(c, SI_MUL, DT_F32, a, b); }
+static int32_t fadd(L *c, int32_t a, int32_t b) { return bin(c, SI_ADD, DT_F32, a, b); }
+
+/* exp(x) in f32 */
+static int32_t fexp(L *c, int32_t x) { return math(c, MATH_EX2, fmul(c, x, f32c(c, 1.4426950408889634))); }
+
+/* sin/cos: reduce to [-pi, pi] by k = rint(x / 2pi) in two steps (2pi =
+ * C1 + C2, C1 = 6.28125 has 8 bits, so k * C1 is exact for |k| < 2^16),
+ * then the hardware's approximation. */
+static int32_t sincos(L *c, bool cosine, int32_t x)
 {
+	int32_t k = math(c, MATH_RNDNE, fmul(c, x, f32c(c, 0.15915494309189535)));
+	int32_t r = bin(c, SI_SUB, DT_F32, x, fmul(c, k, f32c(c, 6.28125)));
+	r = bin(c, SI_SUB, DT_F32, r, fmul(c, k, f32c(c, 0.0019353071795864769)));
+	return math(c, cosine ? MATH_COS : MATH_SIN, r);
+}
+
+/* erf(x) in f32: x (2/sqrt(pi)) (1 - x^2/3 + x^4/10 - ...) for |x| < 0.5,
+ * else Abramowitz & Stegun 7.1.26, 1 - (a1 t + ... + a5 t^5) exp(-x^2) with
+ * t = 1 / (1 + p |x|) (absolute error 1.5e-7), with x's sign. */
+static int32_t ferf(L *c, int32_t x)
+{
+	int32_t ax = un(c, SI_ABS, DT_F32, x), x2 = fmul(c, x, x);
+	static const double taylor[] = {-1.0 / 1320, 1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3};
+	int32_t s = f32c(c, 1.0 / 9360); /* Horner in x^2 */
+	for (size_t i = 0; i < TA_ARRAY_LEN(taylor); i++)
+		s = fadd(c, fmul(c, s, x2), f32c(c, taylor[i]));
+	int32_t small = fmul(c, fmul(c, x, f32c(c, 1.1283791670955126)), fadd(c, f32c(c, 1.0), fmul(c, x2, s)));
+	int32_t t = bin(c, SI_DIV, DT_F32, f32c(c, 1.0), fadd(c, f32c(c, 1.0), fmul(c, ax, f32c(c, 0.3275911))));
+	static const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592};
+	int32_t poly = f32c(c, a[0]);
+	for (size_t i = 1; i < TA_ARRAY_LEN(a); i++)
+		poly = fadd(c, fmul(c, poly, t), f32c(c, a[i]));
+	poly = fmul(c, poly, t);
+	int32_t big = bin(c, SI_SUB, DT_F32, f32c(c, 1.0), fmul(c, poly, fexp(c, un(c, SI_NEG, DT_F32, x2))));
+	big = selp(c, DT_F32, setp(c, CMP_LT, DT_F32, x, f32c(c, 0)), un(c, SI_NEG, DT_F32, big), big);
+	int32_t r = selp(c, DT_F32, setp(c, CMP_LT, DT_F32, ax, f32c(c, 0.5)), small, big);
+	return selp(c, DT_F32, setp(c, CMP_NE, DT_F32, x, x), x, r); /* NaN in, NaN out */
+}
+
+/* pow(x, y) = 2^(y log2|x|), negated for x < 0 and odd integral y, NaN for
+ * x < 0 and non-integral y; pow(x, 0) = pow(1, y) = 1 as in C. */
+static int32_t fpow(L *c, int32_t x, int32_t y)
+{
+	int32_t r = math(c, MATH_EX2, fmul(c, y, math(c, MATH_LG2, un(c, SI_ABS, DT_F32, x))));
+	int32_t yint = setp(c, CMP_EQ, DT_F32, math(c, MATH_FLOOR, y), y);
+	int32_t half = fmul(c, y, f32c(c, 0.5));
+	int32_t yodd = bin(c, SI_AND, DT_BOOL, yint, setp(c, CMP_NE, DT_F32, math(c, MATH_FLOOR, half), half));
+	int32_t neg = setp(c, CMP_LT, DT_F32, x, f32c(c, 0));
+	r = selp(c, DT_F32, bin(c, SI_AND, DT_BOOL, neg, yodd), un(c, SI_NEG, DT_F32, r), r);
+	r = selp(c, DT_F32, bin(c, SI_AND, DT_BOOL, neg, un(c, SI_NOT, DT_BOOL, yint)), f32c(c, NAN), r);
+	int32_t one = bin(c, SI_OR, DT_BOOL, setp(c, CMP_EQ, DT_F32, y, f32c(c, 0)),
+	                  setp(c, CMP_EQ, DT_F32, x, f32c(c, 1.0)));
+	return selp(c, DT_F32, one, f32c(c, 1.0), r);
+}
+
+/* fmod (trunc) or Python's % (floor) on floats: r = a - n b with n the
+ * rounded quotient, then moved into range when the quotient's rounding made
+ * n one too large or small (r of the wrong sign).  Exact while n b is (|a /
+ * b| below about 2^12 in f32); docs/tile-ir.md states the limit. */
+static int32_t fmodulo(L *c, DType o, int32_t a, int32_t b, bool floor_mod)
+{
+	int32_t z = movf(c, o, 0);
+	int32_t n = mathf(c, MATH_TRUNC, o, bin(c, SI_DIV, o, a, b));
+	int32_t r = bin(c, SI_SUB, o, a, bin(c, SI_MUL, o, n, b));
+	/* fmod's result has a's sign: add |b| with a's sign when it has not */
+	int32_t ab = un(c, SI_ABS, o, b), an = setp(c, CMP_LT, o, a, z);
+	int32_t sb = selp(c, o, an, un(c, SI_NEG, o, ab), ab);
+	int32_t wrong = bin(c, SI_AND, DT_BOOL, setp(c, CMP_NE, o, r, z),
+	                    bin(c, SI_XOR, DT_BOOL, setp(c, CMP_LT, o, r, z), an));
+	r = selp(c, o, wrong, bin(c, SI_ADD, o, r, sb), r);
+	if (floor_mod) { /* then to b's sign */
+		int32_t bn = setp(c, CMP_LT, o, b, z);
+		int32_t move = bin(c, SI_AND, DT_BOOL, setp(c, CMP_NE, o, r, z),
+		                   bin(c, SI_XOR, DT_BOOL, setp(c, CMP_LT, o, r, z), bn));
+		r = selp(c, o, move, bin(c, SI_ADD, o, r, b), r);
+	}
+	return r;
+}
+
+/* Transcendentals and roundings.  f64 has only what is exact in f64
+ * (roundings, sqrt); the rest would silently be f32, so it is refused. */
+static int32_t transcend(L *c, const Expr *e, Op op, DType t, int32_t x)
+{
+	static const MathOp rnd[] = {[OP_FLOOR - OP_FLOOR] = MATH_FLOOR, [OP_CEIL - OP_FLOOR] = MATH_CEIL,
+	                             [OP_ROUND - OP_FLOOR] = MATH_RNDNE};
+	if (op == OP_FLOOR || op == OP_CEIL || op == OP_ROUND)
+		return fix(c, t, mathf(c, rnd[op - OP_FLOOR], op_type(t), x));
 	if (t == DT_F64 && (op == OP_SQRT || op == OP_RSQRT)) {
-		int32_t r = reg(c, VT_F64);
-		SInst in = I(SI_MATH, DT_F64, r, x, -1);
-		in.sub = MATH_SQRT;
-		emit(c, in);
+		int32_t r = mathf(c, MATH_SQRT, DT_F64, x);
 		return op == OP_SQRT ? r : bin(c, SI_DIV, DT_F64, movf(c, DT_F64, 1.0), r);
 	}
-	if (t == DT_F64)
-		x = cvt(c, DT_F32, DT_F64, x);
+	if (t == DT_F64) {
+		char what[160];
+		snprintf(what, sizeof what, "f64 '%s' is not supported on %s (it is implemented in f32 only; cast to "
+		         "f32 explicitly)", op_name(op), target_name(c->t->id));
+		fail(c, e->pos, "%s", what);
+		return x;
+	}
 	int32_t r;
 	switch (op) {
-	case OP_EXP: r = math(c, MATH_EX2, bin(c, SI_MUL, DT_F32, x, movf(c, DT_F32, 1.4426950408889634))); break;
+	case OP_EXP: r = fexp(c, x); break;
 	case OP_EXP2: r = math(c, MATH_EX2, x); break;
-	case OP_LOG: r = bin(c, SI_MUL, DT_F32, math(c, MATH_LG2, x), movf(c, DT_F32, 0.6931471805599453)); break;
+	case OP_LOG: r = fmul(c, math(c, MATH_LG2, x), f32c(c, 0.6931471805599453)); break;
 	case OP_LOG2: r = math(c, MATH_LG2, x); break;
 	case OP_SQRT: r = math(c, MATH_SQRT, x); break;
-	case OP_RSQRT: r = bin(c, SI_DIV, DT_F32, movf(c, DT_F32, 1.0), math(c, MATH_SQRT, x)); break;
+	case OP_RSQRT: r = bin(c, SI_DIV, DT_F32, f32c(c, 1.0), math(c, MATH_SQRT, x)); break;
+	case OP_SIN: r = sincos(c, false, x); break;
+	case OP_COS: r = sincos(c, true, x); break;
+	case OP_ERF: r = ferf(c, x); break;
+	case OP_SIGMOID: /* 1 / (1 + exp(-x)): exp overflows to inf for x < -88, giving 0 */
+		r = bin(c, SI_DIV, DT_F32, f32c(c, 1.0), fadd(c, f32c(c, 1.0), fexp(c, un(c, SI_NEG, DT_F32, x))));
+		break;
 	default: { /* tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|) */
 		int32_t ax = un(c, SI_ABS, DT_F32, x);
-		int32_t e = math(c, MATH_EX2, bin(c, SI_MUL, DT_F32, ax, movf(c, DT_F32, -2.8853900817779268)));
-		int32_t one = movf(c, DT_F32, 1.0);
-		int32_t v = bin(c, SI_DIV, DT_F32, bin(c, SI_SUB, DT_F32, one, e), bin(c, SI_ADD, DT_F32, one, e));
+		int32_t e2 = math(c, MATH_EX2, fmul(c, ax, f32c(c, -2.8853900817779268)));
+		int32_t one = f32c(c, 1.0);
+		int32_t v = bin(c, SI_DIV, DT_F32, bin(c, SI_SUB, DT_F32, one, e2), fadd(c, one, e2));
 		/* small |x|: tanh(x) ~ x - x^3/3 keeps relative accuracy */
-		int32_t x3 = bin(c, SI_MUL, DT_F32, bin(c, SI_MUL, DT_F32, ax, ax), ax);
-		int32_t s = bin(c, SI_SUB, DT_F32, ax, bin(c, SI_MUL, DT_F32, x3, movf(c, DT_F32, 1.0 / 3.0)));
-		v = selp(c, DT_F32, setp(c, CMP_LT, DT_F32, ax, movf(c, DT_F32, 0.004)), s, v);
-		int32_t neg = setp(c, CMP_LT, DT_F32, x, movf(c, DT_F32, 0));
+		int32_t x3 = fmul(c, fmul(c, ax, ax), ax);
+		int32_t s = bin(c, SI_SUB, DT_F32, ax, fmul(c, x3, f32c(c, 1.0 / 3.0)));
+		v = selp(c, DT_F32, setp(c, CMP_LT, DT_F32, ax, f32c(c, 0.004)), s, v);
+		int32_t neg = setp(c, CMP_LT, DT_F32, x, f32c(c, 0));
 		v = selp(c, DT_F32, neg, un(c, SI_NEG, DT_F32, v), v);
 		/* NaN in, NaN out */
 		r = selp(c, DT_F32, setp(c, CMP_NE, DT_F32, x, x), x, v);
 		break;
 	}
 	}
-	if (t == DT_F64)
-		return cvt(c, DT_F64, DT_F32, r);
 	return fix(c, t, r);
+}
+
+/* a << n, a >> n in dtype t.  The IR shifts every bit out for a count
+ * outside [0, bits) (dt_shift); SI_SHL/SHR need the count in range, so a
+ * count that is not a constant in range is checked here. */
+static int32_t shift(L *c, const Expr *e, DType t)
+{
+	DType o = op_type(t);
+	int bits = o == DT_I64 ? 64 : 32; /* small types live widened: counts 8..31 already clear them */
+	bool left = e->op == OP_SHL, arith = !left && o != DT_U32;
+	int32_t a = expr_as(c, e->a, t), n = expr_as(c, e->b, t);
+	int32_t n32 = o == DT_I64 ? cvt(c, DT_I32, DT_I64, n) : n;
+	int64_t k;
+	if (ir_const_int(c->m, e->b, &k) && k >= 0 && k < bits) {
+		int32_t r = bin(c, left ? SI_SHL : SI_SHR, o, a, n32);
+		return left ? fix(c, t, r) : r;
+	}
+	int32_t in;
+	if (o == DT_I64)
+		in = bin(c, SI_AND, DT_BOOL, setp(c, CMP_GT, DT_I64, n, movi(c, DT_I64, -1)), /* AMD has > and <, not >= */
+		         setp(c, CMP_LT, DT_I64, n, movi(c, DT_I64, 64)));
+	else /* unsigned: negative counts are huge */
+		in = setp(c, CMP_LT, DT_U32, n, i32c(c, bits));
+	if (arith) /* sign fill: shift by bits - 1 */
+		return bin(c, SI_SHR, o, a, selp(c, DT_I32, in, n32, i32c(c, bits - 1)));
+	int32_t r = bin(c, left ? SI_SHL : SI_SHR, o, a, n32);
+	r = selp(c, o, in, r, o == DT_I64 ? movi(c, DT_I64, 0) : i32c(c, 0));
+	return left ? fix(c, t, r) : r;
+}
+
+/* if_then_else(p, a, b): only the chosen side runs, as the lowering of an if
+ * statement (lower.c lower_if) does it. */
+static int32_t lazy_select(L *c, const Expr *e, DType t)
+{
+	int32_t p = expr_as(c, e->args[0], DT_BOOL);
+	int32_t r = reg(c, simt_vt(t));
+	int32_t lelse = label(c), lend = label(c);
+	bra(c, lelse, p, true);
+	emit(c, I(SI_MOV, t, r, expr_as(c, e->args[1], t), -1));
+	bra(c, lend, -1, false);
+	place(c, lelse);
+	emit(c, I(SI_MOV, t, r, expr_as(c, e->args[2], t), -1));
+	place(c, lend);
+	return r;
 }
 
 static int32_t var_value(L *c, int32_t v, SrcPos pos)
@@ -185,6 +326,8 @@ int32_t lower_expr(L *c, int32_t id)
 			return un(c, SI_NOT, DT_BOOL, expr_as(c, e->a, DT_BOOL));
 		int32_t a = expr_as(c, e->a, t);
 		DType o = op_type(t);
+		if (e->op == OP_BNOT)
+			return fix(c, t, un(c, SI_NOT, o, a));
 		if (o == DT_U32)
 			return fix(c, t, bin(c, SI_SUB, o, i32c(c, 0), a));
 		return fix(c, t, un(c, SI_NEG, o, a));
@@ -207,19 +350,22 @@ int32_t lower_expr(L *c, int32_t id)
 			static const Cmp cm[] = {CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE};
 			return setp(c, cm[op - OP_EQ], op_type(ta), a, b);
 		}
+		if (op == OP_SHL || op == OP_SHR)
+			return shift(c, e, t);
 		DType o = op_type(t);
 		int32_t a = expr_as(c, e->a, t), b = expr_as(c, e->b, t);
 		switch (op) {
+		case OP_BAND: return bin(c, SI_AND, o, a, b); /* of canonical (extended) values: canonical */
+		case OP_BOR: return bin(c, SI_OR, o, a, b);
+		case OP_BXOR: return bin(c, SI_XOR, o, a, b);
 		case OP_ADD: return fix(c, t, bin(c, SI_ADD, o, a, b));
 		case OP_SUB: return fix(c, t, bin(c, SI_SUB, o, a, b));
 		case OP_MUL: return fix(c, t, bin(c, SI_MUL, o, a, b));
 		case OP_DIV: return fix(c, t, bin(c, SI_DIV, o, a, b));
 		case OP_FLOORDIV:
 		case OP_MOD:
-			if (dtype_is_float(t)) {
-				fail(c, e->pos, "floor division of floats is not supported by the %s backend", "PTX");
-				return a;
-			}
+			if (dtype_is_float(t)) /* float '%' (there is no float '//') */
+				return fix(c, t, fmodulo(c, o, a, b, true));
 			return fix(c, t, floordivmod(c, o, a, b, op == OP_MOD));
 		default: fail(c, e->pos, "internal: unexpected operator%s", ""); return a;
 		}
@@ -227,6 +373,25 @@ int32_t lower_expr(L *c, int32_t id)
 	case E_CALL: {
 		Op op = (Op)e->op;
 		DType o = op_type(t);
+		if (op == OP_IF_THEN_ELSE)
+			return lazy_select(c, e, t);
+		if (op == OP_CLAMP) {
+			int32_t x = expr_as(c, e->args[0], t);
+			int32_t r = bin(c, SI_MIN, o, bin(c, SI_MAX, o, x, expr_as(c, e->args[1], t)), expr_as(c, e->args[2], t));
+			if (dtype_is_float(t)) /* NaN stays NaN */
+				r = selp(c, o, setp(c, CMP_NE, o, x, x), x, r);
+			return fix(c, t, r);
+		}
+		if (op == OP_FMOD)
+			return fix(c, t, fmodulo(c, o, expr_as(c, e->args[0], t), expr_as(c, e->args[1], t), false));
+		if (op == OP_POW) {
+			if (t == DT_F64) {
+				fail(c, e->pos, "f64 'pow' is not supported on %s (it is implemented in f32 only; cast to f32 explicitly)",
+				     target_name(c->t->id));
+				return 0;
+			}
+			return fix(c, t, fpow(c, expr_as(c, e->args[0], t), expr_as(c, e->args[1], t)));
+		}
 		if (op == OP_SELECT) {
 			int32_t p = expr_as(c, e->args[0], DT_BOOL);
 			int32_t a = expr_as(c, e->args[1], t), b = expr_as(c, e->args[2], t);
@@ -250,7 +415,7 @@ int32_t lower_expr(L *c, int32_t id)
 			int32_t q = floordivmod(c, o, un(c, SI_NEG, o, a), b, false);
 			return fix(c, t, un(c, SI_NEG, o, q));
 		}
-		return transcend(c, op, t, expr_as(c, e->args[0], t));
+		return transcend(c, e, op, t, expr_as(c, e->args[0], t));
 	}
 	}
 	return 0;

@@ -362,7 +362,9 @@ static void emit_inst(P *p, const SInst *in)
 	}
 	case SI_SELP: {
 		char op[32];
-		snprintf(op, sizeof op, "selp.%s", t == DT_I64 ? "b64" : ts(t));
+		/* by register class: f16/bf16/fp8 values live in f32 registers */
+		static const char *const sel[VT_COUNT] = {"pred", "b16", "b32", "b64", "f32", "f64"};
+		snprintf(op, sizeof op, "selp.%s", sel[f->regs.data[in->dst]]);
 		sb_printf(p->o, "\t%s %s, ", op, rn(p, in->dst, d));
 		R(p, in->a);
 		sb_puts(p->o, ", ");
@@ -403,9 +405,14 @@ static void emit_inst(P *p, const SInst *in)
 		sb_puts(p->o, "};\n");
 		return;
 	case SI_MATH: {
-		static const char *const nm[] = {"ex2.approx", "lg2.approx", "sqrt.rn", "rcp.rn"};
+		static const char *const nm[] = {"ex2.approx", "lg2.approx", "sqrt.rn", "rcp.rn", "cvt.rmi",
+		                                 "cvt.rpi", "cvt.rni", "cvt.rzi", "sin.approx", "cos.approx"};
+		const char *ft = t == DT_F64 ? "f64" : "f32";
 		char op[32];
-		snprintf(op, sizeof op, "%s.%s", nm[in->sub], t == DT_F64 ? "f64" : "f32");
+		if (in->sub >= MATH_FLOOR && in->sub <= MATH_TRUNC) /* cvt.rXi.f32.f32: round to integral */
+			snprintf(op, sizeof op, "%s.%s.%s", nm[in->sub], ft, ft);
+		else
+			snprintf(op, sizeof op, "%s.%s", nm[in->sub], ft);
 		ins(p, op, in->dst, in->a, -1);
 		return;
 	}

@@ -11,7 +11,8 @@ _Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2 && (int)
                    DT_FP8E5M2FNUZ + 1 == DT_COUNT,
                "ta_dtype mirrors DType");
 _Static_assert((int)TA_SHARED == SCOPE_SHARED && (int)TA_LOCAL == SCOPE_LOCAL, "ta_scope mirrors Scope");
-_Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD, "ta_op mirrors Op");
+_Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD && (int)TA_OP_IF_THEN_ELSE == OP_IF_THEN_ELSE &&
+	       (int)OP_IF_THEN_ELSE + 1 == OP_COUNT, "ta_op mirrors Op");
 _Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
 _Static_assert((int)TA_REDUCE_ABSMAX == RED_ABSMAX, "ta_reduce mirrors ReduceOp");
 
@@ -334,16 +335,18 @@ TA_API ta_expr ta_build_load(ta_builder *b, ta_buf buf, int n, const ta_expr *id
 
 TA_API ta_expr ta_build_op(ta_builder *b, ta_op op, int n, const ta_expr *args)
 {
-	CHECK(b, "ta_build_op", op >= TA_OP_NEG && op <= TA_OP_CEILDIV && args, "unknown operator");
-	int want = op <= TA_OP_NOT ? 1 : op <= TA_OP_OR ? 2 : op == TA_OP_SELECT ? 3
-	           : (op == TA_OP_MIN || op == TA_OP_MAX || op == TA_OP_CEILDIV) ? 2 : 1;
+	CHECK(b, "ta_build_op", op >= TA_OP_NEG && op <= TA_OP_IF_THEN_ELSE && args, "unknown operator");
+	bool unary = op <= TA_OP_NOT || op == TA_OP_BNOT;
+	bool binary = (op >= TA_OP_ADD && op <= TA_OP_OR) || (op >= TA_OP_BAND && op <= TA_OP_SHR);
+	int want = unary ? 1 : binary ? 2 : (op == TA_OP_SELECT || op == TA_OP_CLAMP || op == TA_OP_IF_THEN_ELSE) ? 3
+	           : (op == TA_OP_MIN || op == TA_OP_MAX || op == TA_OP_CEILDIV || op == TA_OP_POW || op == TA_OP_FMOD) ? 2 : 1;
 	CHECK(b, "ta_build_op", n == want, "wrong number of operands");
 	for (int i = 0; i < n; i++)
 		CHECK(b, "ta_build_op", expr_ok(b, args[i]), "invalid expression handle");
 	Expr e = {.op = (uint8_t)op, .var = -1, .buf = -1, .a = args[0], .b = -1};
-	if (op <= TA_OP_NOT) {
+	if (unary) {
 		e.kind = E_UNARY;
-	} else if (op <= TA_OP_OR) {
+	} else if (binary) {
 		e.kind = E_BINARY;
 		e.b = args[1];
 	} else {

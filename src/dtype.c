@@ -217,6 +217,19 @@ int64_t dt_wrap_int(DType t, int64_t v)
 	}
 }
 
+int64_t dt_shift(DType t, int64_t v, int64_t n, bool left)
+{
+	int bits = t == DT_BOOL ? 1 : dtype_bytes(t) * 8;
+	v = dt_wrap_int(t, v);
+	if (n < 0 || n >= bits)
+		return left || !dtype_is_signed(t) || v >= 0 ? 0 : -1;
+	if (left)
+		return dt_wrap_int(t, (int64_t)((uint64_t)v << n));
+	if (dtype_is_signed(t))
+		return v < 0 ? ~(~v >> n) : v >> n; /* arithmetic without relying on >> of negatives */
+	return (int64_t)((uint64_t)v >> n); /* v is zero-extended for unsigned t */
+}
+
 int64_t dt_sat_int(DType t, double v)
 {
 	if (t == DT_BOOL)

@@ -43,6 +43,10 @@ void dt_store_int(DType t, void *p, int64_t v);
 double dt_round_double(DType t, double v);
 /* Wrap v to an integer type's width (sign- or zero-extended back to int64). */
 int64_t dt_wrap_int(DType t, int64_t v);
+/* v << n (left) or v >> n (arithmetic for signed t, logical for unsigned)
+ * in integer type t, wrapped to t.  A count outside [0, bits of t) shifts
+ * every bit out: the result is 0, or -1 for >> of a negative signed value. */
+int64_t dt_shift(DType t, int64_t v, int64_t n, bool left);
 /* Saturating float -> integer conversion of the cast rules (NaN -> 0). */
 int64_t dt_sat_int(DType t, double v);
 /* The int64 v rounded ONCE to float type t (exact for f64 up to RNE). */

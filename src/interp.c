@@ -228,8 +228,29 @@ static double transcendental(Op op, double x)
 	case OP_LOG2: return log2(x);
 	case OP_SQRT: return sqrt(x);
 	case OP_RSQRT: return 1.0 / sqrt(x);
+	case OP_FLOOR: return floor(x);
+	case OP_CEIL: return ceil(x);
+	case OP_ROUND: return nearbyint(x); /* half to even (the default rounding mode) */
+	case OP_SIN: return sin(x);
+	case OP_COS: return cos(x);
+	case OP_ERF: return erf(x);
+	case OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
 	default: return tanh(x);
 	}
+}
+
+/* Python's float %: fmod, moved to the divisor's sign; a zero result takes
+ * the divisor's sign too. */
+static double floatmod(double a, double b)
+{
+	double r = fmod(a, b);
+	if (r != 0) {
+		if ((b < 0) != (r < 0))
+			r += b;
+	} else {
+		r = copysign(0.0, b);
+	}
+	return r;
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -287,6 +308,8 @@ static Val eval(Interp *in, int32_t id)
 		Val a = eval(in, e->a);
 		if (e->op == OP_NOT)
 			r.i = !a.i;
+		else if (e->op == OP_BNOT)
+			r.i = dt_wrap_int(t, ~a.i);
 		else if (is_float(t))
 			r.f = -a.f;
 		else
@@ -307,8 +330,17 @@ static Val eval(Interp *in, int32_t id)
 		case OP_LE:
 		case OP_GT:
 		case OP_GE: r.i = compare((Op)e->op, ta, a, b); return r;
+		case OP_BAND: r.i = dt_wrap_int(t, a.i & b.i); return r;
+		case OP_BOR: r.i = dt_wrap_int(t, a.i | b.i); return r;
+		case OP_BXOR: r.i = dt_wrap_int(t, a.i ^ b.i); return r;
+		case OP_SHL:
+		case OP_SHR: r.i = dt_shift(t, a.i, b.i, e->op == OP_SHL); return r;
 		case OP_FLOORDIV:
 		case OP_MOD:
+			if (is_float(t)) { /* float '%' (the verifier allows no float '//') */
+				r.f = dt_round_double(t, floatmod(a.f, b.f));
+				return r;
+			}
 			if (b.i == 0) {
 				rt_error(in, e->pos, "integer division by zero in '%s'", op_name((Op)e->op));
 				return r;
@@ -319,6 +351,8 @@ static Val eval(Interp *in, int32_t id)
 		}
 	}
 	case E_CALL: {
+		if (e->op == OP_IF_THEN_ELSE) /* lazy: only the chosen side runs */
+			return eval(in, e->args[eval(in, e->args[0]).i ? 1 : 2]);
 		Val a[3] = {{0, 0}, {0, 0}, {0, 0}};
 		for (int i = 0; i < e->nargs && i < 3; i++)
 			a[i] = eval(in, e->args[i]);
@@ -329,6 +363,12 @@ static Val eval(Interp *in, int32_t id)
 		case OP_MAX: return arith((Op)e->op, t, a[0], a[1]);
 		case OP_ABS: return absval(t, a[0]);
 		case OP_SELECT: return a[0].i ? a[1] : a[2];
+		case OP_CLAMP: /* NaN stays NaN (min/max alone would drop it) */
+			if (is_float(t) && isnan(a[0].f))
+				return a[0];
+			return arith(OP_MIN, t, arith(OP_MAX, t, a[0], a[1]), a[2]);
+		case OP_POW: r.f = dt_round_double(t, pow(a[0].f, a[1].f)); return r;
+		case OP_FMOD: r.f = dt_round_double(t, fmod(a[0].f, a[1].f)); return r;
 		case OP_CEILDIV: {
 			if (a[1].i == 0) {
 				rt_error(in, e->pos, "integer division by zero in 'ceildiv'");

@@ -74,6 +74,12 @@ typedef enum {
 	/* intrinsics (E_CALL) */
 	OP_MIN, OP_MAX, OP_ABS, OP_EXP, OP_EXP2, OP_LOG, OP_LOG2, OP_SQRT, OP_RSQRT, OP_TANH,
 	OP_SELECT, OP_CEILDIV,
+	/* added later, kept after the first set so the public ta_op values stay put */
+	OP_BNOT,                                      /* unary '~' */
+	OP_BAND, OP_BOR, OP_BXOR, OP_SHL, OP_SHR,     /* binary '&' '|' '^' '<<' '>>' */
+	OP_FLOOR, OP_CEIL, OP_ROUND, OP_SIN, OP_COS, OP_ERF, OP_SIGMOID, /* intrinsics, one float operand */
+	OP_POW, OP_FMOD,                              /* intrinsics, two float operands */
+	OP_CLAMP, OP_IF_THEN_ELSE,                    /* intrinsics, three operands */
 	OP_COUNT
 } Op;
 

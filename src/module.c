@@ -49,6 +49,11 @@ static const char *op_names[OP_COUNT] = {
 	[OP_MIN] = "min",    [OP_MAX] = "max",   [OP_ABS] = "abs",    [OP_EXP] = "exp",
 	[OP_EXP2] = "exp2",  [OP_LOG] = "log",   [OP_LOG2] = "log2",  [OP_SQRT] = "sqrt",
 	[OP_RSQRT] = "rsqrt", [OP_TANH] = "tanh", [OP_SELECT] = "select", [OP_CEILDIV] = "ceildiv",
+	[OP_BNOT] = "~",     [OP_BAND] = "&",    [OP_BOR] = "|",      [OP_BXOR] = "^",
+	[OP_SHL] = "<<",     [OP_SHR] = ">>",    [OP_FLOOR] = "floor", [OP_CEIL] = "ceil",
+	[OP_ROUND] = "round", [OP_SIN] = "sin",  [OP_COS] = "cos",    [OP_ERF] = "erf",
+	[OP_SIGMOID] = "sigmoid", [OP_POW] = "pow", [OP_FMOD] = "fmod", [OP_CLAMP] = "clamp",
+	[OP_IF_THEN_ELSE] = "if_then_else",
 };
 
 const char *op_name(Op op) { return op < OP_COUNT ? op_names[op] : "?"; }
@@ -138,13 +143,13 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 	case E_UNARY:
 		if (!ir_eval_int(m, k, e->a, vals, &a))
 			return false;
-		*out = e->op == OP_NOT ? !a : (int64_t)(0 - (uint64_t)a);
+		*out = e->op == OP_NOT ? !a : e->op == OP_BNOT ? ~a : (int64_t)(0 - (uint64_t)a);
 		if (dtype_is_int((DType)e->type))
 			*out = dt_wrap_int((DType)e->type, *out);
 		return true;
 	case E_BINARY:
 	case E_CALL: {
-		if (e->kind == E_CALL && e->op == OP_SELECT) {
+		if (e->kind == E_CALL && (e->op == OP_SELECT || e->op == OP_IF_THEN_ELSE)) {
 			int64_t c;
 			if (e->nargs != 3 || !ir_eval_int(m, k, e->args[0], vals, &c))
 				return false;
@@ -177,6 +182,13 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 		case OP_GE: *out = a >= b; break;
 		case OP_AND: *out = a && b; break;
 		case OP_OR: *out = a || b; break;
+		case OP_BAND: *out = a & b; break;
+		case OP_BOR: *out = a | b; break;
+		case OP_BXOR: *out = a ^ b; break;
+		case OP_SHL:
+		case OP_SHR:
+			*out = dt_shift(dtype_is_int((DType)e->type) ? (DType)e->type : DT_I64, a, b, e->op == OP_SHL);
+			break;
 		case OP_MIN: *out = a < b ? a : b; break;
 		case OP_MAX: *out = a > b ? a : b; break;
 		case OP_FLOORDIV: if (!b || (b == -1 && a == INT64_MIN)) return false; *out = floordiv(a, b); break;

@@ -18,6 +18,7 @@ typedef enum {
 	T_COMMA, T_COLON, T_SEMI, T_ASSIGN, T_DOTDOT,
 	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_SLASHSLASH, T_PERCENT,
 	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_ANDAND, T_OROR, T_BANG,
+	T_AMP, T_PIPE, T_CARET, T_TILDE, T_SHL, T_SHR,
 } TokKind;
 
 typedef struct {
@@ -129,6 +130,34 @@ static void next(Parser *ps)
 		while (ps->p < ps->end && (is_ident0(*ps->p) || is_digit(*ps->p)))
 			ps->p++;
 		t.kind = T_IDENT;
+	} else if (c == '0' && ps->p + 1 < ps->end && (ps->p[1] == 'x' || ps->p[1] == 'X')) {
+		/* hex integer literal, e.g. 0xff (a value like any other: it must fit the type) */
+		ps->p += 2;
+		uint64_t v = 0;
+		bool any = false, big = false;
+		for (; ps->p < ps->end; ps->p++) {
+			int h = *ps->p;
+			int d = is_digit(h) ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10 : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+			if (d < 0)
+				break;
+			big |= (v >> 60) != 0;
+			v = v * 16 + (uint64_t)d;
+			any = true;
+		}
+		if (!any || (ps->p < ps->end && (is_ident0(*ps->p) || *ps->p == '.'))) {
+			ps->tok = t;
+			error_at(ps, t.pos, "malformed number '%.*s'", (int)(ps->p - s + 1), s);
+			t.kind = T_EOF;
+			ps->tok = t;
+			return;
+		}
+		if (big || v > (uint64_t)INT64_MAX) {
+			error_at(ps, t.pos, "integer literal '%.*s' does not fit in 64 bits", (int)(ps->p - s), s);
+			t.kind = T_EOF;
+		} else {
+			t.kind = T_INT;
+			t.ival = (int64_t)v;
+		}
 	} else if (is_digit(c) || (c == '.' && ps->p + 1 < ps->end && is_digit(ps->p[1]))) {
 		bool is_float = false;
 		while (ps->p < ps->end && is_digit(*ps->p))
@@ -186,11 +215,12 @@ static void next(Parser *ps)
 			const char *s;
 			TokKind k;
 		} punct[] = {
-			{"..", T_DOTDOT}, {"//", T_SLASHSLASH}, {"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE},
+			{"..", T_DOTDOT}, {"//", T_SLASHSLASH}, {"<<", T_SHL}, {">>", T_SHR}, {"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE},
 			{">=", T_GE}, {"&&", T_ANDAND}, {"||", T_OROR}, {"(", T_LPAREN}, {")", T_RPAREN},
 			{"[", T_LBRACK}, {"]", T_RBRACK}, {"{", T_LBRACE}, {"}", T_RBRACE}, {",", T_COMMA},
 			{":", T_COLON}, {";", T_SEMI}, {"=", T_ASSIGN}, {"+", T_PLUS}, {"-", T_MINUS},
 			{"*", T_STAR}, {"/", T_SLASH}, {"%", T_PERCENT}, {"<", T_LT}, {">", T_GT}, {"!", T_BANG},
+			{"&", T_AMP}, {"|", T_PIPE}, {"^", T_CARET}, {"~", T_TILDE},
 		};
 		t.kind = T_EOF;
 		for (size_t i = 0; i < TA_ARRAY_LEN(punct); i++) {
@@ -266,7 +296,8 @@ static const char *const reserved[] = {
 	"fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax", "cumsum",
 	"atomic_add", "barrier", "parallel", "in", "serial", "unroll", "pipelined", "stages", "if",
 	"else", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "min", "max", "abs", "exp",
-	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv",
+	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv", "floor", "ceil", "round",
+	"sin", "cos", "erf", "sigmoid", "pow", "fmod", "clamp", "if_then_else", "step",
 };
 
 static NameSlot *tab_find(const NameTab *t, const char *s, size_t n)
@@ -452,6 +483,9 @@ static const struct {
 	{"min", OP_MIN, 2},   {"max", OP_MAX, 2},     {"abs", OP_ABS, 1},     {"exp", OP_EXP, 1},
 	{"exp2", OP_EXP2, 1}, {"log", OP_LOG, 1},     {"log2", OP_LOG2, 1},   {"sqrt", OP_SQRT, 1},
 	{"rsqrt", OP_RSQRT, 1}, {"tanh", OP_TANH, 1}, {"select", OP_SELECT, 3}, {"ceildiv", OP_CEILDIV, 2},
+	{"floor", OP_FLOOR, 1}, {"ceil", OP_CEIL, 1},   {"round", OP_ROUND, 1}, {"sin", OP_SIN, 1},
+	{"cos", OP_COS, 1},     {"erf", OP_ERF, 1},     {"sigmoid", OP_SIGMOID, 1}, {"pow", OP_POW, 2},
+	{"fmod", OP_FMOD, 2},   {"clamp", OP_CLAMP, 3}, {"if_then_else", OP_IF_THEN_ELSE, 3},
 };
 
 static int32_t parse_primary(Parser *ps)
@@ -569,7 +603,7 @@ static int32_t parse_unary(Parser *ps)
 static int32_t parse_unary_(Parser *ps)
 {
 	Tok t = ps->tok;
-	if (t.kind == T_MINUS || t.kind == T_BANG) {
+	if (t.kind == T_MINUS || t.kind == T_BANG || t.kind == T_TILDE) {
 		next(ps);
 		/* Fold `-literal` so the printer's "-5" (and "-inf", its spelling of
 		 * a negative infinite literal such as -1e999) reads back as the same
@@ -598,30 +632,38 @@ static int32_t parse_unary_(Parser *ps)
 		if (a < 0)
 			return -1;
 		Expr e = mk(E_UNARY, t.pos);
-		e.op = (uint8_t)(t.kind == T_MINUS ? OP_NEG : OP_NOT);
+		e.op = (uint8_t)(t.kind == T_MINUS ? OP_NEG : t.kind == T_BANG ? OP_NOT : OP_BNOT);
 		e.a = a;
 		return add_expr(ps, e);
 	}
 	return parse_primary(ps);
 }
 
+/* C's precedence (docs/tile-ir.md), lowest first; comparisons share one
+ * level and do not chain. */
+enum { PREC_CMP = 6 };
 static int binop_prec(TokKind k, Op *op)
 {
 	switch (k) {
 	case T_OROR: *op = OP_OR; return 1;
 	case T_ANDAND: *op = OP_AND; return 2;
-	case T_EQ: *op = OP_EQ; return 3;
-	case T_NE: *op = OP_NE; return 3;
-	case T_LT: *op = OP_LT; return 3;
-	case T_LE: *op = OP_LE; return 3;
-	case T_GT: *op = OP_GT; return 3;
-	case T_GE: *op = OP_GE; return 3;
-	case T_PLUS: *op = OP_ADD; return 4;
-	case T_MINUS: *op = OP_SUB; return 4;
-	case T_STAR: *op = OP_MUL; return 5;
-	case T_SLASH: *op = OP_DIV; return 5;
-	case T_SLASHSLASH: *op = OP_FLOORDIV; return 5;
-	case T_PERCENT: *op = OP_MOD; return 5;
+	case T_PIPE: *op = OP_BOR; return 3;
+	case T_CARET: *op = OP_BXOR; return 4;
+	case T_AMP: *op = OP_BAND; return 5;
+	case T_EQ: *op = OP_EQ; return PREC_CMP;
+	case T_NE: *op = OP_NE; return PREC_CMP;
+	case T_LT: *op = OP_LT; return PREC_CMP;
+	case T_LE: *op = OP_LE; return PREC_CMP;
+	case T_GT: *op = OP_GT; return PREC_CMP;
+	case T_GE: *op = OP_GE; return PREC_CMP;
+	case T_SHL: *op = OP_SHL; return 7;
+	case T_SHR: *op = OP_SHR; return 7;
+	case T_PLUS: *op = OP_ADD; return 8;
+	case T_MINUS: *op = OP_SUB; return 8;
+	case T_STAR: *op = OP_MUL; return 9;
+	case T_SLASH: *op = OP_DIV; return 9;
+	case T_SLASHSLASH: *op = OP_FLOORDIV; return 9;
+	case T_PERCENT: *op = OP_MOD; return 9;
 	default: return 0;
 	}
 }
@@ -637,7 +679,7 @@ static int32_t parse_binary(Parser *ps, int min_prec)
 		int32_t rhs = parse_binary(ps, prec + 1);
 		if (rhs < 0)
 			return -1;
-		if (prec == 3 && binop_prec(ps->tok.kind, &(Op){0}) == 3) {
+		if (prec == PREC_CMP && binop_prec(ps->tok.kind, &(Op){0}) == PREC_CMP) {
 			error_at(ps, ps->tok.pos, "comparisons cannot be chained; use && between them");
 			return -1;
 		}

@@ -12,21 +12,27 @@ typedef struct {
 	StrBuf *sb;
 } Printer;
 
+/* The parser's levels (parse.c binop_prec): C's order, comparisons at 6,
+ * unary 10, primary 11. */
 static int prec_of(const Expr *e)
 {
 	if (e->kind == E_BINARY)
 		switch (e->op) {
 		case OP_OR: return 1;
 		case OP_AND: return 2;
-		case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: return 3;
-		case OP_ADD: case OP_SUB: return 4;
-		default: return 5;
+		case OP_BOR: return 3;
+		case OP_BXOR: return 4;
+		case OP_BAND: return 5;
+		case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: return 6;
+		case OP_SHL: case OP_SHR: return 7;
+		case OP_ADD: case OP_SUB: return 8;
+		default: return 9;
 		}
 	if (e->kind == E_UNARY)
-		return 6;
+		return 10;
 	if ((e->kind == E_INT && e->ival < 0) || (e->kind == E_FLOAT && signbit(e->fval)))
-		return 6; /* reads back as a folded unary minus */
-	return 7;
+		return 10; /* reads back as a folded unary minus */
+	return 11;
 }
 
 static void print_float(StrBuf *sb, double v)
@@ -87,14 +93,14 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 			sb_putc(p->sb, ' ');
 			print_expr(p, e->a, 0);
 		} else {
-			print_expr(p, e->a, x->kind == E_INT || x->kind == E_FLOAT ? 8 : 7);
+			print_expr(p, e->a, x->kind == E_INT || x->kind == E_FLOAT ? 12 : 11);
 		}
 		break;
 	}
 	case E_BINARY:
 		/* Left-associative: the right operand needs strictly higher precedence;
 		 * comparisons do not chain, so both sides need higher precedence. */
-		print_expr(p, e->a, prec == 3 ? prec + 1 : prec);
+		print_expr(p, e->a, prec == 6 ? prec + 1 : prec);
 		sb_printf(p->sb, " %s ", op_name((Op)e->op));
 		print_expr(p, e->b, prec + 1);
 		break;

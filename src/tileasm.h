@@ -145,6 +145,10 @@ typedef enum ta_op {
 	TA_OP_EQ, TA_OP_NE, TA_OP_LT, TA_OP_LE, TA_OP_GT, TA_OP_GE, TA_OP_AND, TA_OP_OR,
 	TA_OP_MIN, TA_OP_MAX, TA_OP_ABS, TA_OP_EXP, TA_OP_EXP2, TA_OP_LOG, TA_OP_LOG2, TA_OP_SQRT,
 	TA_OP_RSQRT, TA_OP_TANH, TA_OP_SELECT, TA_OP_CEILDIV,
+	TA_OP_BNOT,                                                   /* unary ~ */
+	TA_OP_BAND, TA_OP_BOR, TA_OP_BXOR, TA_OP_SHL, TA_OP_SHR,      /* binary & | ^ << >> */
+	TA_OP_FLOOR, TA_OP_CEIL, TA_OP_ROUND, TA_OP_SIN, TA_OP_COS, TA_OP_ERF, TA_OP_SIGMOID,
+	TA_OP_POW, TA_OP_FMOD, TA_OP_CLAMP, TA_OP_IF_THEN_ELSE,
 } ta_op;
 typedef enum ta_loop { TA_SERIAL, TA_UNROLL, TA_PIPELINED } ta_loop;
 typedef enum ta_reduce { TA_REDUCE_SUM, TA_REDUCE_MAX, TA_REDUCE_MIN, TA_REDUCE_ABSSUM, TA_REDUCE_ABSMAX } ta_reduce;

@@ -38,9 +38,10 @@ static bool literal_only(Checker *c, int32_t id)
 	switch (e->kind) {
 	case E_INT:
 	case E_FLOAT: return true;
-	case E_UNARY: return e->op == OP_NEG && literal_only(c, e->a);
+	case E_UNARY: return (e->op == OP_NEG || e->op == OP_BNOT) && literal_only(c, e->a);
 	case E_BINARY:
-		return e->op >= OP_ADD && e->op <= OP_MOD && literal_only(c, e->a) && literal_only(c, e->b);
+		return ((e->op >= OP_ADD && e->op <= OP_MOD) || (e->op >= OP_BAND && e->op <= OP_SHR)) &&
+		       literal_only(c, e->a) && literal_only(c, e->b);
 	default: return false;
 	}
 }
@@ -80,8 +81,14 @@ static DType check_pair(Checker *c, int32_t a, int32_t b, DType hint, SrcPos pos
 	if (ta == DT_VOID || tb == DT_VOID)
 		return DT_VOID;
 	if (ta != tb) {
-		err(c, pos, "operands of '%s' have different types (%s and %s); insert a cast such as %s(...)", what,
-		    dtype_name(ta), dtype_name(tb), dtype_name(ta));
+		/* C precedence: `x & 1 == 0` is `x & (1 == 0)` */
+		bool prec = (ta == DT_BOOL) != (tb == DT_BOOL) && strchr("&|^", what[0]) && what[1] == 0;
+		if (prec)
+			err(c, pos, "operands of '%s' have different types (%s and %s); '&', '|' and '^' bind more loosely "
+			    "than comparisons, as in C: parenthesise, e.g. (x & 1) == 0", what, dtype_name(ta), dtype_name(tb));
+		else
+			err(c, pos, "operands of '%s' have different types (%s and %s); insert a cast such as %s(...)", what,
+			    dtype_name(ta), dtype_name(tb), dtype_name(ta));
 		return DT_VOID;
 	}
 	return ta;
@@ -154,16 +161,29 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 			err(c, e->pos, "'-' needs a numeric operand, not %s", dtype_name(ta));
 			return DT_VOID;
 		}
+		if (e->op == OP_BNOT && !dtype_is_int(ta)) {
+			err(c, e->pos, "'~' needs an integer operand, not %s%s", dtype_name(ta),
+			    ta == DT_BOOL ? "; use '!' for bool" : "");
+			return DT_VOID;
+		}
 		t = ta;
 		break;
 	}
 	case E_BINARY: {
 		Op op = (Op)e->op;
 		bool cmp = op >= OP_EQ && op <= OP_GE, logic = op == OP_AND || op == OP_OR;
+		bool bits = op == OP_BAND || op == OP_BOR || op == OP_BXOR, shift = op == OP_SHL || op == OP_SHR;
 		DType ta = check_pair(c, e->a, e->b, cmp ? DT_VOID : logic ? DT_BOOL : hint, e->pos, op_name(op));
 		if (ta == DT_VOID)
 			return DT_VOID;
-		if (logic) {
+		if (bits || shift) {
+			if (!dtype_is_int(ta) && !(bits && ta == DT_BOOL)) {
+				err(c, e->pos, "'%s' needs integer operands%s, not %s", op_name(op), bits ? " (or bools)" : "",
+				    dtype_name(ta));
+				return DT_VOID;
+			}
+			t = ta;
+		} else if (logic) {
 			if (ta != DT_BOOL) {
 				err(c, e->pos, "'%s' needs bool operands, not %s", op_name(op), dtype_name(ta));
 				return DT_VOID;
@@ -184,7 +204,7 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 				err(c, e->pos, "'/' is float division; use '//' for integer floor division");
 				return DT_VOID;
 			}
-			if ((op == OP_FLOORDIV || op == OP_MOD) && !dtype_is_int(ta)) {
+			if (op == OP_FLOORDIV && !dtype_is_int(ta)) { /* float '%' is floor modulo; see fmod */
 				err(c, e->pos, "'%s' needs integer operands, not %s", op_name(op), dtype_name(ta));
 				return DT_VOID;
 			}
@@ -194,11 +214,37 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 	}
 	case E_CALL: {
 		Op op = (Op)e->op;
-		if (op == OP_SELECT) {
+		if (op == OP_SELECT || op == OP_IF_THEN_ELSE) {
 			DType tc = check_expr(c, e->args[0], DT_BOOL);
 			if (tc != DT_VOID && tc != DT_BOOL)
-				err(c, EX(e->args[0])->pos, "select's condition must be bool, not %s", dtype_name(tc));
-			t = check_pair(c, e->args[1], e->args[2], hint, e->pos, "select");
+				err(c, EX(e->args[0])->pos, "%s's condition must be bool, not %s", op_name(op), dtype_name(tc));
+			t = check_pair(c, e->args[1], e->args[2], hint, e->pos, op_name(op));
+		} else if (op == OP_POW || op == OP_FMOD) {
+			bool lit = literal_only(c, e->args[0]) && literal_only(c, e->args[1]);
+			t = check_pair(c, e->args[0], e->args[1], lit && !dtype_is_float(hint) ? DT_F32 : hint, e->pos,
+			               op_name(op));
+			if (t != DT_VOID && !dtype_is_float(t)) {
+				err(c, e->pos, "'%s' needs float operands, not %s; cast them, e.g. f32(x)%s", op_name(op),
+				    dtype_name(t), op == OP_FMOD ? ", or use '%' for integers" : "");
+				return DT_VOID;
+			}
+		} else if (op == OP_CLAMP) {
+			/* clamp(x, lo, hi): x gives the type, the bounds follow it */
+			t = check_pair(c, e->args[0], e->args[1], hint, e->pos, "clamp");
+			if (t != DT_VOID) {
+				DType th = check_expr(c, e->args[2], t);
+				if (th != DT_VOID && th != t) {
+					err(c, EX(e->args[2])->pos, "operands of 'clamp' have different types (%s and %s); insert "
+					    "a cast such as %s(...)", dtype_name(t), dtype_name(th), dtype_name(t));
+					return DT_VOID;
+				}
+				if (th == DT_VOID)
+					return DT_VOID;
+				if (!is_numeric(t)) {
+					err(c, e->pos, "'clamp' needs numeric operands, not %s", dtype_name(t));
+					return DT_VOID;
+				}
+			}
 		} else if (op == OP_MIN || op == OP_MAX || op == OP_CEILDIV) {
 			t = check_pair(c, e->args[0], e->args[1], hint, e->pos, op_name(op));
 			if (t != DT_VOID && !is_numeric(t)) {

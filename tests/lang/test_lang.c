@@ -1,0 +1,274 @@
+/* test_lang.c — the expression language (docs/tile-ir.md): bit operations,
+ * shifts, math functions, float modulo, clamp, the lazy if_then_else.
+ *
+ * interp_*: hand-computed values from the interpreter, which defines the
+ * semantics.  backends: every tests/lang/NAME.tile on every target —
+ * `tileasm run` against the interpreter for each "# run: OPTIONS" line
+ * (interpreter, then the emulator on gfx1100, gfx90a and gfx942, each must
+ * print PASS), and the PTX for sm_80 and sm_90a through ptxas (with the
+ * line's -D options); a "# refuse: MESSAGE" line instead requires every
+ * target to refuse the kernel with MESSAGE (%s: the target name), and
+ * "# not on: TARGET..." leaves targets out. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../interp/harness.h"
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+static Module *snip(const char *text) { return h_load("snip.tile", text, NULL, 0); }
+
+Test(interp, shifts_and_bit_operations)
+{
+	Module *m = snip("kernel k(a: i32, n: i32, Oi: i32[12], Ou: u8[4], Ob: i8[2], Ol: i64[3], Pb: bool[2])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  Oi[0] = a >> 1\n"
+	                 "  Oi[1] = a << 2\n"
+	                 "  Oi[2] = 1 << 31\n"
+	                 "  Oi[3] = 1 << n\n"          /* n = 32: out of range, 0 */
+	                 "  Oi[4] = a >> n + 8\n"      /* 40: sign fill */
+	                 "  Oi[5] = 7 >> n\n"
+	                 "  Oi[6] = a << -1\n"
+	                 "  Oi[7] = a >> -1\n"
+	                 "  Oi[8] = 1 | 2 ^ 3 & 5\n"   /* 1 | (2 ^ (3 & 5)) */
+	                 "  Oi[9] = 1 << 2 + 1\n"      /* 1 << 3 */
+	                 "  Oi[10] = 6 & 3 << 1\n"     /* 6 & 6 */
+	                 "  Oi[11] = ~a ^ 0xff\n"
+	                 "  Ou[0] = ~u8(5)\n"
+	                 "  Ou[1] = u8(200) >> 3\n"
+	                 "  Ou[2] = u8(200) << 1\n"
+	                 "  Ou[3] = u8(200) >> u8(n)\n"
+	                 "  Ob[0] = i8(100) << 1\n"
+	                 "  Ob[1] = i8(-100) >> 3\n"
+	                 "  Ol[0] = i64(1) << 40\n"
+	                 "  Ol[1] = i64(1) << i64(n) * 2\n"
+	                 "  Ol[2] = i64(a) >> 63\n"
+	                 "  Pb[0] = a < 0 & n > 0\n"
+	                 "  Pb[1] = a < 0 ^ n > 0\n"
+	                 "}\n");
+	int32_t Oi[12];
+	uint8_t Ou[4];
+	int8_t Ob[2];
+	int64_t Ol[3];
+	uint8_t Pb[2];
+	Args a = {.m = m};
+	h_tensor(&a, "Oi", Oi, sizeof Oi);
+	h_tensor(&a, "Ou", Ou, sizeof Ou);
+	h_tensor(&a, "Ob", Ob, sizeof Ob);
+	h_tensor(&a, "Ol", Ol, sizeof Ol);
+	h_tensor(&a, "Pb", Pb, sizeof Pb);
+	h_int(&a, "a", -7);
+	h_int(&a, "n", 32);
+	h_run(&a, NULL);
+	static const int32_t wi[12] = {-4, -28, INT32_MIN, 0, -1, 0, 0, -1, 3, 8, 6, 6 ^ 0xff};
+	for (int i = 0; i < 12; i++)
+		cr_expect_eq(Oi[i], wi[i], "Oi[%d] = %d, want %d", i, Oi[i], wi[i]);
+	cr_expect_eq(Ou[0], 250);
+	cr_expect_eq(Ou[1], 25);
+	cr_expect_eq(Ou[2], 144);
+	cr_expect_eq(Ou[3], 0);
+	cr_expect_eq(Ob[0], -56);
+	cr_expect_eq(Ob[1], -13);
+	cr_expect_eq(Ol[0], (int64_t)1 << 40);
+	cr_expect_eq(Ol[1], 0, "a count of 64 shifts everything out");
+	cr_expect_eq(Ol[2], -1);
+	cr_expect_eq(Pb[0], 1);
+	cr_expect_eq(Pb[1], 0);
+	ir_module_free(m);
+}
+
+Test(interp, math_functions)
+{
+	Module *m = snip("kernel k(x: f32, O: f32[22]) grid(1) threads(32) {\n"
+	                 "  O[0] = floor(x)\n"
+	                 "  O[1] = ceil(x)\n"
+	                 "  O[2] = round(x)\n"          /* half to even */
+	                 "  O[3] = round(x + 1.0)\n"
+	                 "  O[4] = pow(2.0, 10.0)\n"
+	                 "  O[5] = pow(x, 3.0)\n"
+	                 "  O[6] = pow(x, 0.5)\n"       /* NaN */
+	                 "  O[7] = clamp(5.0, 0.0, 3.0)\n"
+	                 "  O[8] = clamp(nan, 0.0, 3.0)\n"
+	                 "  O[9] = fmod(-7.0, 2.0)\n"
+	                 "  O[10] = -7.0 % 2.0\n"
+	                 "  O[11] = 7.0 % -2.0\n"
+	                 "  O[12] = sigmoid(0.0)\n"
+	                 "  O[13] = erf(0.5)\n"
+	                 "  O[14] = sin(1.5707963267948966)\n"
+	                 "  O[15] = cos(0.0)\n"
+	                 "  O[16] = f32(clamp(-9, -3, 2))\n"
+	                 "  O[17] = round(-x)\n"
+	                 "  O[18] = 5.5 % 2.0\n"
+	                 "  O[19] = fmod(5.5, -2.0)\n"
+	                 "  O[20] = pow(x, 0.0)\n"
+	                 "  O[21] = if_then_else(x < 0.0, 1.0, 2.0)\n"
+	                 "}\n");
+	float O[22];
+	Args a = {.m = m};
+	h_tensor(&a, "O", O, sizeof O);
+	h_float(&a, "x", -2.5);
+	h_run(&a, NULL);
+	static const float w[22] = {-3, -2, -2, -2, 1024, -15.625f, NAN, 3, NAN, -1, 1, -1, 0.5f,
+	                            0.52049987781304654f, 1, 1, -3, 2, 1.5f, 1.5f, 1, 1};
+	for (int i = 0; i < 22; i++) {
+		bool ok = isnan(w[i]) ? isnan(O[i]) : O[i] == w[i];
+		cr_expect(ok, "O[%d] = %.9g, want %.9g", i, O[i], w[i]);
+	}
+	ir_module_free(m);
+}
+
+Test(interp, if_then_else_evaluates_only_the_chosen_side)
+{
+	/* the same guard with select is an out-of-bounds error (test_snippets.c) */
+	Module *m = snip("kernel k(Out: f32[N]) grid(1) threads(32) {\n"
+	                 "  let i = 5\n"
+	                 "  Out[0] = if_then_else(i < N, Out[i], 7.0)\n"
+	                 "  Out[1] = if_then_else(i >= N, 8.0, Out[i])\n"
+	                 "}\n");
+	float Out[4] = {0};
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, sizeof Out);
+	h_int(&a, "N", 4);
+	h_run(&a, NULL);
+	cr_expect_eq(Out[0], 7.0f);
+	cr_expect_eq(Out[1], 8.0f);
+	ir_module_free(m);
+}
+
+/* ---- every backend against the interpreter -------------------------------- */
+
+static const char *const amd_targets[] = {"gfx1100", "gfx90a", "gfx942"};
+static const char *const all_targets[] = {"gfx1100", "gfx90a", "gfx942", "sm_80", "sm_90a"};
+
+/* Runs cmd; returns its exit status and its output (caller frees). */
+static int run_cmd(const char *cmd, char **out)
+{
+	char tmp[] = "/tmp/tileasm-lang-XXXXXX";
+	int fd = mkstemp(tmp);
+	cr_assert(fd >= 0);
+	close(fd);
+	char full[8192];
+	snprintf(full, sizeof full, "%s >%s 2>&1", cmd, tmp);
+	int rc = system(full);
+	*out = read_file(tmp, NULL);
+	remove(tmp);
+	cr_assert(*out, "no output from %s", cmd);
+	return rc;
+}
+
+/* The -D NAME=VALUE options of a run line. */
+static void defines_of(const char *opts, char *out, size_t n)
+{
+	out[0] = 0;
+	for (const char *p = opts; (p = strstr(p, "-D ")); p += 3) {
+		const char *e = p + 3;
+		while (*e && *e != ' ')
+			e++;
+		size_t len = strlen(out);
+		snprintf(out + len, n - len, " %.*s", (int)(e - p), p);
+	}
+}
+
+/* "# not on: T1 T2 (why)": targets the file does not compile for */
+static bool skips(const char *text, const char *target)
+{
+	const char *p = strstr(text, "# not on: ");
+	if (!p)
+		return false;
+	const char *eol = strchr(p, '\n');
+	for (const char *q = p; (q = strstr(q, target)) && (!eol || q < eol); q++)
+		if (q[-1] == ' ' && (q[strlen(target)] == ' ' || q[strlen(target)] == '\n'))
+			return true;
+	return false;
+}
+
+static void check_file(const char *exe, const char *path)
+{
+	char *text = read_file(path, NULL);
+	cr_assert(text, "cannot read %s", path);
+	int nrun = 0;
+	bool refuse = strstr(text, "# refuse: ") != NULL; /* then only the interpreter runs it */
+	char cmd[4096], *out;
+	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char *eol = strchr(line, '\n');
+		int len = eol ? (int)(eol - line) : (int)strlen(line);
+		if (!strncmp(line, "# run: ", 7)) {
+			char opts[512], defs[512];
+			snprintf(opts, sizeof opts, "%.*s", len - 7, line + 7);
+			defines_of(opts, defs, sizeof defs);
+			nrun++;
+			snprintf(cmd, sizeof cmd, "%s run %s --backend=interp %s", exe, path, opts);
+			int rc = run_cmd(cmd, &out);
+			cr_expect(rc == 0 && strstr(out, "\nPASS"), "%s: interpreter failed:\n%s", cmd, out);
+			free(out);
+			if (refuse)
+				continue;
+			for (size_t t = 0; t < TA_ARRAY_LEN(amd_targets); t++) {
+				if (skips(text, amd_targets[t]))
+					continue;
+				snprintf(cmd, sizeof cmd, "%s run %s --backend=emu --target=%s %s", exe, path, amd_targets[t],
+				         opts);
+				rc = run_cmd(cmd, &out);
+				cr_expect(rc == 0 && strstr(out, "\nPASS") && strstr(out, "emu: "), "%s: failed:\n%s", cmd, out);
+				free(out);
+			}
+			for (int sm = 0; sm < 2; sm++) {
+				const char *arch = sm ? "sm_90a" : "sm_80";
+				if (skips(text, arch))
+					continue;
+				char ptx[] = "/tmp/tileasm-lang-ptx-XXXXXX";
+				int fd = mkstemp(ptx);
+				cr_assert(fd >= 0);
+				close(fd);
+				snprintf(cmd, sizeof cmd, "%s compile %s --target=%s%s -o %s", exe, path, arch, defs, ptx);
+				rc = run_cmd(cmd, &out);
+				cr_expect(rc == 0, "%s: failed:\n%s", cmd, out);
+				free(out);
+				snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null", arch, ptx);
+				rc = run_cmd(cmd, &out);
+				cr_expect(rc == 0, "%s (%s): ptxas rejected the PTX:\n%s", path, arch, out);
+				free(out);
+				remove(ptx);
+			}
+		} else if (!strncmp(line, "# refuse: ", 10)) {
+			char fmt[256], want[300];
+			snprintf(fmt, sizeof fmt, "%.*s", len - 10, line + 10);
+			for (size_t t = 0; t < TA_ARRAY_LEN(all_targets); t++) {
+				snprintf(want, sizeof want, fmt, all_targets[t]);
+				snprintf(cmd, sizeof cmd, "%s compile %s --target=%s -o /dev/null", exe, path, all_targets[t]);
+				int rc = run_cmd(cmd, &out);
+				cr_expect(rc != 0 && strstr(out, want), "%s: want a refusal '%s', got (exit %d):\n%s", cmd, want, rc,
+				          out);
+				free(out);
+			}
+		}
+	}
+	cr_expect(nrun > 0, "%s has no '# run:' line", path);
+	free(text);
+}
+
+Test(backends, lang_tiles_agree_with_the_interpreter, .timeout = 300)
+{
+	const char *exe = getenv("TILEASM"), *src = getenv("TILEASM_SRCDIR");
+	cr_assert(exe && src, "TILEASM and TILEASM_SRCDIR must be set (meson test does)");
+	struct stat st;
+	cr_assert(stat(PTXAS, &st) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/tests/lang", src);
+	DIR *dp = opendir(dir);
+	cr_assert(dp, "cannot open %s", dir);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		size_t len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".tile"))
+			continue;
+		char path[2048];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		check_file(exe, path);
+		n++;
+	}
+	closedir(dp);
+	cr_expect_geq(n, 6, "expected the tests/lang tiles, found %d", n);
+}
