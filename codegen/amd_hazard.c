@@ -10,6 +10,7 @@
  * other instruction counting one):
  *   VALU writes an SGPR (or exec) -> VMEM reads it: 5;
  *   VALU writes an SGPR -> v_readlane/v_writelane lane select: 4;
+ *   VALU writes vcc -> v_div_fmas (reads it implicitly): 4;
  *   gfx942: VALU writes an SGPR -> VALU reads it (v_cmp -> v_cndmask): 2;
  *   gfx942: VALU writes exec -> v_readlane/v_readfirstlane/v_writelane: 4;
  *   gfx942: VALU writes a VGPR -> v_readlane/v_readfirstlane reads it: 1;
@@ -228,6 +229,8 @@ static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
 	rdx.w[1] &= ~ex.w[1];
 	if (rwlane && in->nops > 2 && in->ops[2].kind == ISA_K_SGPR)
 		lane = sset_range(in->ops[2].reg, in->ops[2].count);
+	if (in->op == ISA_V_DIV_FMAS_F32)
+		lane = sset_range(106, 2); /* its implicit vcc read: the same 4 wait states */
 	int need = 0;
 	for (int i = 0; i < st->n; i++) {
 		const HzEnt *e = &st->e[i];

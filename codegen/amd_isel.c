@@ -610,17 +610,39 @@ static void sel_setp(Isel *s, const SInst *in)
 	valu2(s, vcmp_ops[row][in->sub], d, opnd(s, in->a, 0), opnd(s, in->b, 0));
 }
 
-/* Full-width f32 division: reciprocal plus one Newton step on the quotient
- * (q = a*r; e = fma(-b, q, a); q += e*r): correctly rounded except in
- * denormal/overflow corners, which the lowering's tests do not reach. */
+/* IEEE f32 division, LLVM's sequence (f32 denormals are kept, so no mode
+ * switch): v_div_scale scales numerator and denominator away from the
+ * subnormal and overflow ranges (and sets vcc where the quotient must be
+ * scaled back), a reciprocal with two Newton steps on it and two on the
+ * quotient, v_div_fmas applies the last step and the post-scale, and
+ * v_div_fixup gives the special cases (x/0, x/inf, 0/0, NaN).  vcc is
+ * written only here (the allocator never hands it out), and nothing between
+ * the second v_div_scale and v_div_fmas writes it; the hazard pass adds the
+ * wait states gfx9 needs between them. */
+static Val vtmp(Isel *s);
 static void sel_fdiv(Isel *s, Val d, Val a, Val b)
 {
-	Val r = reg(newv(s, MR_V, 1), 0, 1), q = reg(newv(s, MR_V, 1), 0, 1), e = reg(newv(s, MR_V, 1), 0, 1);
-	valu1(s, ISA_V_RCP_F32, r, b);
-	valu2(s, ISA_V_MUL_F32, q, a, r);
-	MInst *mi = valu3(s, ISA_V_FMA_F32, e, b, q, a);
-	mi->in.mod.neg = 1; /* -b */
-	valu3(s, ISA_V_FMA_F32, d, e, r, q);
+	/* v_div_fixup reads the original operands; VOP3 on gfx9 takes no literal */
+	if (a.kind == VK_CONST && !is_inline(ISA_TY_F32, a.bits) && !s->gfx11)
+		a = to_vgpr(s, a);
+	if (b.kind == VK_CONST && !is_inline(ISA_TY_F32, b.bits) && !s->gfx11)
+		b = to_vgpr(s, b);
+	Val ds = vtmp(s), ns = vtmp(s), r = vtmp(s), t = vtmp(s), r2 = vtmp(s), q = vtmp(s), e = vtmp(s);
+	Val q2 = vtmp(s), e2 = vtmp(s), f = vtmp(s);
+	IsaOperand vcc = isa_special(ISA_SP_VCC_LO, s->lm);
+	Val defs[2] = {ds, ds}, src[3] = {b, b, a}; /* defs[1]: a placeholder for vcc */
+	mi_phys(valu(s, ISA_V_DIV_SCALE_F32, 2, defs, 3, src), 1, vcc);
+	defs[0] = ns, src[0] = a;
+	mi_phys(valu(s, ISA_V_DIV_SCALE_F32, 2, defs, 3, src), 1, vcc);
+	valu1(s, ISA_V_RCP_F32, r, ds);
+	valu3(s, ISA_V_FMA_F32, t, ds, r, cst(0x3f800000u))->in.mod.neg = 1; /* 1 - d*r */
+	valu3(s, ISA_V_FMA_F32, r2, t, r, r);
+	valu2(s, ISA_V_MUL_F32, q, ns, r2);
+	valu3(s, ISA_V_FMA_F32, e, ds, q, ns)->in.mod.neg = 1; /* n - d*q */
+	valu3(s, ISA_V_FMA_F32, q2, e, r2, q);
+	valu3(s, ISA_V_FMA_F32, e2, ds, q2, ns)->in.mod.neg = 1;
+	valu3(s, ISA_V_DIV_FMAS_F32, f, e2, r2, q2);
+	valu3(s, ISA_V_DIV_FIXUP_F32, d, f, b, a);
 }
 
 /* A 64-bit source of v_lshl_add_u64.  Constants here are zero-extended

@@ -345,6 +345,10 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		return "not a valid operand: compares take no clamp/omod";
 	if (fmt == ISA_FMT_VOP2 && in->enc == ISA_ENC_E64 && (oi->flags & ISA_F_RVCC) && m->omod)
 		return "not a valid operand";
+	/* VOP3B (a lane-mask destination second: v_div_scale, v_mad_u64_u32)
+	 * keeps its SDST where VOP3A has abs and op_sel. */
+	if (fmt == ISA_FMT_VOP3 && n > 1 && SIG_ROLE(sig[1]) == ISA_R_LM && (m->abs || m->op_sel))
+		return m->abs ? "ABS not allowed in VOP3B instructions" : "not a valid operand: op_sel in VOP3B";
 	if (in->enc == ISA_ENC_DPP && !isa_dpp_ctrl_valid(t, m->dpp_ctrl))
 		return "invalid dpp_ctrl value";
 	if (ISA_TARGET(t) == TA_TARGET_GFX1100 && in->enc != ISA_ENC_E64 &&

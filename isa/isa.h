@@ -188,6 +188,12 @@ int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d);
 int isa_decode(ta_target t, const uint8_t *p, size_t n, IsaInsn *out);
 /* Appends LLVM AMDGPU syntax (no leading tab, no newline). */
 void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb);
+/* gfx11 s_waitcnt_depctr fields (printer and parser). */
+typedef struct {
+	const char *name;
+	int lo, width;
+} IsaDepctrField;
+extern const IsaDepctrField isa_depctr_fields[7];
 /* Parses one instruction line (no label, no comment).  Positions in
  * diagnostics are pos plus the column of the offending token.  Returns 0 / -1. */
 int isa_parse_insn(ta_target t, const char *text, IsaInsn *out, const SrcFile *src, SrcPos pos,

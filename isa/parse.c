@@ -240,6 +240,36 @@ static int parse_waitcnt(P *p, int64_t *v)
 	return 0;
 }
 
+/* s_waitcnt_depctr name(value) fields, space separated (isa_depctr_fields). */
+static int parse_depctr(P *p, int64_t *v)
+{
+	unsigned val = 0xffff & ~0x60u;
+	for (;;) {
+		const char *s = p->p;
+		size_t n = 0;
+		while (is_id(s[n]))
+			n++;
+		int f = -1;
+		for (int i = 0; i < 7 && f < 0; i++)
+			if (word_is(s, n, isa_depctr_fields[i].name))
+				f = i;
+		if (f < 0 || s[n] != '(')
+			return fail(p, s, "invalid s_waitcnt_depctr field");
+		int64_t x;
+		p->p = s + n + 1;
+		unsigned m = (1u << isa_depctr_fields[f].width) - 1;
+		if (parse_int(p, &x) || *p->p != ')' || x < 0 || x > m)
+			return fail(p, s, "invalid s_waitcnt_depctr field value");
+		p->p++;
+		val = (val & ~(m << isa_depctr_fields[f].lo)) | (unsigned)x << isa_depctr_fields[f].lo;
+		skip_ws(p);
+		if (strncmp(p->p, "depctr_", 7))
+			break;
+	}
+	*v = val;
+	return 0;
+}
+
 static int parse_delay(P *p, int64_t *v)
 {
 	if (isdigit((unsigned char)*p->p))
@@ -338,6 +368,12 @@ static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg,
 		*o = isa_imm((int32_t)v);
 		return 0;
 	case ISA_R_K16: case ISA_R_I16: case ISA_R_SOFF: case ISA_R_LBL:
+		if (role == ISA_R_K16 && !strncmp(p->p, "depctr_", 7)) {
+			if (parse_depctr(p, &v))
+				return -1;
+			*o = isa_imm((int32_t)v);
+			return 0;
+		}
 		if (!parse_int(p, &v)) {
 			if (v < INT32_MIN || v > UINT32_MAX)
 				return fail(p, at, "invalid immediate: out of range");

@@ -96,6 +96,34 @@ static void print_waitcnt(ta_target t, StrBuf *sb, uint16_t v)
 		sb_printf(sb, "%slgkmcnt(%d)", sep, lgkm);
 }
 
+/* gfx11 s_waitcnt_depctr fields in LLVM's order: name, low bit, width (the
+ * default is all ones).  LLVM prints the value symbolically when it has no
+ * bits outside these fields (5 and 6), the fields at their defaults left out
+ * unless all are, and in hex otherwise. */
+const IsaDepctrField isa_depctr_fields[7] = {
+	{"depctr_hold_cnt", 7, 1}, {"depctr_sa_sdst", 0, 1}, {"depctr_va_vdst", 12, 4}, {"depctr_va_sdst", 9, 3},
+	{"depctr_va_ssrc", 8, 1},  {"depctr_va_vcc", 1, 1},  {"depctr_vm_vsrc", 2, 3},
+};
+
+static void print_depctr(StrBuf *sb, unsigned v)
+{
+	if (v & 0x60) {
+		sb_printf(sb, "0x%x", v);
+		return;
+	}
+	int nondef = 0;
+	for (int i = 0; i < 7; i++) {
+		unsigned m = (1u << isa_depctr_fields[i].width) - 1;
+		nondef |= (v >> isa_depctr_fields[i].lo & m) != m;
+	}
+	const char *sep = "";
+	for (int i = 0; i < 7; i++) {
+		unsigned m = (1u << isa_depctr_fields[i].width) - 1, x = v >> isa_depctr_fields[i].lo & m;
+		if (x != m || !nondef)
+			sb_printf(sb, "%s%s(%u)", sep, isa_depctr_fields[i].name, x), sep = " ";
+	}
+}
+
 const char *const isa_delay_id_names[12] = {
 	"NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4", "TRANS32_DEP_1",
 	"TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1", "SALU_CYCLE_1", "SALU_CYCLE_2", "SALU_CYCLE_3"};
@@ -242,7 +270,12 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 		if (abs)
 			sb_putc(sb, '|');
 		switch (r) {
-		case ISA_R_K16: sb_printf(sb, "0x%x", (uint32_t)o->imm & 0xffff); break;
+		case ISA_R_K16:
+			if (in->op == ISA_S_WAITCNT_DEPCTR)
+				print_depctr(sb, (uint32_t)o->imm & 0xffff);
+			else
+				sb_printf(sb, "0x%x", (uint32_t)o->imm & 0xffff);
+			break;
 		case ISA_R_K32:
 			sb_printf(sb, "0x%x", (uint32_t)o->imm);
 			break;

@@ -410,6 +410,87 @@ static uint32_t pk_half(const IsaMods *m, int j, int h, uint32_t v, int fneg)
 	return x;
 }
 
+/* ---- IEEE f32 division: v_div_scale / v_div_fmas / v_div_fixup ----------
+ * As the ISA reference's pseudo-code describes them, with two corrections
+ * the reference's own macro needs (and LLVM's fdiv relies on): v_div_fmas
+ * post-scales by 2^64 or 2^-64 (the reference prints 2^32), by whether the
+ * quotient's exponent is large, and v_div_fixup turns a NaN quotient of
+ * non-NaN operands (the macro overflowing) into infinity; and "1/S1 is
+ * subnormal" is taken in f32 (the reference writes f64, where it never
+ * holds for an f32 S1, and x / FLT_MAX then misses by an ulp); when both
+ * 1/S1 and the quotient are subnormal the denominator is scaled down, the
+ * direction v_div_fmas's post-scale undoes (the reference's "up" would
+ * overflow it).  These readings are this emulator's: test_fdiv checks the
+ * whole macro against IEEE division, not against hardware. */
+static int f32_exp(float x)
+{
+	return (int)(emu_u(x) >> 23 & 0xff);
+}
+
+static float div_scale_f32(float s0, float den, float num, int *vcc)
+{
+	*vcc = 0;
+	if (num == 0 || den == 0)
+		return NAN;
+	if (f32_exp(num) - f32_exp(den) >= 96) { /* quotient near the top of the range */
+		*vcc = 1;
+		return s0 == den ? ldexpf(s0, 64) : s0;
+	}
+	if (fpclassify(den) == FP_SUBNORMAL)
+		return ldexpf(s0, 64);
+	int rcp_dn = fpclassify((float)(1.0 / den)) == FP_SUBNORMAL, q_dn = fpclassify(num / den) == FP_SUBNORMAL;
+	if (rcp_dn && q_dn) { /* the denominator down (the reference: up, which overflows it) */
+		*vcc = 1;
+		return s0 == den ? ldexpf(s0, -64) : s0;
+	}
+	if (rcp_dn)
+		return ldexpf(s0, -64);
+	if (q_dn) { /* subnormal quotient: scale the numerator up, the result down */
+		*vcc = 1;
+		return s0 == num ? ldexpf(s0, 64) : s0;
+	}
+	if (f32_exp(num) <= 23) /* tiny numerator */
+		return ldexpf(s0, 64);
+	return s0;
+}
+
+/* fma(a, b, c) * 2^k rounded once to f32: a*b is exact in double and the
+ * two-sum s + e is the exact sum, so only an f32 tie at s depends on e. */
+static float fma_scaled_f32(float a, float b, float c, int k)
+{
+	double p = (double)a * b, s = p + c, bv = s - p, e = (p - (s - bv)) + (c - bv);
+	if (!isfinite(s))
+		return (float)s;
+	s = ldexp(s, k), e = ldexp(e, k);
+	float f = (float)s;
+	if (e != 0 && isfinite(f)) {
+		float up = nextafterf(f, INFINITY), dn = nextafterf(f, -INFINITY);
+		if (e > 0 && s - f == ((double)up - f) / 2)
+			f = up;
+		else if (e < 0 && f - s == ((double)f - dn) / 2)
+			f = dn;
+	}
+	return f;
+}
+
+static float div_fixup_f32(float q, float den, float num)
+{
+	int neg = !signbit(den) != !signbit(num);
+	if (isnan(num))
+		return emu_f(emu_u(num) | 0x400000u);
+	if (isnan(den))
+		return emu_f(emu_u(den) | 0x400000u);
+	if ((den == 0 && num == 0) || (isinf(den) && isinf(num)))
+		return emu_f(0xffc00000u);
+	if (den == 0 || isinf(num))
+		return neg ? -INFINITY : INFINITY;
+	if (isinf(den) || num == 0 || f32_exp(num) - f32_exp(den) < -150)
+		return neg ? -0.0f : 0.0f;
+	if (isnan(q))
+		return neg ? -INFINITY : INFINITY;
+	return neg ? -fabsf(q) : fabsf(q);
+}
+
 /* Computes one VALU op into r.  src operands start after the destinations. */
 static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, unsigned op, const IsaOperand *ops,
 			int nops, const uint8_t *acc, VRes *r)
@@ -890,18 +971,37 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 	case ISA_V_MAX3_U32: EACH D[l] = TA_MAX(TA_MAX(a[l], b[l]), c[l]); break;
 	case ISA_V_MED3_U32: EACH D[l] = TA_MAX(TA_MIN(a[l], b[l]), TA_MIN(TA_MAX(a[l], b[l]), c[l])); break;
 	case ISA_V_FMA_F16: EACH D[l] = d2h(fma(h2d(a[l]), h2d(b[l]), h2d(c[l]))); r->d16 = 1; break;
-	case ISA_V_DIV_FIXUP_F32: EACH {
-		float q = F(a[l]), den = F(b[l]), num = F(c[l]);
-		int sg = signbit(den) != signbit(num);
-		float res = q;
-		if (isnan(den) || isnan(num) || (den == 0 && num == 0) || (isinf(den) && isinf(num)))
-			res = NAN;
-		else if (den == 0 || isinf(num))
-			res = sg ? -INFINITY : INFINITY;
-		else if (isinf(den) || num == 0)
-			res = sg ? -0.0f : 0.0f;
-		D[l] = U(res);
-	} break;
+	case ISA_V_DIV_FIXUP_F32: EACH D[l] = U(div_fixup_f32(F(a[l]), F(b[l]), F(c[l]))); break;
+	case ISA_V_DIV_SCALE_F32: {
+		uint64_t bits = 0;
+		EACH {
+			int v;
+			D[l] = U(div_scale_f32(F(a[l]), F(b[l]), F(c[l]), &v));
+			if (v && (r->mask >> l & 1))
+				bits |= 1ull << l;
+		}
+		r->sdst = bits;
+		break;
+	}
+	case ISA_V_DIV_FMAS_F32: {
+		/* vcc is an implicit source: check it like an operand. */
+		for (int k = 0; k < (L == 64 ? 2 : 1); k++) {
+			if (!w->sinit[ES_VCC + k] && (dev->checks & EMU_CHECK_UNINIT)) {
+				emu_fail(dev, w, insn, "reads vcc+%d, which nothing has written", k);
+				return -1;
+			}
+			if (!dev->g11 && (dev->checks & EMU_CHECK_HAZARD) && w->swrite_valu[ES_VCC + k] &&
+			    w->clock - w->swrite_valu[ES_VCC + k] - 1 < 4) {
+				emu_fail(dev, w, insn, "v_div_fmas reads vcc %llu wait states after a VALU wrote it; gfx9 "
+					 "needs 4", (unsigned long long)(w->clock - w->swrite_valu[ES_VCC + k] - 1));
+				return -1;
+			}
+		}
+		uint64_t vcc = (uint64_t)w->s[ES_VCC + 1] << 32 | w->s[ES_VCC];
+		EACH D[l] = vcc >> l & 1 ? U(fma_scaled_f32(F(a[l]), F(b[l]), F(c[l]), f32_exp(F(c[l])) > 127 ? 64 : -64))
+				       : U(fmaf(F(a[l]), F(b[l]), F(c[l])));
+		break;
+	}
 	case ISA_V_LERP_U8: EACH {
 		uint32_t y = 0;
 		for (int i = 0; i < 32; i += 8)

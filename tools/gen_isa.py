@@ -253,6 +253,10 @@ for n, ty, sig in [
         fl += " OPSEL"  # 16-bit VOP3 ops select halves with op_sel
     E(n, "VOP3", "VOP3", sig, ty, "VALU" + fl)
 E("v_mad_u64_u32", "VOP3", "VOP3", "vd2 lm vs1 vs1 vs2", "B32", "VALU")
+# IEEE f32 division (LLVM's sequence): v_div_scale (VOP3B, lane mask out),
+# v_div_fmas (reads vcc implicitly), v_div_fixup above.
+E("v_div_scale_f32", "VOP3", "VOP3", "vd1 lm vs1 vs1 vs1", "F32", "VALU")
+E("v_div_fmas_f32", "VOP3", "VOP3", "vd1 vs1 vs1 vs1", "F32", "VALU RVCC")
 E("v_lshl_add_u64/-", "VOP3", "-", "vd2 vs2 vs1 vs2", "B32", "VALU")
 E("v_mad_i64_i32", "VOP3", "VOP3", "vd2 lm vs1 vs1 vs2", "B32", "VALU")
 E("v_readlane_b32", "VOP3", "VOP3", "sd1 vv1 ss1", "B32", "VALU")

@@ -190,6 +190,22 @@ Test(hazard_gfx9, valu_sgpr_write_then_lane_select)
 	check(G942, src, want);
 }
 
+Test(hazard_gfx9, valu_vcc_write_then_div_fmas)
+{
+	/* v_div_fmas reads vcc implicitly: 4 wait states after a VALU writes it
+	 * (llc-19 -run-pass=post-RA-hazard-rec: S_NOP 3 on gfx90a/gfx942) */
+	const char *src = "v_div_scale_f32 v2, vcc, v1, v1, v0\n"
+			  "v_div_fmas_f32 v3, v4, v5, v6\n";
+	const char *want = "v_div_scale_f32 v2, vcc, v1, v1, v0\n"
+			   "s_nop 3\n"
+			   "v_div_fmas_f32 v3, v4, v5, v6\n";
+	check(G90, src, want);
+	check(G942, src, want);
+	unchanged(G90, "v_div_scale_f32 v2, vcc, v1, v1, v0\n"
+		       "v_mov_b32_e32 v7, 0\nv_mov_b32_e32 v8, 0\nv_mov_b32_e32 v9, 0\nv_mov_b32_e32 v10, 0\n"
+		       "v_div_fmas_f32 v3, v4, v5, v6\n");
+}
+
 Test(hazard_gfx9, gfx942_valu_sgpr_write_then_valu_read)
 {
 	/* v_cmp -> v_cndmask: 2 on gfx942, none on gfx90a */
