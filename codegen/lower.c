@@ -148,13 +148,16 @@ static void lower_for(L *c, const Stmt *s)
 	c->varreg[s->var] = i;
 	if (!c->par)
 		lower_flush(c);
+	int64_t st = 1; /* verify made it a nonzero constant */
+	if (s->step >= 0 && !ir_const_int(c->m, s->step, &st))
+		fail(c, s->pos, "internal: loop step is not a constant%s", "");
 	int32_t top = label(c), end = label(c);
 	place(c, top);
-	bra(c, end, setp(c, CMP_GE, o, i, hi), false);
+	bra(c, end, setp(c, st > 0 ? CMP_GE : CMP_LE, o, i, hi), false);
 	lower_block(c, &s->body);
 	if (!c->par)
 		lower_flush(c);
-	emit(c, I(SI_ADD, o, i, i, o == DT_I64 ? movi(c, DT_I64, 1) : i32c(c, 1)));
+	emit(c, I(SI_ADD, o, i, i, o == DT_I64 ? movi(c, DT_I64, st) : i32c(c, st)));
 	bra(c, top, -1, false);
 	place(c, end);
 }

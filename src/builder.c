@@ -130,7 +130,7 @@ static int32_t push_stmt(ta_builder *b, const char *fn, Stmt s)
 
 static Stmt stmt(StmtKind k)
 {
-	Stmt s = {.kind = (uint8_t)k, .value = -1, .var = -1, .buf = -1, .lo = -1, .hi = -1, .dim = -1};
+	Stmt s = {.kind = (uint8_t)k, .value = -1, .var = -1, .buf = -1, .lo = -1, .hi = -1, .dim = -1, .step = -1};
 	s.dst.buf = s.src.buf = s.src2.buf = -1;
 	return s;
 }

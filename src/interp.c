@@ -752,9 +752,10 @@ static void exec_stmt(Interp *in, int32_t id)
 	case S_BARRIER: break;
 	case S_PARALLEL: exec_parallel(in, s); break;
 	case S_FOR: {
-		int64_t lo = eval(in, s->lo).i, hi = eval(in, s->hi).i;
-		for (int64_t i = lo; i < hi && !in->failed; i++) {
-			in->vars[s->var] = (Val){i, 0};
+		int64_t lo = eval(in, s->lo).i, hi = eval(in, s->hi).i, st = s->step >= 0 ? eval(in, s->step).i : 1;
+		int64_t n = ir_trip_count(lo, hi, st);
+		for (int64_t k = 0; k < n && !in->failed; k++) {
+			in->vars[s->var] = (Val){lo + k * st, 0};
 			exec_block(in, &s->body);
 		}
 		break;

@@ -186,6 +186,7 @@ typedef struct {
 	int32_t var;      /* S_LET, S_FOR */
 	int32_t buf;      /* S_ALLOC */
 	int32_t lo, hi;   /* S_FOR bounds (exprs), [lo, hi) */
+	int32_t step;     /* S_FOR serial/unroll: 'step' expr (a nonzero constant after verify), or -1 for 1 */
 	int32_t stages;   /* S_FOR pipelined */
 	int32_t dim;      /* S_REDUCE / S_CUMSUM */
 	bool flag_a, flag_b, flag_clear, flag_reverse; /* gemm transpose_a/b, clear; cumsum reverse */
@@ -243,6 +244,9 @@ bool ir_const_int(const Module *m, int32_t e, int64_t *out);
  * kernel argument (symbols and integer scalars; others ignored).  Returns
  * false if e is not computable from those (floats, loads, division by 0). */
 bool ir_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out);
+/* Iterations of `for i in lo .. hi step st` (st != 0): i = lo, lo + st, ...
+ * while i < hi (st > 0) or i > hi (st < 0). */
+int64_t ir_trip_count(int64_t lo, int64_t hi, int64_t st);
 /* Number of elements of a verified non-global buffer. */
 int64_t ir_buf_elems(const Module *m, const Buffer *b);
 /* Constant dimension d of a buffer (-1 if symbolic and not specialised). */

@@ -209,6 +209,13 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 	}
 }
 
+int64_t ir_trip_count(int64_t lo, int64_t hi, int64_t st)
+{
+	if (st > 0)
+		return hi > lo ? (int64_t)(((uint64_t)hi - (uint64_t)lo + (uint64_t)st - 1) / (uint64_t)st) : 0;
+	return lo > hi ? (int64_t)(((uint64_t)lo - (uint64_t)hi + (uint64_t)-st - 1) / (uint64_t)-st) : 0;
+}
+
 int64_t ir_buf_dim(const Module *m, const Buffer *b, int d)
 {
 	int64_t v;
@@ -297,7 +304,7 @@ static bool eq_stmt(Pair p, int32_t x, int32_t y)
 	if (!eq_region(p, &u->dst, &v->dst) || !eq_region(p, &u->src, &v->src) ||
 	    !eq_region(p, &u->src2, &v->src2) || !eq_expr(p, u->value, v->value) ||
 	    !eq_var(p, u->var, v->var) || !eq_buf(p, u->buf, v->buf) || !eq_expr(p, u->lo, v->lo) ||
-	    !eq_expr(p, u->hi, v->hi))
+	    !eq_expr(p, u->hi, v->hi) || !eq_expr(p, u->step, v->step))
 		return false;
 	for (int i = 0; i < u->nvars; i++)
 		if (!eq_var(p, u->vars[i], v->vars[i]) || !eq_expr(p, u->extents[i], v->extents[i]))

@@ -705,7 +705,7 @@ static int32_t parse_expr(Parser *ps)
 
 static Stmt mk_stmt(StmtKind k, SrcPos pos)
 {
-	Stmt s = {.kind = (uint8_t)k, .pos = pos, .value = -1, .var = -1, .buf = -1, .lo = -1, .hi = -1,
+	Stmt s = {.kind = (uint8_t)k, .pos = pos, .value = -1, .var = -1, .buf = -1, .lo = -1, .hi = -1, .step = -1,
 	          .dim = -1};
 	s.dst.buf = s.src.buf = s.src2.buf = -1;
 	return s;
@@ -881,6 +881,16 @@ static int32_t parse_for(Parser *ps, Tok kw)
 	s.hi = parse_expr(ps);
 	if (ps->failed)
 		return -1;
+	SrcPos steppos = ps->tok.pos;
+	if (accept_kw(ps, "step")) {
+		if (s.sub == LOOP_PIPELINED) {
+			error_at(ps, steppos, "a pipelined loop has no step; use a serial loop, or scale the index");
+			return -1;
+		}
+		s.step = parse_expr(ps);
+		if (ps->failed)
+			return -1;
+	}
 	if (s.sub == LOOP_PIPELINED) {
 		if (!accept_kw(ps, "stages")) {
 			error_at(ps, ps->tok.pos, "expected 'stages(N)' after a pipelined loop's range");

@@ -236,6 +236,10 @@ static void print_stmt(Printer *p, int32_t id, int depth)
 		print_expr(p, s->lo, 0);
 		sb_puts(sb, " .. ");
 		print_expr(p, s->hi, 0);
+		if (s->step >= 0) {
+			sb_puts(sb, " step ");
+			print_expr(p, s->step, 0);
+		}
 		if (s->sub == LOOP_PIPELINED)
 			sb_printf(sb, " stages(%d)", s->stages);
 		sb_putc(sb, ' ');

@@ -602,18 +602,26 @@ static void check_stmt(Checker *c, int32_t id)
 	case S_FOR:
 		check_int(c, s->lo, "a loop bound");
 		check_int(c, s->hi, "a loop bound");
+		if (s->step >= 0) {
+			int64_t st;
+			if (const_int(c, s->step, "a loop step", &st) && st == 0)
+				err(c, EX(s->step)->pos, "a loop step must not be 0");
+		}
 		if (s->sub == LOOP_PIPELINED) {
-			if (s->stages < 1 || s->stages > 8)
-				err(c, s->pos, "stages(%d) is out of range (1 to 8)", s->stages);
+			if (s->stages < 0 || s->stages > 8) /* 0 and 1: no overlap, as TileLang's num_stages */
+				err(c, s->pos, "stages(%d) is out of range (0 to 8)", s->stages);
 			if (c->in_parallel || c->per_thread)
 				err(c, s->pos, "pipelined loops run at block level, not inside parallel or per-thread code");
 		}
 		if (s->sub == LOOP_UNROLL) {
 			int64_t lo, hi;
+			int64_t st = 1;
 			if (!ir_const_int(c->m, s->lo, &lo) || !ir_const_int(c->m, s->hi, &hi))
 				err(c, s->pos, "unroll needs constant bounds");
-			else if (hi - lo > 1024)
-				err(c, s->pos, "unroll of %lld iterations is too large (at most 1024)", (long long)(hi - lo));
+			else if ((s->step < 0 || (ir_const_int(c->m, s->step, &st) && st != 0)) &&
+			         ir_trip_count(lo, hi, st) > 1024)
+				err(c, s->pos, "unroll of %lld iterations is too large (at most 1024)",
+				    (long long)ir_trip_count(lo, hi, st));
 		}
 		check_block(c, &s->body);
 		break;

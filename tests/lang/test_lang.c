@@ -272,3 +272,35 @@ Test(backends, lang_tiles_agree_with_the_interpreter, .timeout = 300)
 	closedir(dp);
 	cr_expect_geq(n, 6, "expected the tests/lang tiles, found %d", n);
 }
+
+Test(interp, loop_steps)
+{
+	Module *m = snip("kernel k(lo: i32, hi: i32, Out: i32[4]) grid(1) threads(32) {\n"
+	                 "  Out[0] = 0\n"
+	                 "  serial i in lo .. hi step 7 { Out[0] = Out[0] * 3 + i }\n"
+	                 "  Out[1] = 0\n"
+	                 "  serial i in hi .. lo step -4 { Out[1] = Out[1] * 3 + i }\n"
+	                 "  Out[2] = 0\n"
+	                 "  unroll i in 0 .. 10 step 3 { Out[2] = Out[2] * 10 + i }\n"
+	                 "  Out[3] = 0\n"
+	                 "  serial i in hi .. lo step 2 { Out[3] = 1 }\n" /* empty */
+	                 "}\n");
+	static const int32_t cases[][2] = {{0, 40}, {-9, 13}, {5, 5}, {3, 4}, {-20, -1}, {10, 3}};
+	for (size_t t = 0; t < TA_ARRAY_LEN(cases); t++) {
+		int32_t lo = cases[t][0], hi = cases[t][1], Out[4], w0 = 0, w1 = 0;
+		for (int32_t i = lo; i < hi; i += 7)
+			w0 = w0 * 3 + i;
+		for (int32_t i = hi; i > lo; i -= 4)
+			w1 = w1 * 3 + i;
+		Args a = {.m = m};
+		h_tensor(&a, "Out", Out, sizeof Out);
+		h_int(&a, "lo", lo);
+		h_int(&a, "hi", hi);
+		h_run(&a, NULL);
+		cr_expect_eq(Out[0], w0, "lo %d hi %d: %d, want %d", lo, hi, Out[0], w0);
+		cr_expect_eq(Out[1], w1, "lo %d hi %d: %d, want %d", lo, hi, Out[1], w1);
+		cr_expect_eq(Out[2], 369, "0, 3, 6, 9");
+		cr_expect_eq(Out[3], hi < lo ? 1 : 0);
+	}
+	ir_module_free(m);
+}
