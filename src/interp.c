@@ -780,6 +780,21 @@ static bool symbol_value(const Module *m, const InterpArg *args, int32_t v, int6
 	return *out >= 0 && *out <= INT32_MAX;
 }
 
+/* Value of the dimension expression e of kernel k (verify allows only
+ * symbols and literals under integer operators). */
+static bool dim_value(const Module *m, int k, const InterpArg *args, int32_t e, int64_t *out)
+{
+	const Kernel *kn = &m->kernels.data[k];
+	int64_t *vals = malloc(sizeof *vals * ((size_t)kn->nargs + 1));
+	if (!vals)
+		return false;
+	for (int i = 0; i < kn->nargs; i++)
+		vals[i] = args[i].ival;
+	bool ok = ir_eval_int(m, k, e, vals, out) && *out >= 0 && *out <= INT32_MAX;
+	free(vals);
+	return ok;
+}
+
 int interp_tensor_dims(const Module *m, int k, const InterpArg *args, int argi, int64_t dims[IR_MAX_RANK])
 {
 	const Kernel *kn = &m->kernels.data[k];
@@ -788,10 +803,14 @@ int interp_tensor_dims(const Module *m, int k, const InterpArg *args, int argi, 
 	const Buffer *b = &m->bufs.data[kn->args[argi].buf];
 	for (int d = 0; d < b->rank; d++) {
 		const Expr *e = &m->exprs.data[b->shape[d]];
-		if (e->kind == E_INT)
+		if (e->kind == E_INT) {
 			dims[d] = e->ival;
-		else if (e->kind != E_VAR || !symbol_value(m, args, e->var, &dims[d]))
+		} else if (e->kind == E_VAR) {
+			if (!symbol_value(m, args, e->var, &dims[d]))
+				return -1;
+		} else if (!dim_value(m, k, args, b->shape[d], &dims[d])) { /* an expression such as K * K */
 			return -1;
+		}
 	}
 	return b->rank;
 }

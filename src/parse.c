@@ -58,6 +58,7 @@ typedef struct {
 	const char *line_start;
 	Tok tok;
 	bool failed;
+	bool in_dims;    /* parsing a tensor's dimensions: unknown names declare shape symbols */
 	VEC(Name) names; /* scope stack */
 	NameTab name_at; /* name -> index in names of its latest declaration */
 	NameTab kernel_at; /* kernel name -> index in m->kernels */
@@ -564,6 +565,23 @@ static int32_t parse_primary(Parser *ps)
 		return add_expr(ps, e);
 	}
 	Name *nm = lookup(ps, t.s, t.n);
+	if (ps->in_dims) { /* a shape symbol, declared by its first use */
+		if (nm && (nm->var < 0 || ps->m->vars.data[nm->var].kind != V_SYMBOL)) {
+			error_at(ps, t.pos, "'%.*s' is not a shape symbol; tensor dimensions are integer expressions of "
+			         "shape symbols", (int)t.n, t.s);
+			return -1;
+		}
+		int32_t v = nm ? nm->var : -1;
+		if (!nm) {
+			const char *sym = arena_strndup(&ps->m->arena, t.s, t.n);
+			v = sym ? new_var(ps, sym, V_SYMBOL, DT_I32, t.pos) : -1;
+			if (v < 0 || !declare(ps, sym, t.pos, v, -1))
+				return -1;
+		}
+		Expr x = mk(E_VAR, t.pos);
+		x.var = v;
+		return add_expr(ps, x);
+	}
 	if (!nm) {
 		error_at(ps, t.pos, "use of undeclared name '%.*s'", (int)t.n, t.s);
 		return -1;
@@ -1218,34 +1236,12 @@ static bool parse_param(Parser *ps, ArgVec *args)
 			error_at(ps, d.pos, "tensors have rank 1 to %d", IR_MAX_RANK);
 			return false;
 		}
-		int32_t e;
-		if (d.kind == T_INT) {
-			e = ir_int(ps->m, d.ival, d.pos);
-		} else if (d.kind == T_IDENT) {
-			Name *n = lookup(ps, d.s, d.n);
-			int32_t v;
-			if (n) {
-				if (n->var < 0 || ps->m->vars.data[n->var].kind != V_SYMBOL) {
-					error_at(ps, d.pos, "'%.*s' is not a shape symbol", (int)d.n, d.s);
-					return false;
-				}
-				v = n->var;
-			} else {
-				const char *sym = tok_name(ps);
-				v = new_var(ps, sym, V_SYMBOL, DT_I32, d.pos);
-				if (v < 0 || !declare(ps, sym, d.pos, v, -1))
-					return false;
-			}
-			Expr x = mk(E_VAR, d.pos);
-			x.var = v;
-			e = add_expr(ps, x);
-		} else {
-			error_at(ps, d.pos, "tensor dimensions are integer constants or symbol names");
-			return false;
-		}
+		/* an integer expression of shape symbols, e.g. N or K * K (verify checks its form) */
+		ps->in_dims = true;
+		int32_t e = parse_expr(ps);
+		ps->in_dims = false;
 		if (e < 0)
 			return false;
-		next(ps);
 		b.shape[b.rank++] = e;
 	} while (accept(ps, T_COMMA));
 	if (!expect(ps, T_RBRACK, "']'"))

@@ -655,6 +655,48 @@ static void check_block(Checker *c, const Block *b)
 		check_stmt(c, b->ids[i]);
 }
 
+/* A tensor dimension: literals and shape symbols under + - * // % ceildiv min max. */
+static bool dim_form(Checker *c, int32_t id)
+{
+	const Expr *e = EX(id);
+	switch (e->kind) {
+	case E_INT: return true;
+	case E_VAR: return VAR(e->var)->kind == V_SYMBOL;
+	case E_BINARY:
+		return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL || e->op == OP_FLOORDIV || e->op == OP_MOD) &&
+		       dim_form(c, e->a) && dim_form(c, e->b);
+	case E_CALL:
+		return (e->op == OP_CEILDIV || e->op == OP_MIN || e->op == OP_MAX) && dim_form(c, e->args[0]) &&
+		       dim_form(c, e->args[1]);
+	default: return false;
+	}
+}
+
+/* Appends the unspecialised symbols of a dimension, left to right, that are
+ * not arguments yet; nonzero on OOM. */
+typedef VEC(KernelArg) ArgList;
+
+static int symbols_in_order(Checker *c, int32_t id, ArgList *args)
+{
+	const Expr *e = EX(id);
+	if (e->kind == E_VAR) {
+		Var *v = VAR(e->var);
+		if (v->has_value)
+			return 0;
+		for (size_t j = 0; j < args->len; j++)
+			if (args->data[j].var == e->var)
+				return 0;
+		v->index = (int32_t)args->len;
+		return vec_push(args, ((KernelArg){e->var, -1}));
+	}
+	if (e->kind == E_BINARY)
+		return symbols_in_order(c, e->a, args) || symbols_in_order(c, e->b, args);
+	for (int i = 0; e->kind == E_CALL && i < e->nargs; i++)
+		if (symbols_in_order(c, e->args[i], args))
+			return 1;
+	return 0;
+}
+
 static void check_kernel(Checker *c, Kernel *k)
 {
 	c->k = k;
@@ -666,7 +708,7 @@ static void check_kernel(Checker *c, Kernel *k)
 	}
 	/* Shape symbols left unspecialised become trailing i32 arguments, in
 	 * order of first appearance in the parameter list. */
-	VEC(KernelArg) args = {0};
+	ArgList args = {0};
 	for (int i = 0; i < k->nargs; i++)
 		if (vec_push(&args, k->args[i]))
 			goto oom;
@@ -676,23 +718,17 @@ static void check_kernel(Checker *c, Kernel *k)
 		Buffer *b = BUF(k->args[i].buf);
 		for (int d = 0; d < b->rank; d++) {
 			Expr *e = EX(b->shape[d]);
-			e->type = DT_I32;
-			if (e->kind == E_INT) {
-				if (e->ival < 1)
-					err(c, e->pos, "tensor dimension must be positive, not %lld", (long long)e->ival);
+			int64_t val;
+			if (!dim_form(c, b->shape[d])) {
+				err(c, e->pos, "tensor dimensions are integer expressions of shape symbols (+ - * // %% "
+				    "ceildiv min max)");
 				continue;
 			}
-			Var *v = VAR(e->var);
-			if (v->has_value)
-				continue;
-			bool seen = false;
-			for (size_t j = 0; j < args.len; j++)
-				seen |= args.data[j].var == e->var;
-			if (!seen) {
-				v->index = (int32_t)args.len;
-				if (vec_push(&args, ((KernelArg){e->var, -1})))
-					goto oom;
-			}
+			check_int(c, b->shape[d], "a tensor dimension");
+			if (ir_const_int(c->m, b->shape[d], &val) && val < 1)
+				err(c, e->pos, "tensor dimension must be positive, not %lld", (long long)val);
+			if (symbols_in_order(c, b->shape[d], &args))
+				goto oom;
 		}
 	}
 	for (size_t i = 0; i < args.len; i++)

@@ -304,3 +304,31 @@ Test(interp, loop_steps)
 	}
 	ir_module_free(m);
 }
+
+Test(interp, dimension_expressions)
+{
+	/* symbols become arguments in order of first appearance, inside expressions too */
+	Module *m = snip("kernel k(A: f32[M * 2, K * K], B: f32[ceildiv(M, 4), K]) grid(1) threads(32) {\n"
+	                 "  B[0, 0] = A[2 * M - 1, K * K - 1]\n"
+	                 "}\n");
+	const Kernel *k = &m->kernels.data[0];
+	cr_assert_eq(k->nargs, 4);
+	cr_expect_str_eq(m->vars.data[k->args[2].var].name, "M");
+	cr_expect_str_eq(m->vars.data[k->args[3].var].name, "K");
+	float A[6 * 9], B[2 * 3] = {0};
+	for (int i = 0; i < 54; i++)
+		A[i] = (float)i;
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "B", B, sizeof B);
+	h_int(&a, "M", 3);
+	h_int(&a, "K", 3);
+	int64_t dims[IR_MAX_RANK];
+	cr_assert_eq(interp_tensor_dims(m, 0, a.args, 0, dims), 2);
+	cr_expect(dims[0] == 6 && dims[1] == 9);
+	cr_assert_eq(interp_tensor_dims(m, 0, a.args, 1, dims), 2);
+	cr_expect(dims[0] == 1 && dims[1] == 3);
+	h_run(&a, NULL);
+	cr_expect_eq(B[0], 53.0f, "A[5, 8] is the last element");
+	ir_module_free(m);
+}
