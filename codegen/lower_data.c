@@ -329,7 +329,10 @@ void lower_reduce(L *c, const Stmt *s)
 	for (int d = D + 1; d < a->rank; d++)
 		inner *= bdim(c, a, d);
 	bool local = b->scope == SCOPE_LOCAL;
-	VType vt = simt_vt(t);
+	/* floats accumulate in f32 (f64 for f64) and round once into dst, as
+	 * the interpreter does (docs/tile-ir.md) */
+	DType at = dtype_is_float(t) && t != DT_F64 ? DT_F32 : t;
+	VType vt = simt_vt(at);
 	int G = (local || (vt != VT_F32 && vt != VT_I32) || c->nthreads % 32) ? 1
 	        : pow2_floor(TA_MIN(c->nthreads / TA_MAX(outs, 1), len));
 	int64_t ngroups = local ? 1 : c->nthreads / G;
@@ -348,7 +351,7 @@ void lower_reduce(L *c, const Stmt *s)
 	int32_t oo = bin(c, SI_DIV, DT_U32, o, i32c(c, inner)), oi = bin(c, SI_REM, DT_U32, o, i32c(c, inner));
 	int32_t sbase = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, oo, i32c(c, len * inner)), oi);
 	int32_t acc = reg(c, vt);
-	emit(c, I(SI_MOV, op_type(t), acc, red_identity(c, op, t), -1));
+	emit(c, I(SI_MOV, op_type(at), acc, red_identity(c, op, at), -1));
 	int32_t k = reg(c, VT_I32);
 	emit(c, I(SI_MOV, DT_I32, k, lane, -1));
 	int32_t ktop = label(c), kend = label(c);
@@ -370,10 +373,10 @@ void lower_reduce(L *c, const Stmt *s)
 			int32_t off = bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta)));
 			sa = (Addr){SP_SHARED, bin(c, SI_ADD, DT_I32, c->shbase, off), c->bl[s->src.buf].smem};
 		}
-		int32_t x = cvt(c, t, ta, unpack(c, ta, ld(c, sa.sp, ta, sa.addr, sa.off, -1)));
-		if ((op == RED_ABSSUM || op == RED_ABSMAX) && op_type(t) != DT_U32)
-			x = un(c, SI_ABS, op_type(t), x);
-		emit(c, I(SI_MOV, op_type(t), acc, lower_combine(c, op, t, acc, x), -1));
+		int32_t x = cvt(c, at, ta, unpack(c, ta, ld(c, sa.sp, ta, sa.addr, sa.off, -1)));
+		if ((op == RED_ABSSUM || op == RED_ABSMAX) && op_type(at) != DT_U32)
+			x = un(c, SI_ABS, op_type(at), x);
+		emit(c, I(SI_MOV, op_type(at), acc, lower_combine(c, op, at, acc, x), -1));
 		emit(c, I(SI_ADD, DT_I32, k, k, i32c(c, G)));
 		bra(c, ktop, -1, false);
 	}
@@ -381,10 +384,10 @@ void lower_reduce(L *c, const Stmt *s)
 	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
 	for (int off = G / 2; off >= 1; off /= 2) {
 		int32_t other = reg(c, vt);
-		SInst in = I(SI_SHFL_BFLY, op_type(t), other, acc, -1);
+		SInst in = I(SI_SHFL_BFLY, op_type(at), other, acc, -1);
 		in.imm = off;
 		emit(c, in);
-		emit(c, I(SI_MOV, op_type(t), acc, lower_combine(c, cop, t, acc, other), -1));
+		emit(c, I(SI_MOV, op_type(at), acc, lower_combine(c, cop, at, acc, other), -1));
 	}
 	/* lane 0 of the group writes dst[o] */
 	int32_t w = bin(c, SI_AND, DT_BOOL, valid, setp(c, CMP_EQ, DT_I32, lane, i32c(c, 0)));
@@ -398,8 +401,8 @@ void lower_reduce(L *c, const Stmt *s)
 		lower_decompose(c, o, dext, b->rank, didx);
 		int32_t v = acc;
 		if (!s->flag_clear)
-			v = lower_combine(c, cop, t, lower_load_elem(c, s->dst.buf, didx, -1), acc);
-		lower_store_elem(c, s->dst.buf, didx, v, -1);
+			v = lower_combine(c, cop, at, cvt(c, at, t, lower_load_elem(c, s->dst.buf, didx, -1)), acc);
+		lower_store_elem(c, s->dst.buf, didx, cvt(c, t, at, v), -1);
 	}
 	place(c, skip);
 	emit(c, I(SI_ADD, DT_I32, rd, rd, i32c(c, 1)));

@@ -606,6 +606,9 @@ static void exec_reduce(Interp *in, const Stmt *s)
 	BufState *dst = &in->bufs[s->dst.buf];
 	ReduceOp op = (ReduceOp)s->sub;
 	bool absolute = op == RED_ABSSUM || op == RED_ABSMAX;
+	/* Floats accumulate in f32 (f64 for an f64 dst) and round once into
+	 * dst (docs/tile-ir.md): an f16/bf16/fp8 running sum would stall. */
+	DType at = is_float(dst->dt) && dst->dt != DT_F64 ? DT_F32 : dst->dt;
 	int64_t outer, n, inner;
 	split_dims(src, s->dim, &outer, &n, &inner);
 	for (int64_t o = 0; o < outer; o++)
@@ -614,15 +617,15 @@ static void exec_reduce(Interp *in, const Stmt *s)
 			 * -0 + 0 question) is involved; n >= 1 for allocated buffers. */
 			Val acc = {0, 0};
 			for (int64_t k = 0; k < n; k++) {
-				Val x = convert(load_elem(src, (o * n + k) * inner + j), src->dt, dst->dt);
+				Val x = convert(load_elem(src, (o * n + k) * inner + j), src->dt, at);
 				if (absolute)
-					x = absval(dst->dt, x);
-				acc = k ? combine(op, dst->dt, acc, x) : x;
+					x = absval(at, x);
+				acc = k ? combine(op, at, acc, x) : x;
 			}
 			int64_t di = o * inner + j;
 			if (!s->flag_clear)
-				acc = combine(op, dst->dt, load_elem(dst, di), acc);
-			store_elem(dst, di, acc, dst->dt);
+				acc = combine(op, at, convert(load_elem(dst, di), dst->dt, at), acc);
+			store_elem(dst, di, convert(acc, at, dst->dt), dst->dt);
 		}
 }
 

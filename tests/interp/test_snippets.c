@@ -146,28 +146,56 @@ Test(snippets, reduce_dims_and_clear)
 	ir_module_free(m);
 }
 
-Test(snippets, reduce_rounds_in_destination_dtype)
+Test(snippets, reduce_accumulates_in_f32_and_rounds_once)
 {
-	/* 2048 + 1 + 1: in f16 each add rounds back to 2048; in f32 it is 2050. */
-	Module *m = snip("kernel k(X: f16[3], H: f16[1], F: f32[1]) grid(1) threads(32) {\n"
+	/* Floats accumulate in f32 and round once into dst (issue 18.2):
+	 * 2048 + 1 + 1 is 2050 in f16 (an f16 running sum stays at 2048),
+	 * 256 + 1 + 1 is 258 in bf16 (not 256), forty ones are 40 in fp8e4m3
+	 * (not 16, where 16 + 1 rounds back), and clear=false adds the old
+	 * value in f32 too (40 + 40 = 80). */
+	Module *m = snip("kernel k(X: f16[3], Y: f32[3], Z: f32[40], H: f16[1], F: f32[1], B: bf16[1],\n"
+	                 "         E: fp8e4m3[1], E2: fp8e4m3[1]) grid(1) threads(32) {\n"
 	                 "  X_s = shared f16[3]\n"
+	                 "  Y_s = shared f32[3]\n"
+	                 "  Z_s = shared f32[40]\n"
 	                 "  copy(X, X_s)\n"
+	                 "  copy(Y, Y_s)\n"
+	                 "  copy(Z, Z_s)\n"
 	                 "  h = fragment f16[1]\n"
 	                 "  f = fragment f32[1]\n"
+	                 "  b = fragment bf16[1]\n"
+	                 "  e = fragment fp8e4m3[1]\n"
 	                 "  reduce_sum(X_s, h)\n"
 	                 "  reduce_sum(X_s, f)\n"
+	                 "  reduce_sum(Y_s, b)\n"
+	                 "  reduce_sum(Z_s, e)\n"
 	                 "  copy(h, H)\n"
 	                 "  copy(f, F)\n"
+	                 "  copy(b, B)\n"
+	                 "  copy(e, E)\n"
+	                 "  reduce_sum(Z_s, e, clear=false)\n"
+	                 "  copy(e, E2)\n"
 	                 "}\n");
-	uint16_t X[3] = {dt_f16_from_double(2048), dt_f16_from_double(1), dt_f16_from_double(1)}, H[1];
-	float F[1];
+	uint16_t X[3] = {dt_f16_from_double(2048), dt_f16_from_double(1), dt_f16_from_double(1)}, H[1], B[1];
+	float Y[3] = {256, 1, 1}, Z[40], F[1];
+	uint8_t E[1], E2[1];
+	for (int i = 0; i < 40; i++)
+		Z[i] = 1;
 	Args a = {.m = m};
 	h_tensor(&a, "X", X, sizeof X);
+	h_tensor(&a, "Y", Y, sizeof Y);
+	h_tensor(&a, "Z", Z, sizeof Z);
 	h_tensor(&a, "H", H, sizeof H);
 	h_tensor(&a, "F", F, sizeof F);
+	h_tensor(&a, "B", B, sizeof B);
+	h_tensor(&a, "E", E, sizeof E);
+	h_tensor(&a, "E2", E2, sizeof E2);
 	h_run(&a, NULL);
-	cr_assert_eq(dt_f16_to_double(H[0]), 2048.0);
+	cr_assert_eq(dt_f16_to_double(H[0]), 2050.0);
 	cr_assert_eq(F[0], 2050.0f);
+	cr_assert_eq(dt_bf16_to_double(B[0]), 258.0);
+	cr_assert_eq(dt_to_double(DT_FP8E4M3, E), 40.0);
+	cr_assert_eq(dt_to_double(DT_FP8E4M3, E2), 80.0);
 	ir_module_free(m);
 }
 
