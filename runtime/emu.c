@@ -54,10 +54,12 @@ void emu_destroy(EmuDevice *dev)
 		free(dev->bufs.data[i].host);
 	vec_free(&dev->bufs);
 	free_kernels(dev);
+	emu_prof_free(dev->prof);
 	free(dev);
 }
 
 void emu_set_checks(EmuDevice *dev, unsigned checks) { dev->checks = checks; }
+void emu_set_profile(EmuDevice *dev, int on) { dev->profiling = on != 0; }
 void emu_set_insn_limit(EmuDevice *dev, uint64_t limit) { dev->insn_limit = limit ? limit : 1; }
 const EmuStats *emu_stats(const EmuDevice *dev) { return &dev->stats; }
 void emu_reset_stats(EmuDevice *dev) { memset(&dev->stats, 0, sizeof dev->stats); }
@@ -271,7 +273,15 @@ int emu_pend(EmuDevice *dev, EmuWave *w, int cnt, int smem, int file, int reg, i
 	     const uint32_t *data, int d16, int insn)
 {
 	EmuPend p = {(uint8_t)cnt, (uint8_t)smem, (uint8_t)file, (uint16_t)reg, (uint16_t)n, mask, NULL,
-		     (uint32_t)d16, insn};
+		     (uint32_t)d16, insn, 0};
+	if (dev->prof_on) {
+		/* vmcnt, DS and vscnt return in order: no result before an older one. */
+		p.ready = w->mem_ready;
+		if (!smem) {
+			p.ready = TA_MAX(p.ready, w->last_ready[cnt]);
+			w->last_ready[cnt] = p.ready;
+		}
+	}
 	if (file) {
 		size_t words = (size_t)n * (file == 's' ? 1 : 64);
 		p.data = malloc(words * 4);
@@ -332,7 +342,6 @@ static void deliver(EmuWave *w, EmuPend *p)
 
 void emu_wait(EmuDevice *dev, EmuWave *w, int vm, int lgkm, int vs)
 {
-	(void)dev;
 	if (!w->npend)
 		return;
 	int n[3] = {0, 0, 0}, nds = 0, nsmem = 0;
@@ -361,6 +370,8 @@ void emu_wait(EmuDevice *dev, EmuWave *w, int vm, int lgkm, int vs)
 		else if (p->cnt == 1 && !p->smem && kill_ds > 0)
 			kill = 1, kill_ds--;
 		if (kill) {
+			if (dev->prof_on && p->ready > w->pt)
+				w->pt = p->ready; /* the wave waits for the result */
 			deliver(w, p);
 			w->npend--;
 		} else
@@ -479,6 +490,8 @@ static void wave_reset(EmuWave *w)
 	w->executed = 0;
 	w->last_mfma_clock = 0;
 	w->last_mfma_dn = 0;
+	w->pt = w->mma_free = w->pt0 = w->mem_ready = 0;
+	memset(w->last_ready, 0, sizeof w->last_ready);
 }
 
 static void set_sgpr(EmuWave *w, int *r, uint32_t v)
@@ -560,6 +573,8 @@ static int run_group(EmuDevice *dev, EmuWave *waves, int nw)
 		if (waiting == live) {
 			/* Every remaining wave reached s_barrier: release them.  (Waves
 			 * that ended count as arrived, as on hardware.) */
+			if (dev->prof_on)
+				emu_prof_barrier(dev, waves, nw);
 			for (int i = 0; i < nw; i++)
 				waves[i].at_barrier = 0;
 		}
@@ -569,6 +584,8 @@ static int run_group(EmuDevice *dev, EmuWave *waves, int nw)
 int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const uint32_t block[3],
 	       const void *kernarg, size_t kernarg_size, uint32_t dynamic_lds, Diag *d)
 {
+	if (dev->prof)
+		emu_prof_end(dev, 0, 0, 0); /* no profile for this launch unless it is profiled */
 	if (!dev->co) {
 		diag_error(d, "emu: no code object loaded");
 		return -1;
@@ -673,6 +690,11 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 	for (int i = 0; i < nw; i++)
 		if (wave_alloc(&waves[i], nv, na))
 			goto oom;
+	if (dev->profiling) {
+		int sg = dev->g11 ? 0 : (int)((rsrc1 >> 6 & 15) + 1) * 8;
+		if (emu_prof_begin(dev, nv, na, sg, (int)threads))
+			goto oom;
+	}
 	unsigned props = kd->kernel_code_properties;
 	int user_count = (int)(rsrc2 >> 1 & 31);
 	int idims = (int)(rsrc2 >> 11 & 3);
@@ -754,10 +776,15 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 				dev->stats.workgroups++;
 			}
 	rc = dev->failed ? -1 : 0;
+	if (dev->prof_on)
+		emu_prof_end(dev, rc == 0, (uint64_t)nw * grid[0] * grid[1] * grid[2],
+			     (uint64_t)grid[0] * grid[1] * grid[2]);
 	goto out;
 oom:
 	diag_error(d, "emu: out of memory");
 out:
+	if (dev->prof_on)
+		emu_prof_end(dev, 0, 0, 0);
 	for (int i = 0; waves && i < nw; i++)
 		wave_free(&waves[i]);
 	free(waves);

@@ -17,7 +17,8 @@
  *     instruction the emulator does not implement.
  *
  * Files: emu.c (device, memory, loading, launch, waves, checks),
- *        emu_exec.c (instruction semantics), emu_mma.c (MFMA / WMMA).
+ *        emu_exec.c (instruction semantics), emu_mma.c (MFMA / WMMA),
+ *        emu_prof.c (profiling mode), emu_api.c (tileasm.h's ta_emu_*).
  * Semantics and assumptions: docs/emulator.md. */
 #ifndef TILEASM_EMU_H
 #define TILEASM_EMU_H
@@ -80,6 +81,14 @@ void emu_set_insn_limit(EmuDevice *dev, uint64_t limit);
 /* Counts since emu_create (or the last reset). */
 const EmuStats *emu_stats(const EmuDevice *dev);
 void emu_reset_stats(EmuDevice *dev);
+
+/* Profiling mode (off by default): each launch records a ta_profile
+ * (tileasm.h; the model is in emu_prof.c and docs/emulator.md).  emu_profile
+ * is the last launch's, NULL when it was not profiled or failed. */
+void emu_set_profile(EmuDevice *dev, int on);
+const ta_profile *emu_profile(const EmuDevice *dev);
+/* The text `tileasm run --profile` prints; malloc'd (NULL: no memory). */
+char *emu_profile_format(const ta_profile *p);
 
 /* The loaded code object (kernels, descriptors, metadata .args for laying
  * out kernargs); NULL before emu_load. */

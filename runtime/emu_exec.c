@@ -1646,6 +1646,11 @@ static const IsaOperand *op_role(const EmuDevice *dev, const IsaInsn *in, int ro
 	return NULL;
 }
 
+const IsaOperand *emu_op_role(const EmuDevice *dev, const IsaInsn *in, int role, int nth)
+{
+	return op_role(dev, in, role, nth);
+}
+
 /* Scratch for load results: per thread, so devices may run in several threads. */
 static _Thread_local uint32_t tmp_data[16 * 64];
 
@@ -2034,6 +2039,8 @@ int emu_step(EmuDevice *dev, EmuWave *w)
 		return -1;
 	uint32_t fl = isa_ops[in->op].flags;
 	int rc;
+	if (dev->prof_on)
+		emu_prof_pre(dev, w, i, in);
 	if (fl & ISA_F_SALU)
 		rc = exec_salu(dev, w, i, in);
 	else if (fl & ISA_F_SMEM)
@@ -2045,6 +2052,8 @@ int emu_step(EmuDevice *dev, EmuWave *w)
 		rc = exec_valu(dev, w, i, in, acc);
 	else if (fl & ISA_F_DS)
 		rc = exec_ds(dev, w, i, in);
+	else if (in->op == ISA_BUFFER_GL0_INV || in->op == ISA_BUFFER_GL1_INV)
+		rc = 0; /* cache invalidations: the emulator has no caches */
 	else if (fl & (ISA_F_GLOBAL | ISA_F_MUBUF))
 		rc = exec_vmem(dev, w, i, in);
 	else {
@@ -2054,5 +2063,7 @@ int emu_step(EmuDevice *dev, EmuWave *w)
 	w->clock++;
 	if (dev->failed)
 		return -1;
+	if (dev->prof_on)
+		emu_prof_post(dev, w, i);
 	return rc;
 }

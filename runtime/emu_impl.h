@@ -42,6 +42,7 @@ typedef struct {
 	uint32_t *data; /* n values (SGPR) or n * 64 (VGPR, [reg][lane]) */
 	uint32_t d16;  /* VGPR D16 loads: 1 low half, 2 high half (merge) */
 	int insn;      /* issuing instruction (for messages) */
+	uint64_t ready; /* profiling: model cycle at which the result is back */
 } EmuPend;
 
 typedef uint32_t EmuLanes[64];
@@ -67,6 +68,10 @@ typedef struct {
 	VEC(EmuPend) q;    /* pending memory results in issue order */
 	int npend;
 	uint64_t last_mfma_clock; int last_mfma_passes; int last_mfma_dreg, last_mfma_dn, last_mfma_afile;
+	/* Profiling (emu_prof.c): the wave's model clock, when the matrix pipe
+	 * is free, the clock before this instruction, and the completion time
+	 * of the memory operation it issues; last_ready keeps vm/lgkm(DS)/vs in order. */
+	uint64_t pt, mma_free, pt0, mem_ready, last_ready[3];
 } EmuWave;
 
 struct EmuDevice {
@@ -95,6 +100,9 @@ struct EmuDevice {
 	int denorm16;
 	Diag *d;
 	int failed;
+	int profiling;     /* emu_set_profile */
+	int prof_on;       /* the launch in progress is being profiled */
+	struct EmuProf *prof; /* the profile being recorded / of the last launch */
 };
 
 /* emu.c */
@@ -114,6 +122,19 @@ int emu_step(EmuDevice *dev, EmuWave *w);
 
 /* emu_mma.c: MFMA / WMMA; ops are already checked for pending/uninit. */
 int emu_mma(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in);
+
+/* emu_prof.c: the profiling mode (docs/emulator.md "Profiling").  begin/end
+ * bracket a launch; pre/post bracket each instruction; barrier when a
+ * workgroup's waves leave s_barrier together. */
+int emu_prof_begin(EmuDevice *dev, int nv, int na, int sgprs, int threads);
+void emu_prof_end(EmuDevice *dev, int ok, uint64_t waves, uint64_t workgroups);
+void emu_prof_pre(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in);
+void emu_prof_post(EmuDevice *dev, EmuWave *w, int insn);
+void emu_prof_barrier(EmuDevice *dev, EmuWave *waves, int nw);
+void emu_prof_free(struct EmuProf *p);
+int emu_mma_passes(const EmuDevice *dev, unsigned op, int *xdl);
+/* emu_exec.c: the nth operand of `role` (IsaRole) in the op's signature, or NULL. */
+const IsaOperand *emu_op_role(const EmuDevice *dev, const IsaInsn *in, int role, int nth);
 
 /* Helpers shared by emu_exec.c and emu_mma.c. */
 static inline uint64_t emu_exec_mask(const EmuWave *w)

@@ -200,6 +200,101 @@ TA_API ta_status ta_build_if(ta_builder *b, ta_expr cond);
 TA_API ta_status ta_build_else(ta_builder *b);
 TA_API ta_status ta_build_end(ta_builder *b);
 
+/* ---- the AMD emulator and its profiling mode -----------------------------
+ * An emulated AMD GPU (gfx1100, gfx90a, gfx942) that runs HSA code objects
+ * (ta_binary_data of an AMD binary, or any code object of those targets) on
+ * the CPU, checking waits, hazards and bounds (docs/emulator.md).  Errors go
+ * to the context's diagnostics; one ta_emu is used from one thread at a time.
+ * Grid sizes are in workgroups. */
+typedef struct ta_emu ta_emu;
+
+TA_API ta_status ta_emu_create(ta_ctx *ctx, const char *target, ta_emu **out);
+TA_API void ta_emu_destroy(ta_emu *e);
+/* Device memory (0xCD bytes at first); *addr is never 0. */
+TA_API ta_status ta_emu_alloc(ta_emu *e, size_t bytes, uint64_t *addr);
+TA_API ta_status ta_emu_write(ta_emu *e, uint64_t addr, const void *src, size_t n);
+TA_API ta_status ta_emu_read(ta_emu *e, uint64_t addr, void *dst, size_t n);
+TA_API ta_status ta_emu_load(ta_emu *e, const void *code_object, size_t n);
+/* dynamic_lds: LDS bytes beyond the kernel's static group segment (HIP's
+ * dynamic shared memory). */
+TA_API ta_status ta_emu_launch(ta_emu *e, const char *kernel, const uint32_t grid[3], const uint32_t block[3],
+                               const void *kernarg, size_t kernarg_size, uint32_t dynamic_lds);
+
+/* Profiling: with it on, every launch records what it executed and a cycle
+ * estimate from a small issue model (docs/emulator.md, "Profiling").  The
+ * model is an estimate for comparing code, not a measurement. */
+typedef enum ta_insn_class {
+	TA_IC_SALU, TA_IC_VALU, TA_IC_VMEM, TA_IC_SMEM, TA_IC_LDS, TA_IC_MMA, /* MFMA / WMMA */
+	TA_IC_BRANCH, TA_IC_WAITCNT, /* s_waitcnt*, s_barrier */
+	TA_IC_NOP, /* s_nop, s_delay_alu, s_clause, other hints */
+	TA_IC_COUNT
+} ta_insn_class;
+typedef enum ta_mem_class {
+	TA_MEM_GLOBAL_LOAD, TA_MEM_GLOBAL_STORE, /* stores and atomics */
+	TA_MEM_LDS_LOAD, TA_MEM_LDS_STORE, TA_MEM_SMEM, TA_MEM_SCRATCH, TA_MEM_COUNT
+} ta_mem_class;
+/* What bounds the modelled time of a CU. */
+typedef enum ta_limiter {
+	TA_LIMIT_ISSUE, TA_LIMIT_MMA, TA_LIMIT_LDS, TA_LIMIT_MEMORY, /* vector memory requests */
+	TA_LIMIT_LATENCY, /* a wave's own timeline (exposed latency) at full occupancy */
+	TA_LIMIT_OCCUPANCY, /* the same, with fewer waves than the SIMD could hold for lack of registers / LDS */
+	TA_LIMIT_COUNT
+} ta_limiter;
+
+/* Counts summed over every wave of the launch. */
+typedef struct ta_profile_counts {
+	uint64_t insns[TA_IC_COUNT]; /* wave instructions executed, by class */
+	uint64_t bytes[TA_MEM_COUNT]; /* bytes moved by active lanes */
+	uint64_t vmem_lines;      /* 64-byte global memory lines touched (per instruction, summed) */
+	uint64_t lds_cycles;      /* LDS bank cycles (32 banks x 4 bytes) */
+	uint64_t lds_conflict_cycles; /* of which beyond the conflict-free count */
+	uint64_t mma_cycles;      /* matrix pipe busy */
+	uint64_t unit_cycles[TA_IC_COUNT]; /* issue cycles spent per class (its functional unit) */
+	uint64_t stall_cycles;    /* waves waiting at s_waitcnt / s_barrier / a busy matrix pipe */
+	uint64_t cycles;          /* modelled wave time (issue + stalls) */
+} ta_profile_counts;
+
+/* The modelled time of one CU running waves_per_simd waves on each SIMD. */
+typedef struct ta_profile_bound {
+	double cycles;            /* max of bound[] */
+	double cycles_per_wave;   /* throughput: cycles / (waves_per_simd x simds_per_cu) */
+	double bound[TA_LIMIT_COUNT]; /* cycles each resource needs (LATENCY: one wave's timeline) */
+	ta_limiter limiter;
+	double mma_utilisation;   /* matrix pipe busy / cycles */
+} ta_profile_bound;
+
+/* A loop: a backward branch and the code from its target to it. */
+typedef struct ta_profile_loop {
+	uint32_t begin, end;  /* byte offsets of the loop's first instruction and of its back-edge branch */
+	int parent;           /* enclosing loop index, -1 for none */
+	uint64_t trips;       /* iterations: times the back-edge branch ran (taken or not), summed over waves */
+	ta_profile_counts c;  /* inclusive of nested loops */
+	ta_profile_bound cu;  /* per CU, for the loop's share of the launch */
+} ta_profile_loop;
+
+typedef struct ta_profile {
+	const char *kernel;
+	const char *target;
+	int wave_size;
+	uint64_t waves, workgroups;
+	int waves_per_simd, simds_per_cu; /* occupancy used by the model */
+	const char *occupancy_limit;  /* "vgpr", "sgpr", "lds", "workgroup" or "max" */
+	ta_profile_counts c;
+	ta_profile_bound cu;
+	double wave_cycles;           /* mean modelled cycles per wave */
+	int nloops;
+	const ta_profile_loop *loops; /* in code order */
+} ta_profile;
+
+TA_API void ta_emu_set_profile(ta_emu *e, int on);
+/* The last launch's profile (valid until the next launch or ta_emu_destroy),
+ * NULL when it was not profiled. */
+TA_API const ta_profile *ta_emu_profile(const ta_emu *e);
+/* A readable summary (what `tileasm run --backend=emu --profile` prints); ta_free it. */
+TA_API char *ta_profile_format(const ta_profile *p);
+TA_API const char *ta_insn_class_name(ta_insn_class c);
+TA_API const char *ta_limiter_name(ta_limiter l);
+
 #ifdef __cplusplus
 }
 #endif

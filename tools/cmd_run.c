@@ -141,7 +141,7 @@ int cli_run(int argc, char **argv)
 {
 	const char *file = NULL, *backend = NULL, *target = NULL, *kname = NULL, *val;
 	const char *argspecs[64];
-	int nargspecs = 0, bench = 0, r, rc = 2;
+	int nargspecs = 0, bench = 0, profile = 0, r, rc = 2;
 	uint64_t seed = 1;
 	ta_ctx *ctx = ta_ctx_create();
 	ta_module *tm = NULL;
@@ -181,6 +181,8 @@ int cli_run(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--bench")) {
 			bench = 1;
+		} else if (!strcmp(a, "--profile")) {
+			profile = 1;
 		} else if (!strncmp(a, "-D", 2)) {
 			const char *def = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!def || cli_parse_define(ctx, def))
@@ -312,7 +314,7 @@ int cli_run(int argc, char **argv)
 		fprintf(stderr, "tileasm: error: the interpreter failed; no comparison made\n");
 		goto done;
 	}
-	RunCase run = {m, kid, tgt, args, written, bench};
+	RunCase run = {m, kid, tgt, args, written, bench, profile};
 	int br;
 	if (be == B_INTERP) {
 		/* The interpreter against itself: a second run from poisoned outputs

@@ -407,6 +407,9 @@ for n in ["add/add_u32", "smax/max_i32", "umax/max_u32", "and/and_b32", "or/or_b
     a, b = n.split("/")
     E("buffer_atomic_%s/buffer_atomic_%s" % (a, b), "MUBUF", "MUBUF", "dd1 mva rsrc mso", "B32",
       "MUBUF STORE ATOMIC")
+# gfx11 cache invalidations (clang emits buffer_gl0_inv/gl1_inv after acquire barriers)
+E("-/buffer_gl0_inv", "-", "MUBUF", "", "B32", "MUBUF")
+E("-/buffer_gl1_inv", "-", "MUBUF", "", "B32", "MUBUF")
 
 # ---------------------------------------------------------------------------
 # Sample text for opcode discovery.

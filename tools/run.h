@@ -17,6 +17,7 @@ typedef struct {
 	InterpArg *args;   /* m->kernels[kernel].nargs entries; tensors hold host data */
 	bool *written;     /* per argument: the kernel writes this tensor */
 	int bench;         /* --bench: also time repeated launches and print them */
+	int profile;       /* --profile (emu): print the emulator's profile of the launch */
 } RunCase;
 
 /* Backends: run the kernel once, leaving results in rc->args[i].data.

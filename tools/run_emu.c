@@ -144,6 +144,7 @@ int run_backend_emu(RunCase *rc)
 			goto out;
 		memcpy(p.kernarg + p.arg_offset[i], &dptr[i], 8);
 	}
+	emu_set_profile(dev, rc->profile);
 	printf("  emu: %s, kernel %s, grid (%u, %u, %u), block %u\n", target_name(rc->target.id), p.ki->k.name,
 	       p.grid[0], p.grid[1], p.grid[2], p.block[0]);
 	if (p.grid[0] && p.grid[1] && p.grid[2] &&
@@ -157,6 +158,13 @@ int run_backend_emu(RunCase *rc)
 	       (unsigned long long)st->insns, (unsigned long long)st->valu, (unsigned long long)st->salu,
 	       (unsigned long long)st->vmem, (unsigned long long)st->lds, (unsigned long long)st->mma,
 	       (unsigned long long)st->waves);
+	if (rc->profile && emu_profile(dev)) {
+		char *text = emu_profile_format(emu_profile(dev));
+		if (!text)
+			goto out;
+		fputs(text, stdout);
+		free(text);
+	}
 	ret = 0;
 out:
 	fputs(diag_text(&d), stderr);
