@@ -404,6 +404,8 @@ static int decode(Dec *c, IsaInsn *in)
 		NEED8();
 		unsigned opc = g11 ? w0 >> 18 & 0xff : w0 >> 18 & 0x7f;
 		SETOP(ISA_FMT_MUBUF, opc);
+		if (!n && ((w0 & 0x3ffff) || w1)) /* buffer_gl*_inv take no operands or modifiers */
+			return -1;
 		m->offset = (int32_t)(w0 & 0xfff);
 		if (g11) {
 			m->cpol = (uint8_t)((w0 >> 14 & 1 ? ISA_CPOL_GLC : 0) | (w0 >> 13 & 1 ? ISA_CPOL_DLC : 0) |

@@ -310,8 +310,10 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			in->mod.cpol |= ISA_CPOL_GLC;
 		break;
 	case ISA_FMT_MUBUF:
-		if (var > 3)
+		if (var > 3 || (!in->nops && var > 0)) /* buffer_gl*_inv: no operands, no modifiers */
 			return 0;
+		if (!in->nops)
+			break;
 		in->mod.offen = var == 1 || var == 3;
 		in->mod.idxen = var == 2;
 		in->mod.offset = var == 0 ? 0 : var == 1 ? 4095 : 16;
