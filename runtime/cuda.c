@@ -295,6 +295,15 @@ int cuda_launch(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t
 	return check(rt, rt->cuLaunchKernelEx(&cfg, (CUfunction)fn, params, NULL), "cuLaunchKernelEx");
 }
 
+int cuda_launch_on(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
+                   void **params, void *stream)
+{
+	if (!grid[0] || !grid[1] || !grid[2])
+		return 0;
+	return check(rt, rt->cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+	                                    smem, (CUstream)stream, params, NULL), "cuLaunchKernel");
+}
+
 int cuda_sync(CudaRt *rt)
 {
 	return check(rt, rt->cuCtxSynchronize(), "kernel execution (cuCtxSynchronize)");

@@ -47,6 +47,9 @@ int cuda_memset8(CudaRt *rt, uint64_t dst, uint8_t v, size_t bytes);
  * cluster may be NULL; otherwise a {x, y, z} cluster shape (cuLaunchKernelEx). */
 int cuda_launch(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
                 void **params, const uint32_t *cluster);
+/* The same on a given stream (a CUstream, NULL = the default stream), no cluster. */
+int cuda_launch_on(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
+                   void **params, void *stream);
 int cuda_sync(CudaRt *rt);
 /* Launches n times between two events and returns the mean time in ms. */
 int cuda_time_launches(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,

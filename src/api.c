@@ -23,6 +23,11 @@ TA_API const char *ta_status_string(ta_status s)
 	return "unknown status";
 }
 
+TA_API const char *ta_target_name(int i)
+{
+	return i >= 0 && i < TA_TARGET_SM90A ? target_name((ta_target)(i + 1)) : NULL;
+}
+
 /* ---- contexts and modules ------------------------------------------------ */
 
 TA_API ta_ctx *ta_ctx_create(void)

@@ -4,10 +4,13 @@
 #define TILEASM_API_H
 
 #include "ir.h"
+#include "ptx.h"
 #include "target.h"
 #include "tileasm.h"
 
 typedef struct CacheEntry CacheEntry;
+
+enum { TA_MAX_PASSES = 16 };
 
 struct ta_ctx {
 	Diag diag;
@@ -33,6 +36,12 @@ struct ta_binary {
 	Module *m; /* kept for grid evaluation */
 	int nkernels;
 	ta_kernel_info *kernels;
+	PtxKernelInfo *ptx_info; /* NVIDIA: per kernel, for launching (runtime/launch.c) */
+	char *summary;           /* AMD: per-kernel resource lines that start the listing */
+	/* Pass times of the compile (ta_binary_pass_times). */
+	int npasses;
+	const char *pass_name[TA_MAX_PASSES];
+	double pass_ms[TA_MAX_PASSES];
 	Arena arena; /* names and argument tables */
 };
 

@@ -8,9 +8,11 @@
  * codegen/amd.c); this file only dispatches and packages the result.
  */
 #include <stdio.h>
+#include <time.h>
 
 #include "amd.h"
 #include "api.h"
+#include "codeobj.h"
 #include "ptx.h"
 
 static ta_binary *binary_new(const Target *t, const char *format)
@@ -32,8 +34,26 @@ static ta_binary *binary_new(const Target *t, const char *format)
 	return b;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void add_pass(ta_binary *b, const char *name, double ms)
+{
+	if (b->npasses < TA_MAX_PASSES) {
+		b->pass_name[b->npasses] = name;
+		b->pass_ms[b->npasses++] = ms;
+	}
+}
+
 static void binary_free(ta_binary *b)
 {
+	if (b->ptx_info)
+		ptx_info_free(b->ptx_info, b->nkernels);
+	free(b->summary);
 	free(b->data);
 	ir_module_free(b->m);
 	arena_free(&b->arena);
@@ -66,13 +86,18 @@ static ta_arg_info *arg_table(ta_binary *b, const Module *m, int k, uint32_t *si
 		uint32_t sz;
 		if (kn->args[i].buf >= 0) {
 			const Buffer *buf = &m->bufs.data[kn->args[i].buf];
-			a[i] = (ta_arg_info){buf->name, TA_ARG_TENSOR, buf->dtype, 0, 8};
+			a[i] = (ta_arg_info){buf->name, TA_ARG_TENSOR, buf->dtype, 0, 8, buf->rank, {0}};
+			for (int d = 0; d < buf->rank; d++) {
+				const Expr *e = &m->exprs.data[buf->shape[d]];
+				const Var *v = e->kind == E_VAR ? &m->vars.data[e->var] : NULL;
+				a[i].dims[d] = !v ? e->ival : v->has_value ? v->value : -1 - (int64_t)v->index;
+			}
 		} else {
 			const Var *v = &m->vars.data[kn->args[i].var];
 			DType t = (DType)v->type;
 			/* Small scalars travel as 32-bit values, f16/bf16/fp8 as f32. */
 			sz = dtype_bytes(t) == 8 ? 8 : 4;
-			a[i] = (ta_arg_info){v->name, v->kind == V_SYMBOL ? TA_ARG_SYMBOL : TA_ARG_SCALAR, t, 0, sz};
+			a[i] = (ta_arg_info){v->name, v->kind == V_SYMBOL ? TA_ARG_SYMBOL : TA_ARG_SCALAR, t, 0, sz, 0, {0}};
 		}
 		sz = a[i].size;
 		off = (off + sz - 1) & ~(sz - 1);
@@ -106,14 +131,20 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, ta_bin
 {
 	StrBuf sb = {0};
 	PtxKernelInfo *info = NULL;
+	double t0 = now_ms();
 	if (ptx_compile(m, t, &sb, &info, &c->diag)) {
 		sb_free(&sb);
 		return TA_ERR_UNSUPPORTED;
 	}
+	add_pass(b, "ptx", now_ms() - t0);
 	ta_status st = sb.oom ? TA_ERR_NOMEM : package_kernels(b, m);
 	for (int k = 0; st == TA_OK && k < b->nkernels; k++)
 		b->kernels[k].shared_bytes = info[k].smem_bytes;
-	ptx_info_free(info, (int)m->kernels.len);
+	b->ptx_info = info; /* freed with the binary (nkernels entries) */
+	if (st != TA_OK) {
+		ptx_info_free(info, (int)m->kernels.len);
+		b->ptx_info = NULL;
+	}
 	b->size = sb.len;
 	b->data = (uint8_t *)sb_take(&sb); /* NUL-terminated, as cuModuleLoadData wants */
 	return b->data ? st : TA_ERR_NOMEM;
@@ -127,6 +158,18 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_bin
 		return TA_ERR_UNSUPPORTED;
 	}
 	ta_status st = package_kernels(b, m);
+	for (int p = 0; p < AMD_PASS_COUNT; p++)
+		add_pass(b, amd_pass_name[p], out.pass_ms[p]);
+	StrBuf sum = {0};
+	for (int k = 0; k < out.nkernels; k++) {
+		const AmdKernelInfo *s = &out.kernels[k];
+		sb_printf(&sum, "; kernel %s: sgprs %d, vgprs %d, agprs %d, lds %d bytes, scratch %d bytes, "
+		          "waves/SIMD %d (limited by %s), %d instructions, %d bytes\n",
+		          s->name, s->sgprs, s->vgprs, s->agprs, s->lds_bytes, s->scratch_bytes, s->waves,
+		          s->waves_limit ? s->waves_limit : "?", s->ninsns, s->code_bytes);
+	}
+	if (sum.oom || !(b->summary = sb_take(&sum)))
+		st = TA_ERR_NOMEM;
 	for (int k = 0; st == TA_OK && k < b->nkernels && k < out.nkernels; k++) {
 		const AmdKernelInfo *s = &out.kernels[k];
 		ta_kernel_info *ki = &b->kernels[k];
@@ -151,7 +194,7 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_bin
 }
 
 /* Compiles a verified module; takes ownership of m (kept for ta_binary_grid). */
-static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, ta_binary **out)
+static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, double frontend_ms, ta_binary **out)
 {
 	ta_binary *b = binary_new(t, target_is_amd(t->id) ? "hsaco" : "ptx");
 	if (!b) {
@@ -159,6 +202,7 @@ static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, ta_binary
 		return TA_ERR_NOMEM;
 	}
 	b->m = m;
+	add_pass(b, "frontend", frontend_ms);
 	ta_status st = target_is_amd(t->id) ? compile_amd(c, m, t, b) : compile_ptx(c, m, t, b);
 	if (st != TA_OK) {
 		binary_free(b);
@@ -189,6 +233,7 @@ TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_bin
 		return st;
 	/* The binary keeps its own copy of the IR, so the caller's module stays
 	 * theirs: re-read it from its canonical text. */
+	double t0 = now_ms();
 	StrBuf sb = {0};
 	ir_print(tm->m, &sb);
 	if (sb.oom) {
@@ -216,7 +261,7 @@ TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_bin
 		ir_module_free(m);
 		return TA_ERR_VERIFY;
 	}
-	return compile_module(c, m, &t, out);
+	return compile_module(c, m, &t, now_ms() - t0, out);
 }
 
 /* ---- cache --------------------------------------------------------------- */
@@ -302,10 +347,11 @@ TA_API ta_status ta_compile_source(ta_ctx *c, const char *filename, const char *
 		c->cache_misses++;
 	}
 	Target t;
+	double t0 = now_ms();
 	ta_status st = parse_target(c, target, &t);
 	Module *m = st == TA_OK ? ta_frontend(c, filename, text, len, &st) : NULL;
 	if (m)
-		st = compile_module(c, m, &t, out);
+		st = compile_module(c, m, &t, now_ms() - t0, out);
 	if (st != TA_OK || !c->cache_max) {
 		free(key);
 		return st;
@@ -359,4 +405,38 @@ TA_API ta_status ta_binary_grid(const ta_binary *b, int k, const int64_t *vals, 
 		grid[i] = (uint32_t)v;
 	}
 	return TA_OK;
+}
+
+TA_API int ta_binary_pass_times(const ta_binary *b, const char **names, double *ms, int max)
+{
+	int n = 0;
+	for (; b && n < b->npasses && n < max; n++) {
+		if (names)
+			names[n] = b->pass_name[n];
+		if (ms)
+			ms[n] = b->pass_ms[n];
+	}
+	return n;
+}
+
+TA_API char *ta_binary_listing(ta_ctx *c, const ta_binary *b)
+{
+	if (!c || !b)
+		return NULL;
+	StrBuf sb = {0};
+	if (!strcmp(b->format, "ptx")) {
+		sb_putn(&sb, (const char *)b->data, b->size);
+	} else {
+		sb_puts(&sb, b->summary ? b->summary : "");
+		if (co_source(b->data, b->size, 1, &sb, &c->diag)) {
+			sb_free(&sb);
+			return NULL;
+		}
+	}
+	if (sb.oom) {
+		sb_free(&sb);
+		diag_error(&c->diag, "out of memory");
+		return NULL;
+	}
+	return sb_take(&sb);
 }

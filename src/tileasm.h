@@ -50,6 +50,11 @@ typedef struct ta_module ta_module;
 TA_API const char *ta_version(void);
 TA_API const char *ta_status_string(ta_status s);
 
+/* The name of target i ("gfx1100", "gfx90a", "gfx942", "sm_80", "sm_90a"
+ * for i = 0..4), NULL past the last: what ta_compile accepts (AMD names
+ * also with ":xnack+/-" and ":sramecc+/-"). */
+TA_API const char *ta_target_name(int i);
+
 /* Contexts. */
 TA_API ta_ctx *ta_ctx_create(void);
 TA_API void ta_ctx_destroy(ta_ctx *ctx);
@@ -84,6 +89,10 @@ typedef struct ta_arg_info {
 	int dtype;        /* ta_dtype of the tensor element or scalar (symbols: TA_I32) */
 	uint32_t offset;  /* byte offset in the kernel-argument block */
 	uint32_t size;    /* bytes: 8 for tensors (device pointers) */
+	int rank;         /* tensors: number of dimensions (0 for scalars and symbols) */
+	/* Tensors: each dimension's extent, or -1 - j when shape symbol argument j
+	 * (an index into this table) gives it at run time. */
+	int64_t dims[4];
 } ta_arg_info;
 
 typedef struct ta_kernel_info {
@@ -117,9 +126,57 @@ TA_API ta_status ta_binary_grid(const ta_binary *b, int kernel, const int64_t *a
 TA_API void ta_binary_retain(ta_binary *b);
 TA_API void ta_binary_release(ta_binary *b);
 
+/* The compiled code as text: AMD targets an assembly listing (one summary
+ * line per kernel: registers, LDS, occupancy, instruction count; then the
+ * code with encodings, which `tileasm asm` reassembles), NVIDIA targets the
+ * PTX.  NULL with a diagnostic in ctx on failure; free with ta_free. */
+TA_API char *ta_binary_listing(ta_ctx *ctx, const ta_binary *b);
+/* Wall time of each compiler pass of this binary's compile ("frontend" =
+ * parse, specialise, verify; then the backend's passes, summed over the
+ * kernels).  Returns the number of passes (at most max) and fills names[]
+ * and ms[].  A cached binary reports the times of the compile that made it. */
+TA_API int ta_binary_pass_times(const ta_binary *b, const char **names, double *ms, int max);
+
 /* In-memory compile cache of up to max_entries binaries (0 disables it). */
 TA_API ta_status ta_ctx_set_cache(ta_ctx *ctx, size_t max_entries);
 TA_API void ta_ctx_cache_stats(const ta_ctx *ctx, uint64_t *hits, uint64_t *misses);
+
+/* ---- running ------------------------------------------------------------
+ * A runner executes binaries on one backend:
+ *   "interp"  the CPU interpreter on the binary's IR (any target; defines the results),
+ *   "emu"     the in-tree AMD emulator on the code object (AMD targets),
+ *   "cuda"    an NVIDIA GPU through the driver API (PTX targets; libcuda opened at run time),
+ *   "hsa"     an AMD GPU through ROCr (libhsa-runtime64 opened at run time).
+ * "interp" and "emu" take host memory; "cuda" and "hsa" device addresses.
+ * A runner keeps the loaded code of the binaries it ran (retaining them)
+ * until it is closed; use it from one thread at a time. */
+typedef struct ta_runner ta_runner;
+
+/* One kernel argument, in ta_kernel_info.args order.  Tensors: ptr (host
+ * memory or a device address, see above) and bytes (its size, at least the
+ * tensor's); shape symbols and integer/bool scalars: i; float scalars: f. */
+typedef struct ta_value {
+	void *ptr;
+	size_t bytes;
+	int64_t i;
+	double f;
+} ta_value;
+
+/* device: the CUDA device ordinal for "cuda" (its primary context, the one
+ * the CUDA runtime and PyTorch use); ignored by the others.  Fails with a
+ * diagnostic when the backend's driver or device is missing. */
+TA_API ta_status ta_runner_open(ta_ctx *ctx, const char *backend, int device, ta_runner **out);
+TA_API void ta_runner_close(ta_runner *r);
+TA_API const char *ta_runner_backend(const ta_runner *r);
+/* Runs kernel `kernel` of b over its grid (computed from the symbol
+ * arguments).  "cuda": asynchronous on `stream` (a CUstream; NULL = the
+ * default stream); the others return when the kernel has finished (host
+ * tensors then hold the results).  Runtime errors (the interpreter's
+ * out-of-bounds accesses, the emulator's checks, driver errors) are
+ * diagnostics in ctx and TA_ERR_RUNTIME. */
+TA_API ta_status ta_launch(ta_ctx *ctx, ta_runner *r, ta_binary *b, int kernel, const ta_value *args, void *stream);
+/* Waits for every launch of r ("cuda": cuCtxSynchronize; others: no-op). */
+TA_API ta_status ta_runner_sync(ta_ctx *ctx, ta_runner *r);
 
 /* ---- building IR programmatically ---------------------------------------
  * A builder creates one module statement by statement, in source order.

@@ -1,0 +1,203 @@
+"""The Python DSL: TileLang-style kernels (examples/python/) translated to Tile IR and run on the emulator
+and the interpreter against NumPy; symbolic shapes; autotune; errors at the Python source position."""
+import inspect
+
+import numpy as np
+import pytest
+
+import attention
+import quickstart_gemm
+import rmsnorm
+import softmax
+import tileasm
+import tileasm.language as T
+
+rng = np.random.default_rng(3)
+
+
+def f16(*shape):
+    return rng.standard_normal(shape).astype(np.float16)
+
+
+def test_quickstart_gemm_tile_ir():
+    k = quickstart_gemm.matmul(200, 130, 70, 128, 128, 32)
+    ir = k.tile_ir
+    assert ir.startswith("kernel matmul_relu_kernel(A: f16[200, 70], B: f16[70, 130], C: f16[200, 130])")
+    assert "grid(2, 2) threads(128)" in ir and "pipelined ko in 0 .. 3 stages(3)" in ir
+    assert "gemm(A_shared, B_shared, C_local)" in ir and "max(C_local[i, j], 0)" in ir
+    assert quickstart_gemm.matmul(200, 130, 70, 128, 128, 32) is k  # the factory's result is cached
+
+
+@pytest.mark.parametrize("target,backend", [("gfx942", None), ("gfx1100", "emu"), ("sm_90a", "interp")])
+def test_quickstart_gemm_runs(target, backend):
+    assert quickstart_gemm.run_numpy(200, 130, 70, target, backend) < 0.05
+
+
+def test_quickstart_gemm_default_target():
+    k = quickstart_gemm.matmul(64, 48, 40, 128, 128, 32)
+    a, b = f16(64, 40), f16(40, 48)
+    c = np.zeros((64, 48), np.float16)
+    k(a, b, c)  # NumPy arrays, no target: gfx942 on the emulator
+    assert k.kernel().target == "gfx942"
+    ref = np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0)
+    assert np.abs(c.astype(np.float32) - ref).max() < 0.05
+
+
+@pytest.mark.parametrize("backend", ["emu", "interp"])
+def test_softmax(backend):
+    x = f16(7, 300)
+    y = softmax.softmax(7, 300)(x, backend=backend)  # out_idx=[-1]: the output is allocated and returned
+    assert y.shape == (7, 300) and y.dtype == np.float16
+    assert np.abs(y.astype(np.float32) - softmax.reference(x)).max() < 2e-3
+
+
+def test_rmsnorm():
+    x, w = f16(9, 260), f16(260)
+    y = rmsnorm.rmsnorm(9, 260)(x, w)
+    assert np.abs(y.astype(np.float32) - rmsnorm.reference(x, w)).max() < 2e-2
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(causal):
+    b, h, s, d = 1, 2, 100, 64
+    q, k, v = (f16(b * s * h, d) for _ in range(3))
+    o = attention.flashattn(b, h, s, d, causal)(q, k, v)
+    assert np.abs(o.astype(np.float32) - attention.reference(q, k, v, b, h, s, d, causal)).max() < 5e-3
+
+
+N = T.dynamic("N")
+
+
+@tileasm.jit
+def scale_add(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"), s: T.float32):
+    with T.Kernel(T.ceildiv(N, 256), threads=128) as bx:
+        A_f = T.alloc_fragment((256,), "float32")
+        T.copy(A[bx * 256], A_f)
+        for i in T.Parallel(256):
+            A_f[i] = A_f[i] * s + 1.0
+        T.copy(A_f, B[bx * 256])
+
+
+def test_dynamic_shape_compiles_once():
+    assert "kernel scale_add(A: f32[N], B: f32[N], s: f32)" in scale_add.tile_ir
+    for n in (5, 1000):
+        a = rng.random(n, dtype=np.float32)
+        b = np.zeros(n, np.float32)
+        scale_add(a, b, 2.0)
+        np.testing.assert_allclose(b, a * 2 + 1, rtol=1e-6)
+    assert len(scale_add._kernels) == 1
+
+
+def test_prim_func_and_compile():
+    @T.prim_func
+    def add_one(X: T.Tensor((10,), "int32")):
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(10):
+                X[i] = X[i] + 1
+
+    assert "X[i] = (X[i] + 1)" in add_one.tile_ir
+    k = tileasm.compile(add_one, target="gfx90a")
+    x = np.arange(10, dtype=np.int32)
+    k(x)
+    np.testing.assert_array_equal(x, np.arange(1, 11))
+
+
+def test_autotune_picks_a_config_and_caches():
+    calls = []
+
+    @tileasm.autotune(configs=[dict(block=64), dict(block=128)], warmup=0, rep=1)
+    @tileasm.jit(target="gfx942")
+    def vadd(n, block=256):
+        calls.append(block)
+
+        @T.prim_func
+        def k(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+            with T.Kernel(T.ceildiv(n, block), threads=64) as bx:
+                F = T.alloc_fragment((block,), "float32")
+                T.copy(A[bx * block], F)
+                T.copy(F, B[bx * block])
+        return k
+
+    jk = vadd(300)
+    assert jk.best_config in (dict(block=64), dict(block=128))
+    assert set(jk.autotune_results) == {0, 1} and all(isinstance(v, float) for v in jk.autotune_results.values())
+    n_calls = len(calls)
+    assert vadd(300) is jk and len(calls) == n_calls  # cached per shape
+    a = rng.random(300, dtype=np.float32)
+    b = np.zeros(300, np.float32)
+    jk(a, b)
+    np.testing.assert_array_equal(a, b)
+
+
+def line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    for i, l in enumerate(lines):
+        if text in l:
+            return first + i, l.index(text) + 1
+    raise AssertionError(text)
+
+
+def test_errors_point_at_python_source():
+    def bad_loop(X: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32):
+            while True:
+                pass
+
+    with pytest.raises(tileasm.CompileError) as e:
+        T.prim_func(bad_loop).tile_ir
+    f, ln, col, msg = e.value.errors[0]
+    assert f == __file__ and (ln, col) == line_of(bad_loop, "while True")
+    assert "While statements are not supported" in msg
+
+    def bad_type(X: T.Tensor((8,), "float16"), s: T.float32):
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(8):
+                X[i] = X[i] + s
+
+    with pytest.raises(tileasm.CompileError) as e:
+        tileasm.compile(T.prim_func(bad_type), target="gfx942")
+    f, ln, col, msg = e.value.errors[0]  # a library (verifier) error, mapped back to the Python line
+    assert f == __file__ and ln == line_of(bad_type, "X[i] = X[i] + s")[0]
+    assert "different types (f16 and f32)" in msg and "Tile IR line" in str(e.value)
+
+    def undefined(X: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(8):
+                X[i] = nope[i]  # noqa: F821
+
+    with pytest.raises(tileasm.CompileError, match="'nope' is not a buffer"):
+        T.prim_func(undefined).tile_ir
+
+    def no_annotation(X):
+        with T.Kernel(1, threads=32):
+            pass
+
+    with pytest.raises(tileasm.CompileError, match="needs an annotation"):
+        T.prim_func(no_annotation).tile_ir
+
+    def reassign(X: T.Tensor((8,), "int32")):
+        with T.Kernel(4, threads=32) as bx:
+            for i in T.Parallel(8):
+                i = i + 1
+                X[i] = bx
+
+    with pytest.raises(tileasm.CompileError, match="'i' is immutable here"):
+        T.prim_func(reassign).tile_ir
+
+    def unsupported_prim(X: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32):
+            T.reshape(X, (2, 4))
+
+    with pytest.raises(tileasm.CompileError, match="T.reshape is not supported by tileasm yet"):
+        T.prim_func(unsupported_prim).tile_ir
+
+
+def test_body_is_never_executed():
+    def k(X: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32):
+            T.fill(X_s, 1.0)  # noqa: F821  (would be a NameError if Python ran it)
+
+    with pytest.raises(tileasm.CompileError, match="'X_s' is not a buffer"):
+        T.prim_func(k).tile_ir
+    with pytest.raises(RuntimeError, match="can only be used inside a tileasm kernel"):
+        T.copy(1, 2)

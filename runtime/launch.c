@@ -1,0 +1,384 @@
+/* launch.c — ta_runner / ta_launch (tileasm.h): run a compiled binary on the
+ * interpreter, the AMD emulator, a CUDA device or ROCr, for hosts such as
+ * the Python package.  Only packaging: the interpreter, emulator and the two
+ * drivers are the runtime layer's; argument layout comes from the binary's
+ * ta_kernel_info (the backend's own offsets), the grid from ta_binary_grid.
+ *
+ * Loaded code is kept per binary (retained), so repeated launches of one
+ * kernel cost one argument block and one driver call. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "cuda.h"
+#include "cuda_tma.h"
+#include "dtype.h"
+#include "emu.h"
+#include "hsa.h"
+#include "interp.h"
+
+enum { R_INTERP, R_EMU, R_CUDA, R_HSA };
+static const char *const runner_name[] = {"interp", "emu", "cuda", "hsa"};
+
+typedef struct {
+	ta_binary *bin;
+	void *module;        /* CUDA module */
+	CudaFunc **fn;       /* per kernel: generic entry, then the sm90 entry (2 per kernel) */
+} Loaded;
+
+struct ta_runner {
+	int kind;
+	CudaRt *cuda;
+	RocrRt *rocr;
+	EmuDevice *emu;
+	ta_binary *emu_loaded;  /* the binary loaded in emu / rocr (one at a time) */
+	VEC(Loaded) loaded;     /* cuda: every binary launched so far */
+};
+
+TA_API const char *ta_runner_backend(const ta_runner *r) { return r ? runner_name[r->kind] : NULL; }
+
+TA_API ta_status ta_runner_open(ta_ctx *c, const char *backend, int device, ta_runner **out)
+{
+	if (!c || !backend || !out)
+		return TA_ERR_INVALID;
+	*out = NULL;
+	int kind = -1;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(backend, runner_name[i]))
+			kind = i;
+	if (kind < 0) {
+		diag_error(&c->diag, "unknown backend '%s' (interp, emu, cuda, hsa)", backend);
+		return TA_ERR_INVALID;
+	}
+	ta_runner *r = calloc(1, sizeof *r);
+	if (!r)
+		return TA_ERR_NOMEM;
+	r->kind = kind;
+	if (kind == R_CUDA && cuda_open(device, &r->cuda)) {
+		diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
+		ta_runner_close(r);
+		return TA_ERR_RUNTIME;
+	}
+	if (kind == R_HSA && rocr_open(NULL, &r->rocr, &c->diag)) {
+		ta_runner_close(r);
+		return TA_ERR_RUNTIME;
+	}
+	*out = r;
+	return TA_OK;
+}
+
+TA_API void ta_runner_close(ta_runner *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->loaded.len; i++) {
+		Loaded *l = &r->loaded.data[i];
+		if (l->module)
+			cuda_module_unload(r->cuda, l->module);
+		free(l->fn);
+		ta_binary_release(l->bin);
+	}
+	vec_free(&r->loaded);
+	ta_binary_release(r->emu_loaded);
+	emu_destroy(r->emu);
+	rocr_close(r->rocr);
+	cuda_close(r->cuda);
+	free(r);
+}
+
+/* A scalar or symbol argument's bytes as the kernel takes them: symbols,
+ * bool and small integers as 32 bits, 64-bit types as 8 bytes, f16/bf16/fp8
+ * as f32 rounded to the type first (docs/embedding.md). */
+static void scalar_bytes(const ta_arg_info *a, const ta_value *v, uint8_t out[8])
+{
+	memset(out, 0, 8);
+	DType t = (DType)a->dtype;
+	if (a->kind == TA_ARG_SYMBOL || !dtype_is_float(t)) {
+		int64_t x = a->kind == TA_ARG_SYMBOL ? (int32_t)v->i : t == DT_BOOL ? v->i != 0 : dt_wrap_int(t, v->i);
+		if (a->size == 8) {
+			memcpy(out, &x, 8);
+		} else {
+			int32_t y = (int32_t)x;
+			memcpy(out, &y, 4);
+		}
+	} else if (a->size == 8) {
+		memcpy(out, &v->f, 8);
+	} else {
+		float f = (float)dt_round_double(t, v->f);
+		memcpy(out, &f, 4);
+	}
+}
+
+static ta_status grid_of(ta_ctx *c, const ta_binary *b, int k, const ta_value *args, uint32_t grid[3])
+{
+	const ta_kernel_info *ki = &b->kernels[k];
+	int64_t *vals = calloc((size_t)ki->nargs + 1, sizeof *vals);
+	if (!vals)
+		return TA_ERR_NOMEM;
+	for (int i = 0; i < ki->nargs; i++)
+		vals[i] = args[i].i;
+	ta_status st = ta_binary_grid(b, k, vals, grid);
+	free(vals);
+	if (st != TA_OK)
+		diag_error(&c->diag, "kernel '%s': cannot evaluate its grid for these arguments", ki->name);
+	return st;
+}
+
+static ta_status run_interp(ta_ctx *c, const ta_binary *b, int k, const ta_value *args)
+{
+	int n = b->kernels[k].nargs;
+	InterpArg *ia = calloc((size_t)n + 1, sizeof *ia);
+	if (!ia)
+		return TA_ERR_NOMEM;
+	for (int i = 0; i < n; i++)
+		ia[i] = (InterpArg){args[i].ptr, args[i].bytes, args[i].i, args[i].f};
+	int bad = interp_run(b->m, k, ia, &c->diag);
+	free(ia);
+	return bad ? TA_ERR_RUNTIME : TA_OK;
+}
+
+/* The AMD kernarg block from the binary's argument table; tensors get
+ * dptr[i]. */
+static uint8_t *amd_kernarg(const ta_kernel_info *ki, const ta_value *args, const uint64_t *dptr)
+{
+	uint8_t *ka = calloc(1, (size_t)ki->kernarg_size + 16);
+	for (int i = 0; ka && i < ki->nargs; i++) {
+		const ta_arg_info *a = &ki->args[i];
+		if (a->offset + a->size > ki->kernarg_size)
+			continue;
+		uint8_t bytes[8];
+		if (a->kind == TA_ARG_TENSOR)
+			memcpy(bytes, &dptr[i], 8);
+		else
+			scalar_bytes(a, &args[i], bytes);
+		memcpy(ka + a->offset, bytes, a->size <= 8 ? a->size : 8);
+	}
+	return ka;
+}
+
+static int amd_binary(ta_ctx *c, const ta_binary *b, const char *backend)
+{
+	if (target_is_amd(b->target.id))
+		return 1;
+	diag_error(&c->diag, "backend '%s' runs AMD code objects; this binary is for %s (use interp, or cuda for NVIDIA)",
+	           backend, b->target_name);
+	return 0;
+}
+
+/* Loads b into the emulator or ROCr (unless it is the binary loaded last)
+ * and computes the grid of kernel k. */
+static ta_status amd_prepare(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta_value *args, uint32_t grid[3])
+{
+	if (!amd_binary(c, b, runner_name[r->kind]))
+		return TA_ERR_INVALID;
+	if (r->emu_loaded != b) {
+		ta_binary_release(r->emu_loaded);
+		r->emu_loaded = NULL;
+		if (r->kind == R_EMU) {
+			emu_destroy(r->emu);
+			if (!(r->emu = emu_create(b->target.id)))
+				return TA_ERR_NOMEM;
+			if (emu_load(r->emu, b->data, b->size, &c->diag))
+				return TA_ERR_RUNTIME;
+		} else if (rocr_load(r->rocr, b->data, b->size, &c->diag)) {
+			return TA_ERR_RUNTIME;
+		}
+		ta_binary_retain(b);
+		r->emu_loaded = b;
+	}
+	return grid_of(c, b, k, args, grid);
+}
+
+static ta_status run_emu(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta_value *args)
+{
+	uint32_t grid[3];
+	ta_status st = amd_prepare(c, r, b, k, args, grid);
+	if (st != TA_OK)
+		return st;
+	const ta_kernel_info *ki = &b->kernels[k];
+	uint32_t block[3] = {(uint32_t)ki->threads, 1, 1};
+	uint64_t *dptr = calloc((size_t)ki->nargs + 1, sizeof *dptr);
+	uint8_t *ka = NULL;
+	st = TA_ERR_RUNTIME;
+	if (!dptr)
+		return TA_ERR_NOMEM;
+	for (int i = 0; i < ki->nargs; i++) {
+		if (ki->args[i].kind != TA_ARG_TENSOR)
+			continue;
+		if (!(dptr[i] = emu_alloc(r->emu, args[i].bytes ? args[i].bytes : 1))) {
+			diag_error(&c->diag, "emu: cannot allocate %zu bytes for argument '%s'", args[i].bytes,
+			           ki->args[i].name);
+			goto out;
+		}
+		if (emu_write(r->emu, dptr[i], args[i].ptr, args[i].bytes, &c->diag))
+			goto out;
+	}
+	if (!(ka = amd_kernarg(ki, args, dptr))) {
+		st = TA_ERR_NOMEM;
+		goto out;
+	}
+	if (grid[0] && grid[1] && grid[2] &&
+	    emu_launch(r->emu, ki->name, grid, block, ka, ki->kernarg_size, 0, &c->diag))
+		goto out;
+	/* Every tensor comes back: what the kernel did not write is unchanged. */
+	for (int i = 0; i < ki->nargs; i++)
+		if (ki->args[i].kind == TA_ARG_TENSOR && emu_read(r->emu, dptr[i], args[i].ptr, args[i].bytes, &c->diag))
+			goto out;
+	st = TA_OK;
+out:
+	for (int i = 0; i < ki->nargs; i++)
+		if (dptr[i])
+			emu_free(r->emu, dptr[i]);
+	free(dptr);
+	free(ka);
+	return st;
+}
+
+static ta_status run_hsa(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta_value *args)
+{
+	uint32_t grid[3];
+	ta_status st = amd_prepare(c, r, b, k, args, grid);
+	if (st != TA_OK)
+		return st;
+	const ta_kernel_info *ki = &b->kernels[k];
+	uint32_t block[3] = {(uint32_t)ki->threads, 1, 1};
+	uint64_t *dptr = calloc((size_t)ki->nargs + 1, sizeof *dptr);
+	for (int i = 0; dptr && i < ki->nargs; i++)
+		dptr[i] = (uint64_t)(uintptr_t)args[i].ptr;
+	uint8_t *ka = dptr ? amd_kernarg(ki, args, dptr) : NULL;
+	free(dptr);
+	if (!ka)
+		return TA_ERR_NOMEM;
+	st = TA_OK;
+	if (grid[0] && grid[1] && grid[2] &&
+	    rocr_launch(r->rocr, ki->name, grid, block, ka, ki->kernarg_size, 0, &c->diag))
+		st = TA_ERR_RUNTIME;
+	free(ka);
+	return st;
+}
+
+static Loaded *cuda_loaded(ta_ctx *c, ta_runner *r, ta_binary *b)
+{
+	for (size_t i = 0; i < r->loaded.len; i++)
+		if (r->loaded.data[i].bin == b)
+			return &r->loaded.data[i];
+	Loaded l = {b, NULL, calloc((size_t)b->nkernels * 2 + 1, sizeof(CudaFunc *))};
+	float ms = 0;
+	if (!l.fn || cuda_module_load(r->cuda, (const char *)b->data, &l.module, NULL, &ms)) {
+		diag_error(&c->diag, "cuda: %s", l.fn ? cuda_error(r->cuda) : "out of memory");
+		free(l.fn);
+		return NULL;
+	}
+	for (int k = 0; k < b->nkernels; k++) {
+		const PtxKernelInfo *pk = &b->ptx_info[k];
+		if (cuda_function(r->cuda, l.module, pk->name, &l.fn[2 * k]) ||
+		    (pk->smem_bytes > 48 * 1024 && cuda_func_set_smem(r->cuda, l.fn[2 * k], pk->smem_bytes)) ||
+		    (pk->sm90 && (cuda_function(r->cuda, l.module, pk->sm90->entry, &l.fn[2 * k + 1]) ||
+		                  cuda_func_set_smem(r->cuda, l.fn[2 * k + 1], pk->sm90->smem_bytes)))) {
+			diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
+			cuda_module_unload(r->cuda, l.module);
+			free(l.fn);
+			return NULL;
+		}
+	}
+	if (vec_push(&r->loaded, l)) {
+		cuda_module_unload(r->cuda, l.module);
+		free(l.fn);
+		return NULL;
+	}
+	ta_binary_retain(b);
+	return &r->loaded.data[r->loaded.len - 1];
+}
+
+static ta_status run_cuda(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta_value *args, void *stream)
+{
+	if (!b->ptx_info) {
+		diag_error(&c->diag, "backend 'cuda' runs PTX; this binary is for %s (use emu, hsa or interp)",
+		           b->target_name);
+		return TA_ERR_INVALID;
+	}
+	Loaded *l = cuda_loaded(c, r, b);
+	if (!l)
+		return TA_ERR_RUNTIME;
+	const ta_kernel_info *ki = &b->kernels[k];
+	const PtxKernelInfo *pk = &b->ptx_info[k];
+	uint32_t grid[3], block[3] = {(uint32_t)pk->threads, 1, 1};
+	ta_status st = grid_of(c, b, k, args, grid);
+	if (st != TA_OK)
+		return st;
+	int np = pk->nparams;
+	uint64_t *vals = calloc((size_t)np + 1, sizeof *vals);
+	void **params = calloc((size_t)np + 1, sizeof *params);
+	InterpArg *ia = calloc((size_t)ki->nargs + 1, sizeof *ia);
+	st = TA_ERR_NOMEM;
+	if (!vals || !params || !ia)
+		goto out;
+	for (int i = 0; i < np; i++) {
+		int a = pk->params[i].arg;
+		if (ki->args[a].kind == TA_ARG_TENSOR)
+			vals[i] = (uint64_t)(uintptr_t)args[a].ptr;
+		else
+			scalar_bytes(&ki->args[a], &args[a], (uint8_t *)&vals[i]);
+		params[i] = &vals[i];
+	}
+	for (int i = 0; i < ki->nargs; i++)
+		ia[i] = (InterpArg){args[i].ptr, args[i].bytes, args[i].i, args[i].f};
+	CudaFunc *fn = l->fn[2 * k];
+	uint32_t smem = (uint32_t)pk->smem_bytes;
+	void **lp = params;
+	/* The sm_90a GEMM entry (TMA + wgmma) when these sizes allow it. */
+	Sm90Args s9;
+	char err[300];
+	int use9 = pk->sm90 ? cuda_sm90_prepare(b->m, k, pk, ia, vals, &s9, err, sizeof err) : 0;
+	st = TA_ERR_RUNTIME;
+	if (use9 < 0) {
+		diag_error(&c->diag, "cuda: %s", err);
+		goto out;
+	}
+	if (use9 > 0) {
+		fn = l->fn[2 * k + 1];
+		memcpy(grid, s9.grid, sizeof grid);
+		memcpy(block, s9.block, sizeof block);
+		smem = s9.smem;
+		lp = s9.params;
+	}
+	if (cuda_launch_on(r->cuda, fn, grid, block, smem, lp, stream)) {
+		diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
+		goto out;
+	}
+	st = TA_OK;
+out:
+	free(vals);
+	free(params);
+	free(ia);
+	return st;
+}
+
+TA_API ta_status ta_launch(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta_value *args, void *stream)
+{
+	if (!c || !r || !b || k < 0 || k >= b->nkernels || (!args && b->kernels[k].nargs))
+		return TA_ERR_INVALID;
+	const ta_kernel_info *ki = &b->kernels[k];
+	for (int i = 0; i < ki->nargs; i++)
+		if (ki->args[i].kind == TA_ARG_TENSOR && !args[i].ptr) {
+			diag_error(&c->diag, "kernel '%s': tensor argument '%s' is NULL", ki->name, ki->args[i].name);
+			return TA_ERR_INVALID;
+		}
+	switch (r->kind) {
+	case R_INTERP: return run_interp(c, b, k, args);
+	case R_EMU: return run_emu(c, r, b, k, args);
+	case R_HSA: return run_hsa(c, r, b, k, args);
+	default: return run_cuda(c, r, b, k, args, stream);
+	}
+}
+
+TA_API ta_status ta_runner_sync(ta_ctx *c, ta_runner *r)
+{
+	if (!c || !r)
+		return TA_ERR_INVALID;
+	if (r->kind == R_CUDA && cuda_sync(r->cuda)) {
+		diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
+		return TA_ERR_RUNTIME;
+	}
+	return TA_OK;
+}
