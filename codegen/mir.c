@@ -109,6 +109,7 @@ static const char *mop_name(unsigned op)
 	case MOP_COPY: return "COPY";
 	case MOP_PCOPY: return "PCOPY";
 	case MOP_LABEL: return "LABEL";
+	case MOP_UNDEF: return "UNDEF";
 	}
 	return "?";
 }

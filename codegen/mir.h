@@ -15,6 +15,8 @@
  *              (ndef = n/2); used at kernel entry to move the input
  *              registers into vregs, resolved by regalloc/pcopy.c.
  *   MOP_LABEL  ops[0].imm = block id; marks nothing, only a debug aid.
+ *   MOP_UNDEF  ops[0] (ndef 1) gets an undefined value: a definition for
+ *              liveness and the allocator, no code (regalloc/undef.c).
  * After register allocation (ra_rewrite) no operand is virtual and only
  * real ISA ops remain.
  *
@@ -39,7 +41,7 @@ typedef struct {
 	int16_t hint;  /* preferred physical register, or -1 */
 } MVreg;
 
-enum { MOP_BASE = ISA_NUM_OPS, MOP_COPY = MOP_BASE, MOP_PCOPY, MOP_LABEL, MOP_END };
+enum { MOP_BASE = ISA_NUM_OPS, MOP_COPY = MOP_BASE, MOP_PCOPY, MOP_LABEL, MOP_UNDEF, MOP_END };
 
 enum {
 	MI_TIED = 1,     /* operand 0 is also read (v_fmac, s_addk, v_cndmask merges) */

@@ -361,7 +361,7 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d)
 		int first = (int)out.len;
 		for (int i = bl->first; i < bl->last; i++) {
 			const MInst *src = &f->insns.data[i];
-			if (src->in.op == MOP_LABEL)
+			if (src->in.op == MOP_LABEL || src->in.op == MOP_UNDEF)
 				continue;
 			/* Built in place at the end of out (dropped again if it
 			 * turns out to be a vanished or pseudo copy). */

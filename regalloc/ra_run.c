@@ -5,6 +5,20 @@
 
 #include <string.h>
 
+/* The SSA allocator on f after ra_define_undef (live: f's block live sets
+ * or NULL).  0, -1 (gave up: a note in quiet) or -2 (out of memory). */
+static int ssa_defined(MFunc *f, const RaOptions *lim, const Liveness *live, RaResult *ra, Diag *quiet)
+{
+	Liveness fresh;
+	int nd, u = ra_define_undef(f, live, &fresh, &nd);
+	if (u < 0)
+		return -2;
+	int rc = ra_allocate_ssa_live(f, lim, u ? &fresh : live, ra, quiet);
+	if (u)
+		liveness_free(&fresh);
+	return rc;
+}
+
 int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 {
 	memset(rep, 0, sizeof *rep);
@@ -14,8 +28,12 @@ int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 	diag_init(&quiet);
 	/* The SSA allocator first (it frees registers where values are dead and
 	 * splits live ranges for tuples), the linear scan when it gives up. */
-	int rc = opt->live ? ra_allocate_ssa_live(f, &opt->limits, opt->live, &ra, &quiet)
-			   : ra_allocate_ssa(f, &opt->limits, &ra, &quiet);
+	int rc = ssa_defined(f, &opt->limits, opt->live, &ra, &quiet);
+	if (rc == -2) {
+		diag_free(&quiet);
+		diag_error(d, "out of memory in register allocation");
+		return -1;
+	}
 	if (rc)
 		rc = ra_allocate(f, &opt->limits, &ra, &quiet);
 	diag_free(&quiet);
@@ -38,8 +56,12 @@ int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 		if (opt->rebuild(opt->rebuild_arg, f, d))
 			return -1;
 		diag_init(&quiet);
-		rc = ra_allocate_ssa(f, &opt->limits, &ra, &quiet);
+		rc = ssa_defined(f, &opt->limits, NULL, &ra, &quiet);
 		diag_free(&quiet);
+		if (rc == -2) {
+			diag_error(d, "out of memory in register allocation");
+			return -1;
+		}
 	}
 	if (rc) /* then spilling, in a bounded number of rounds */
 		rc = ra_allocate_spill_abi(f, &opt->limits, opt->wave_sgpr, &ra, &rep->spills, d);

@@ -9,6 +9,7 @@
  *         spill.c      spilling: SGPRs to VGPR lanes, VGPRs to AGPRs then scratch, retry loop
  *         pcopy.c      parallel copies -> moves and swaps
  *         validate.c   checks an assignment by simulating register contents
+ *         undef.c      definitions for values undefined on some paths (before allocation)
  *
  *         ra_run.c     the one entry point: which allocator when, validation, rewrite
  *
@@ -111,6 +112,17 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
 int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
 /* The same with the caller's block live sets (liveness section). */
 int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
+
+/* ---- undef.c ------------------------------------------------------------ */
+
+/* Gives the vregs read before any definition on some path (live into the
+ * entry block) a MOP_UNDEF where an undefined path joins a defined one, so
+ * they are live only from there (undef.c).  lv: f's block live sets, or
+ * NULL (computed here).  Returns 1 when *out holds f's liveness as f is
+ * now (the caller frees it; lv, if given, no longer describes f when
+ * *ndefs > 0), 0 when nothing changed and lv still holds, -1 when out of
+ * memory (f still valid).  *ndefs: the MOP_UNDEFs inserted. */
+int ra_define_undef(MFunc *f, const Liveness *lv, Liveness *out, int *ndefs);
 
 /* ---- spill.c ------------------------------------------------------------ */
 

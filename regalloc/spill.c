@@ -416,6 +416,9 @@ static int spill_slots(MFunc *f, const uint8_t *spill, int agpr_room, int wave_s
 					goto fail;
 				first_lane_slot = -1;
 			}
+			/* An undefined value of a spilled vreg: its slot holds it. */
+			if (mi.in.op == MOP_UNDEF && mi.vr[0] < nv && spill[mi.vr[0]])
+				continue;
 			/* Spilled vregs of this instruction, each with its dword hull. */
 			int xs[ISA_MAX_OPS], lo[ISA_MAX_OPS], hi[ISA_MAX_OPS], t[ISA_MAX_OPS], nx = 0;
 			uint32_t rd[ISA_MAX_OPS]; /* dwords read, bit per dword of X */

@@ -62,6 +62,9 @@ typedef struct {
 	int32_t *ren;    /* per original vreg: current name in this block */
 	int32_t *lastpt; /* per original vreg: last instruction where it is live or occurs */
 	uint8_t *vflags; /* per original vreg: VF_* */
+	uint8_t *tuple;  /* per original vreg: a tuple it is last copied into as
+	                  * dword 0, as align << 5 | size (0: none), so that it
+	                  * starts where the tuple can and the copy can vanish */
 	int nvcap;
 	int splits;
 	int fail_cls;
@@ -364,7 +367,11 @@ static int assign(Ssa *s, const Ctx *cx, int v, int affin, MInstVec *out)
 		claim(s, v, affin);
 		return 0;
 	}
-	int r = find_free(s, c, n, a, 1);
+	int r = -1, tu = s->orig[v] == v ? s->tuple[v] : 0;
+	if ((tu & 31) > n) /* room for the tuple it moves into */
+		r = find_free(s, c, tu & 31, TA_MAX(tu >> 5, 1), 1);
+	if (r < 0)
+		r = find_free(s, c, n, a, 1);
 	if (r < 0)
 		r = find_free(s, c, n, a, 0);
 	if (r >= 0) {
@@ -447,7 +454,8 @@ int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp, Ra
 	s->ren = malloc(sizeof(int32_t) * ((size_t)nv + 1));
 	s->lastpt = malloc(sizeof(int32_t) * ((size_t)nv + 1));
 	s->vflags = calloc((size_t)nv + 1, 1);
-	if (!s->phys || !s->orig || !s->ren || !s->lastpt || !s->vflags)
+	s->tuple = calloc((size_t)nv + 1, 1);
+	if (!s->phys || !s->orig || !s->ren || !s->lastpt || !s->vflags || !s->tuple)
 		goto fail_mem;
 	for (int v = 0; v < nv; v++)
 		s->phys[v] = -1, s->orig[v] = v, s->ren[v] = v, s->lastpt[v] = -1;
@@ -509,6 +517,13 @@ int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp, Ra
 				if (xl && mi_is_use(mi, k))
 					s->vflags[v] |= VF_XLANE;
 			}
+			unsigned op = mi->in.op;
+			if ((op == MOP_COPY || op == ISA_V_MOV_B32 || op == ISA_S_MOV_B32) && mi->ndef == 1 &&
+			    (mi->vmask & 3) == 3 && (relmask[i] & 2) && mi->sub[0] == 0 && mi->sub[1] == 0 &&
+			    f->vregs.data[mi->vr[0]].size > f->vregs.data[mi->vr[1]].size &&
+			    f->vregs.data[mi->vr[0]].cls == f->vregs.data[mi->vr[1]].cls)
+				s->tuple[mi->vr[1]] = (uint8_t)(f->vregs.data[mi->vr[0]].align << 5 |
+								 TA_MIN(f->vregs.data[mi->vr[0]].size, 31));
 			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
 				if (!(mi->vmask & (1u << k)))
 					continue;
@@ -709,7 +724,7 @@ fail:
 	r->fail_cls = s ? s->fail_cls : -1;
 done:
 	if (s) {
-		free(s->phys), free(s->orig), free(s->ren), free(s->lastpt), free(s->vflags);
+		free(s->phys), free(s->orig), free(s->ren), free(s->lastpt), free(s->vflags), free(s->tuple);
 		free(s);
 	}
 	mir_put_spare(f, &out);

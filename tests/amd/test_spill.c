@@ -238,15 +238,19 @@ static void check_quality(const Quality *q, char **listing)
  * @10 68 / 272 for 20; vector_add gfx1100 @10 66 / 264 for 18; softmax
  * gfx1100 @24 13 / 52 for 6; layernorm gfx1100 @20 20 / 80 for 14;
  * rmsnorm gfx90a @14 17 / 60 for 10.  Now (docs/amd-backend.md): 15, 21,
- * 23, 6, 13, 10. */
+ * 23, 6, 13, 10.  Since loop counters are no longer live from the kernel
+ * entry (regalloc/undef.c) vector_add needs 18 VGPRs (28 before) and
+ * softmax 26 (30): at the old limits (10, 24) the cuts are 8 and 2 dwords,
+ * where one 4-dword load tuple breaks the bound, so they run at 14 (9
+ * spilled for 4) and 20 (11 for 6, the old cut). */
 Test(spill_quality, examples_spill_little)
 {
 	static const Quality qs[] = {
 		{"reduce_sum", "gfx1100", "M=19,N=700", {0, 14, 0}},
 		{"reduce_sum", "gfx942", "M=19,N=700", {0, 14, 2}},
 		{"reduce_sum", "gfx1100", "M=19,N=700", {0, 10, 0}},
-		{"vector_add", "gfx1100", "N=3000", {0, 10, 0}},
-		{"softmax", "gfx1100", "M=37,N=300", {0, 24, 0}},
+		{"vector_add", "gfx1100", "N=3000", {0, 14, 0}},
+		{"softmax", "gfx1100", "M=37,N=300", {0, 20, 0}},
 		{"layernorm", "gfx1100", "M=21,N=520", {0, 20, 0}},
 		{"rmsnorm", "gfx90a", "M=13,N=600", {0, 14, 2}},
 		{"gemm", "gfx942", "M=128,N=128,K=64", {0, 152, 4}},

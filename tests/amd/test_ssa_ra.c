@@ -409,7 +409,7 @@ static void run_softmax(const Target *t, const AmdOutput *out, const uint16_t *x
 	diag_free(&d);
 }
 
-/* softmax on gfx1100 with 22 SGPRs (it takes 26 unconstrained): the SSA
+/* softmax on gfx1100 with 20 SGPRs (it takes 26 unconstrained): the SSA
  * allocator fits it with live-range splits where the linear scan would
  * spill.  The split code must compute bit for bit what the unconstrained
  * code computes on the emulator (same operations, other registers). */
@@ -439,27 +439,28 @@ Test(ssa_ra, split_code_runs_like_unsplit_code)
 	}
 	int splits = 0;
 	/* softmax's shared-memory lowering (vector fragments off): its SGPR
-	 * demand has the aligned-tuple pressure that forces splits at 22; the
-	 * register-fragment version fits without any. */
+	 * demand has the aligned-tuple pressure that forces splits at 20 (22
+	 * before loop counters stopped being live from the kernel entry,
+	 * regalloc/undef.c); the register-fragment version fits without any. */
 	lower_set_vector_frags(0);
 	for (int pass = 0; pass < 2; pass++) {
 		AmdOutput out = {0};
 		out.want_listing = 1;
 		if (pass)
-			out.reg_limit[MR_S] = 22;
+			out.reg_limit[MR_S] = 20;
 		cr_assert_eq(amd_compile(m, &t, &out, &d), 0, "%s", diag_text(&d));
 		const char *p = strstr(out.listing.buf, "; regalloc: ");
 		cr_assert(p && !strncmp(p + 12, "ssa,", 4), "%.60s", p ? p : "(no regalloc line)");
 		int n = atoi(p + 17);
 		if (pass) {
 			splits = n;
-			cr_assert_leq(out.kernels[0].sgprs, 22 + 8);
+			cr_assert_leq(out.kernels[0].sgprs, 20 + 8);
 		}
 		run_softmax(&t, &out, x, pass ? y1 : y0);
 		amd_output_free(&out);
 	}
 	lower_set_vector_frags(-1);
-	cr_assert_gt(splits, 0, "22 SGPRs no longer force a split: the test proves nothing");
+	cr_assert_gt(splits, 0, "20 SGPRs no longer force a split: the test proves nothing");
 	int nonzero = 0;
 	for (int i = 0; i < SM_M * SM_N; i++)
 		nonzero += y0[i] != 0;
