@@ -593,13 +593,17 @@ static void sel_setp(Isel *s, const SInst *in)
 	else if (t == DT_U32 || t == DT_U8)
 		row = 1;
 	else if (t == DT_I64) {
-		static const unsigned i64ops[6] = {ISA_V_CMP_EQ_I64, ISA_NUM_OPS, ISA_V_CMP_LT_I64, ISA_NUM_OPS,
-						   ISA_V_CMP_GT_I64, ISA_NUM_OPS};
-		if (i64ops[in->sub] == ISA_NUM_OPS) {
-			unsupported(s, "64-bit integer comparison other than ==, <, >");
-			return;
+		/* the table has ==, <, > on i64: != <= >= are their negations */
+		static const unsigned i64ops[6] = {ISA_V_CMP_EQ_I64, ISA_V_CMP_EQ_I64, ISA_V_CMP_LT_I64, ISA_V_CMP_GT_I64,
+						   ISA_V_CMP_GT_I64, ISA_V_CMP_LT_I64};
+		bool neg = in->sub == CMP_NE || in->sub == CMP_LE || in->sub == CMP_GE;
+		Val m = neg ? reg(newv(s, MR_S, s->lm), 0, s->lm) : d;
+		valu2(s, i64ops[in->sub], m, opnd_all(s, in->a), opnd_all(s, in->b));
+		if (neg) {
+			MInst *mi = emit(s, lmop(s, ISA_S_NOT_B32, ISA_S_NOT_B64), 1);
+			put(s, mi, 0, d, ISA_TY_B32);
+			put(s, mi, 1, m, ISA_TY_B32);
 		}
-		valu2(s, i64ops[in->sub], d, opnd_all(s, in->a), opnd_all(s, in->b));
 		return;
 	} else
 		row = 0;
@@ -906,13 +910,37 @@ static void sel_divrem_general(Isel *s, const SInst *in)
 	valu2(s, ISA_V_SUB_U32, dst, res, sg);
 }
 
+/* d = min/max(a, b) of i64 values (two dwords each). */
+static void sel_minmax64(Isel *s, Val d, Val a, Val b, bool max)
+{
+	Val m = reg(newv(s, MR_S, s->lm), 0, s->lm);
+	valu2(s, max ? ISA_V_CMP_GT_I64 : ISA_V_CMP_LT_I64, m, a, b);
+	for (int k = 0; k < 2; k++) {
+		Val dk = reg(d.vreg, d.sub + k, 1);
+		Val ak = a.kind == VK_CONST ? a : reg(a.vreg, a.sub + k, 1), bk = b.kind == VK_CONST ? b : reg(b.vreg, b.sub + k, 1);
+		Val src[3] = {bk, ak, m};
+		MInst *mi = valu(s, ISA_V_CNDMASK_B32, 1, &dk, 3, src);
+		if (!k)
+			mi->flags |= MI_DEFALL;
+	}
+}
+
 /* Binary integer/float arithmetic (32-bit). */
 static void sel_arith(Isel *s, const SInst *in)
 {
 	int t = in->type;
 	bool fl = t == DT_F32, uni = s->uni[in->dst], u = t == DT_U32;
-	if (t == DT_F64 || t == DT_F16 || t == DT_BF16) {
-		unsupported(s, "f64/f16 arithmetic in registers");
+	if (t == DT_F64) { /* IEEE v_add/v_mul_f64; a - b is a + (-b) by the neg modifier */
+		Val d = dst_of(s, in->dst, 0, 2), a = opnd_all(s, in->a), b = in->b >= 0 ? opnd_all(s, in->b) : cst(0);
+		switch (in->op) {
+		case SI_ADD: valu2(s, ISA_V_ADD_F64, d, a, b); return;
+		case SI_SUB: valu2(s, ISA_V_ADD_F64, d, a, b)->in.mod.neg = 2; return;
+		case SI_MUL: valu2(s, ISA_V_MUL_F64, d, a, b); return;
+		default: unsupported(s, "f64 division, min and max"); return;
+		}
+	}
+	if (t == DT_F16 || t == DT_BF16) {
+		unsupported(s, "f16 arithmetic in registers");
 		return;
 	}
 	if (t == DT_I64) {
@@ -928,6 +956,12 @@ static void sel_arith(Isel *s, const SInst *in)
 			return;
 		}
 		case SI_MUL: sel_mul64(s, in, d); return;
+		case SI_MIN: case SI_MAX: /* vector only (salu_capable): compare, then select each half */
+			sel_minmax64(s, d, opnd_all(s, in->a), opnd_all(s, in->b), in->op == SI_MAX);
+			return;
+		case SI_DIV: case SI_REM:
+			unsupported(s, "64-bit integer division and modulo (//, %, ceildiv on i64)");
+			return;
 		case SI_AND: case SI_OR: case SI_XOR: {
 			unsigned sop = in->op == SI_AND ? ISA_S_AND_B64 : in->op == SI_OR ? ISA_S_OR_B64 : ISA_S_XOR_B64;
 			unsigned vop = in->op == SI_AND ? ISA_V_AND_B32 : in->op == SI_OR ? ISA_V_OR_B32 : ISA_V_XOR_B32;
@@ -1524,7 +1558,18 @@ static void sel_cvt(Isel *s, const SInst *in)
 		}
 		bool u = to == DT_U32 || to == DT_U8;
 		if (to == DT_I8 || to == DT_U8 || to == DT_I16) {
-			unsupported(s, "float to 8/16-bit integer conversion");
+			/* v_cvt saturates to 32 bits (NaN -> 0, negative -> 0 for u32),
+			 * then clamp to the small range: the IR's truncate-and-saturate */
+			Val w = vtmp(s);
+			valu1(s, u ? ISA_V_CVT_U32_F32 : ISA_V_CVT_I32_F32, w, opnd(s, in->a, 0));
+			if (u) {
+				valu2(s, ISA_V_MIN_U32, d, cst(255), w);
+				return;
+			}
+			int32_t lim = to == DT_I8 ? 127 : 32767;
+			Val m = vtmp(s);
+			valu2(s, ISA_V_MAX_I32, m, cst((uint32_t)(-lim - 1)), w);
+			valu2(s, ISA_V_MIN_I32, d, cst((uint32_t)lim), m);
 			return;
 		}
 		valu1(s, u ? ISA_V_CVT_U32_F32 : ISA_V_CVT_I32_F32, d, opnd(s, in->a, 0));
@@ -2157,11 +2202,15 @@ static void sel_inst(Isel *s, int i)
 	case SI_NEG: case SI_ABS: {
 		Val d = dst_of(s, in->dst, 0, simt_size(s, in->dst)), a = opnd(s, in->a, 0);
 		int t = in->type;
-		if (t == DT_F32) {
-			if (in->op == SI_NEG)
-				valu2(s, ISA_V_XOR_B32, d, cst(0x80000000u), a);
-			else
-				valu2(s, ISA_V_AND_B32, d, cst(0x7fffffffu), a);
+		if (t == DT_F32 || t == DT_F64) { /* the sign bit: of the high dword for f64 */
+			int hi = t == DT_F64;
+			Val dh = reg(d.vreg, d.sub + hi, 1), ah = opnd(s, in->a, hi);
+			MInst *mi = in->op == SI_NEG ? valu2(s, ISA_V_XOR_B32, dh, cst(0x80000000u), ah)
+						     : valu2(s, ISA_V_AND_B32, dh, cst(0x7fffffffu), ah);
+			if (hi) {
+				mi->flags |= MI_DEFALL;
+				valu1(s, ISA_V_MOV_B32, reg(d.vreg, d.sub, 1), opnd(s, in->a, 0));
+			}
 		} else if (t == DT_I32) {
 			if (in->op == SI_NEG)
 				uni ? (void)salu2(s, ISA_S_SUB_U32, d, cst(0), a) : (void)valu2(s, ISA_V_SUB_U32, d, cst(0), a);
@@ -2175,6 +2224,10 @@ static void sel_inst(Isel *s, int i)
 		} else if (t == DT_I64 && in->op == SI_NEG) {
 			Val z = cst(0);
 			sel_add64(s, d, z, opnd_all(s, in->a), true, uni);
+		} else if (t == DT_I64 && !uni) { /* abs = max(a, -a) */
+			Val n = reg(newv(s, MR_V, 2), 0, 2);
+			sel_add64(s, n, cst(0), opnd_all(s, in->a), true, false);
+			sel_minmax64(s, d, opnd_all(s, in->a), n, true);
 		} else {
 			unsupported(s, "neg/abs of this type");
 		}
@@ -2241,7 +2294,11 @@ static void sel_inst(Isel *s, int i)
 	}
 	case SI_MATH: {
 		if (in->type != DT_F32) {
-			unsupported(s, "f64 math functions");
+			static const char *const nm[] = {"exp2", "log2", "sqrt (and rsqrt)", "reciprocal", "floor", "ceil",
+			                                 "round", "trunc (fmod, %)", "sin", "cos"};
+			char what[80];
+			snprintf(what, sizeof what, "f64 %s", in->sub < TA_ARRAY_LEN(nm) ? nm[in->sub] : "math");
+			unsupported(s, what);
 			break;
 		}
 		static const unsigned ops[] = {ISA_V_EXP_F32,   ISA_V_LOG_F32,   ISA_V_SQRT_F32,  ISA_V_RCP_F32,

@@ -7,8 +7,9 @@
  * (interpreter, then the emulator on gfx1100, gfx90a and gfx942, each must
  * print PASS), and the PTX for sm_80 and sm_90a through ptxas (with the
  * line's -D options); a "# refuse: MESSAGE" line instead requires every
- * target to refuse the kernel with MESSAGE (%s: the target name), and
- * "# not on: TARGET..." leaves targets out. */
+ * target to refuse the kernel with MESSAGE (%s: the target name),
+ * "# refuse-on: TARGET...: MESSAGE" only those, and "# not on: TARGET...
+ * (why)" leaves targets out. */
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,17 +171,25 @@ static void defines_of(const char *opts, char *out, size_t n)
 	}
 }
 
-/* "# not on: T1 T2 (why)": targets the file does not compile for */
-static bool skips(const char *text, const char *target)
+/* Does the line at p (up to its end or stop) name target as a word? */
+static bool names_target(const char *p, const char *target, char stop)
 {
-	const char *p = strstr(text, "# not on: ");
-	if (!p)
-		return false;
-	const char *eol = strchr(p, '\n');
-	for (const char *q = p; (q = strstr(q, target)) && (!eol || q < eol); q++)
-		if (q[-1] == ' ' && (q[strlen(target)] == ' ' || q[strlen(target)] == '\n'))
+	const char *eol = strchr(p, '\n'), *end = strchr(p, stop);
+	if (!end || (eol && eol < end))
+		end = eol;
+	size_t n = strlen(target);
+	for (const char *q = p; (q = strstr(q, target)) && (!end || q < end); q++)
+		if (q[-1] == ' ' && (q[n] == ' ' || q[n] == '\n' || q[n] == stop))
 			return true;
 	return false;
+}
+
+/* "# not on: T1 T2 (why)" and "# refuse-on: T1 T2: MESSAGE": targets the
+ * file does not run on */
+static bool skips(const char *text, const char *target)
+{
+	const char *p = strstr(text, "# not on: "), *r = strstr(text, "# refuse-on: ");
+	return (p && names_target(p + 9, target, '(')) || (r && names_target(r + 12, target, ':'));
 }
 
 static void check_file(const char *exe, const char *path)
@@ -231,6 +240,24 @@ static void check_file(const char *exe, const char *path)
 				free(out);
 				remove(ptx);
 			}
+		} else if (!strncmp(line, "# refuse-on: ", 13)) {
+			const char *colon = strchr(line + 13, ':');
+			cr_assert(colon && (!eol || colon < eol), "%s: '# refuse-on: TARGETS: MESSAGE'", path);
+			char fmt[256], want[300];
+			snprintf(fmt, sizeof fmt, "%.*s", (int)(len - (colon + 2 - line)), colon + 2);
+			int nt = 0;
+			for (size_t t = 0; t < TA_ARRAY_LEN(all_targets); t++) {
+				if (!names_target(line + 12, all_targets[t], ':'))
+					continue;
+				nt++;
+				snprintf(want, sizeof want, fmt, all_targets[t]);
+				snprintf(cmd, sizeof cmd, "%s compile %s --target=%s -o /dev/null", exe, path, all_targets[t]);
+				int rc = run_cmd(cmd, &out);
+				cr_expect(rc != 0 && strstr(out, want), "%s: want a refusal '%s', got (exit %d):\n%s", cmd, want, rc,
+				          out);
+				free(out);
+			}
+			cr_expect(nt > 0, "%s: refuse-on names no target", path);
 		} else if (!strncmp(line, "# refuse: ", 10)) {
 			char fmt[256], want[300];
 			snprintf(fmt, sizeof fmt, "%.*s", len - 10, line + 10);
