@@ -201,3 +201,17 @@ def test_body_is_never_executed():
         T.prim_func(k).tile_ir
     with pytest.raises(RuntimeError, match="can only be used inside a tileasm kernel"):
         T.copy(1, 2)
+
+
+def test_readme_python_example(tmp_path, capsys):
+    import os
+    import runpy
+    from conftest import ROOT
+    text = open(os.path.join(ROOT, "README.md")).read()
+    block = text.split("## Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    p = tmp_path / "readme_gemm.py"
+    p.write_text(block)
+    ns = runpy.run_path(str(p))  # runs both launches; c holds the interpreter's result
+    a, b, c = ns["a"], ns["b"], ns["c"]
+    assert np.abs(c.astype(np.float32) - a.astype(np.float32) @ b.astype(np.float32)).max() < 0.05
+    assert "kernel gemm(A: f16[200, 70]" in capsys.readouterr().out

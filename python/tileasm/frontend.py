@@ -127,7 +127,7 @@ class _Translator:
         self.depth = 0
         self.scopes = [{}]     # name -> ("buf", Buf) | ("var", irname) ; innermost last
         self.used = set()      # IR names in use
-        self.kname = self._irname(fdef.name, fresh=False)
+        self.kname = fdef.name  # kernel names may be Tile IR words (kernel gemm(...))
         self.params = []       # (python name, TensorType | dtype)
         self.symbols = []      # Symbol names (runtime shape symbols)
         self.kernel_seen = False
@@ -540,7 +540,12 @@ class _Translator:
         if isinstance(st, ast.Assign):
             if len(st.targets) != 1:
                 self.fail(st, "chained assignment is not supported")
-            return self.assign(st, st.targets[0], st.value)
+            t, v = st.targets[0], st.value
+            if isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple) and len(t.elts) == len(v.elts):
+                for ti, vi in zip(t.elts, v.elts):  # a, b = x, y: one assignment each
+                    self.assign(st, ti, vi)
+                return
+            return self.assign(st, t, v)
         if isinstance(st, ast.AnnAssign):
             if st.value is None:
                 self.fail(st, "a declaration needs a value")
