@@ -1416,6 +1416,35 @@ static void sel_small_pack(Isel *s, int t, Val d, Val a, bool low_only)
 	}
 }
 
+/* SI_UNPACK of SI_HALF(w, half) defined just before it (lower_vec.c: the
+ * halves of a packed f16/bf16 load): convert from w itself, one instruction
+ * instead of extract + convert.  f16 low half: v_cvt_f32_f16 reads bits 15:0;
+ * high half: v_fma_mix_f32 w.hi (f16) * 1.0 + -0.0 (exact, keeps -0);
+ * bf16: the shift drops the high half, a mask keeps it.  The SI_HALF is left
+ * for dead-code elimination. */
+static bool sel_unpack_half(Isel *s, const SInst *in, Val d)
+{
+	const SInst *code = s->sf->code.data;
+	int a = in->a, t = in->type;
+	if (a < 0 || s->ndefs[a] != 1 || s->isconst[a] || s->def1[a] != (int)(in - code) - 1)
+		return false;
+	const SInst *h = &code[s->def1[a]];
+	if (h->op != SI_HALF || h->guard >= 0 || in->guard >= 0 || s->isconst[h->a] || vcls(s, opnd(s, h->a, 0)) != MR_V)
+		return false;
+	Val w = opnd(s, h->a, 0);
+	if (t == DT_BF16)
+		h->imm ? (void)valu2(s, ISA_V_AND_B32, d, cst(0xffff0000u), w) : (void)valu2(s, ISA_V_LSHLREV_B32, d, cst(16), w);
+	else if (!h->imm)
+		valu1(s, ISA_V_CVT_F32_F16, d, w);
+	else {
+		MInst *mi = valu3(s, ISA_V_FMA_MIX_F32, d, w, cst(0x3f800000u), cst(0));
+		mi->in.mod.op_sel = 1;    /* src0 from the high half */
+		mi->in.mod.op_sel_hi = 1; /* src0 is f16, src1/src2 f32 */
+		mi->in.mod.neg = 4;       /* src2 = -0.0 */
+	}
+	return true;
+}
+
 static void sel_small_unpack(Isel *s, int t, Val d, Val a)
 {
 	if (t == DT_F16)
@@ -2261,7 +2290,7 @@ static void sel_inst(Isel *s, int i)
 		if (t == DT_F16 || t == DT_BF16) {
 			if (in->op == SI_PACK)
 				sel_small_pack(s, t, d, opnd(s, in->a, 0), s->use[in->dst] == 1);
-			else
+			else if (!sel_unpack_half(s, in, d))
 				sel_small_unpack(s, t, d, opnd(s, in->a, 0));
 		} else if (t == DT_BOOL) {
 			if (in->op == SI_PACK) {

@@ -546,6 +546,47 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		}
 	}
 
+	/* Coalescing into a variable: `%t = op ...; ...; %d = copy %t` with %t
+	 * defined once and read only by the copy, and %d (defined elsewhere too,
+	 * so not propagated above: a loop-carried fragment register) neither read
+	 * nor written in between and exec unchanged: op writes %d itself and the
+	 * copy goes.  Same lanes, same value; the window bounds the scan. */
+	for (int i = 0; i < ni; i++) {
+		const MInst *mi = &f->insns.data[i];
+		int d, t;
+		if (dead[i] || !is_copy(f, mi, &d, &t) || ndefi[t] != 1 || nuse[t] != 1 || defat[t] < 0)
+			continue;
+		int di = defat[t];
+		MInst *dm = &f->insns.data[di];
+		unsigned op = dm->in.op;
+		if (di >= i || i - di > 32 || blk[di] != blk[i] || op >= MOP_BASE || dm->ndef != 1 ||
+		    !(dm->vmask & 1) || dm->vr[0] != t || dm->sub[0] || dm->in.enc == ISA_ENC_DPP ||
+		    (dm->flags & (MI_TIED | MI_PARTIAL)) || has_effect(dm) ||
+		    !(isa_ops[op].flags & (ISA_F_VALU | ISA_F_SALU)) || (isa_ops[op].flags & (ISA_F_MFMA | ISA_F_WMMA)))
+			continue;
+		int ok = 1;
+		for (int j = di; j < i && ok; j++) {
+			const MInst *x = &f->insns.data[j];
+			if (x->in.op >= MOP_BASE || (isa_ops[x->in.op].flags & ISA_F_WEXEC))
+				ok = 0;
+			for (int k = 0; k < x->in.nops && ok; k++) {
+				if ((x->vmask & (1u << k)) && x->vr[k] == d && j > di)
+					ok = 0;
+				if (!(x->vmask & (1u << k)) && k < x->ndef && x->in.ops[k].kind == ISA_K_SPECIAL &&
+				    (x->in.ops[k].reg == ISA_SP_EXEC_LO || x->in.ops[k].reg == ISA_SP_EXEC_HI))
+					ok = 0;
+			}
+		}
+		if (!ok)
+			continue;
+		dm->vr[0] = d;
+		dead[i] = 1;
+		nuse[t]--;
+		ndefi[t]--, ndefi[d]++; /* the copy still counts as a def of %d below */
+		defat[t] = -1;
+		st->removed++;
+	}
+
 	/* SCC liveness: first SCC access per block, then a backward scan. */
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
