@@ -215,3 +215,31 @@ def test_readme_python_example(tmp_path, capsys):
     a, b, c = ns["a"], ns["b"], ns["c"]
     assert np.abs(c.astype(np.float32) - a.astype(np.float32) @ b.astype(np.float32)).max() < 0.05
     assert "kernel gemm(A: f16[200, 70]" in capsys.readouterr().out
+
+
+@T.prim_func
+def math_and_bits(X: T.Tensor((64,), "float32"), Y: T.Tensor((64,), "float32"), I: T.Tensor((64,), "int32"),
+                  J: T.Tensor((64,), "int32")):
+    with T.Kernel(1, threads=64):
+        for i in T.Parallel(64):
+            Y[i] = T.clamp(T.sigmoid(X[i]) * 2 - 0.5, 0, 1) + X[i] ** 2 + T.pow(T.abs(X[i]), 0.5) + T.floor(X[i])
+            J[i] = ((I[i] << 2) | 1) ^ (I[i] >> 1) & ~7
+        for k in T.serial(60, 0, -20):  # 60, 40, 20
+            J[k] = J[k] + 1000
+        for k in range(1, 64, 30):  # 1, 31, 61
+            J[k] = -J[k]
+
+
+def test_math_bits_and_steps():
+    x = rng.standard_normal(64).astype(np.float32)
+    i = rng.integers(-1000, 1000, 64).astype(np.int32)
+    y = np.zeros(64, np.float32)
+    j = np.zeros(64, np.int32)
+    tileasm.compile(math_and_bits, target="sm_80")(x, y, i, j, backend="interp")
+    sig = 1 / (1 + np.exp(-x.astype(np.float64)))
+    ref = np.clip(sig * 2 - 0.5, 0, 1) + x.astype(np.float64) ** 2 + np.abs(x) ** 0.5 + np.floor(x)
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+    rj = ((i << 2) | 1) ^ ((i >> 1) & ~7)
+    rj[[60, 40, 20]] += 1000
+    rj[[1, 31, 61]] *= -1
+    np.testing.assert_array_equal(j, rj)

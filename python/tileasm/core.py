@@ -298,7 +298,7 @@ class Kernel:
             st = _lib.lib().ta_launch(self._ctx.ptr, runner.ptr, self._bin, self.index, vals, s)
             if st == 0 and sync:
                 st = _lib.lib().ta_runner_sync(self._ctx.ptr, runner.ptr)
-            d = self._ctx.diagnostics()
+            d = self._ctx.diagnostics() if st != 0 else ""
         if st != 0:
             raise LaunchError(d.rstrip("\n") or f"launch failed: {_lib.lib().ta_status_string(st).decode()}")
         for t in plan.writeback:
@@ -328,6 +328,10 @@ _NP_DTYPES = {"bool": "bool", "int8": "i8", "uint8": "u8", "int16": "i16", "int3
 _RAW_OK = {"bf16": "u16", "fp8e4m3": "u8", "fp8e5m2": "u8", "fp8e4m3fnuz": "u8", "fp8e5m2fnuz": "u8"}
 
 
+_np_dtype_cache = {}
+_torch_dtype_cache = {}
+
+
 def _torch_dtype_name(dt):
     return str(dt).replace("torch.", "")
 
@@ -338,7 +342,10 @@ def _tensor_of(x, argname, imported=False):
         import torch
         if not isinstance(x, torch.Tensor):
             raise ArgumentError(f"argument '{argname}': expected a tensor, got {type(x).__name__}")
-        dt = _torch_dtype_name(x.dtype)
+        dt = _torch_dtype_cache.get(x.dtype)
+        if dt is None:
+            n = _torch_dtype_name(x.dtype)
+            dt = _torch_dtype_cache[x.dtype] = _NP_DTYPES.get(n, "u16" if n == "uint16" else n)
         if not x.is_contiguous():
             raise ArgumentError(f"argument '{argname}' is not contiguous (strides {tuple(x.stride())}); "
                                 f"tileasm tensors are dense row-major: pass .contiguous()")
@@ -346,8 +353,7 @@ def _tensor_of(x, argname, imported=False):
         if dev not in ("cpu", "cuda"):
             raise ArgumentError(f"argument '{argname}' is on device '{x.device}'; tileasm runs CPU and CUDA/ROCm "
                                 f"tensors")
-        return _Tensor(x.data_ptr(), x.numel() * x.element_size(), x.shape,
-                       _NP_DTYPES.get(dt, dt) if dt != "uint16" else "u16",
+        return _Tensor(x.data_ptr(), x.numel() * x.element_size(), x.shape, dt,
                        "host" if dev == "cpu" else "device", x.device if dev == "cuda" else None, x)
     if mod == "numpy":
         import numpy as np
@@ -359,9 +365,11 @@ def _tensor_of(x, argname, imported=False):
         if not x.flags.writeable and not imported:  # DLPack imports are read-only views of writable memory
             raise ArgumentError(f"argument '{argname}' is a read-only array (the backends may write every "
                                 f"tensor): pass a writable copy")
-        name = x.dtype.name
-        dt = _NP_DTYPES.get(name, "u16" if name == "uint16" else name)
-        return _Tensor(x.ctypes.data, x.nbytes, x.shape, dt, "host", None, x)
+        dt = _np_dtype_cache.get(x.dtype)
+        if dt is None:
+            name = x.dtype.name
+            dt = _np_dtype_cache[x.dtype] = _NP_DTYPES.get(name, "u16" if name == "uint16" else name)
+        return _Tensor(x.__array_interface__["data"][0], x.nbytes, x.shape, dt, "host", None, x)
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         devtype = x.__dlpack_device__()[0]
         if devtype == 1:  # kDLCPU

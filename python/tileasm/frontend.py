@@ -19,15 +19,24 @@ from .core import CompileError
 _RESERVED = set("""kernel grid threads shared fragment local let copy gemm clear fill reduce_sum reduce_max
 reduce_min reduce_abssum reduce_absmax cumsum atomic_add barrier parallel in serial unroll pipelined stages if else
 true false inf nan bool i8 u8 i16 i32 u32 i64 f16 bf16 f32 f64 fp8e4m3 fp8e5m2 fp8e4m3fnuz fp8e5m2fnuz min max abs
-exp exp2 log log2 sqrt rsqrt tanh select ceildiv bx by bz tx""".split())
+exp exp2 log log2 sqrt rsqrt tanh select ceildiv floor ceil round sin cos erf sigmoid pow fmod clamp if_then_else
+step bx by bz tx""".split())
 
 _UNARY = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "rsqrt": "rsqrt",
-          "tanh": "tanh", "abs": "abs"}
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+          "tanh": "tanh", "abs": "abs", "floor": "floor", "ceil": "ceil", "round": "round", "sin": "sin",
+          "cos": "cos", "erf": "erf", "sigmoid": "sigmoid"}
+_NARY = {"pow": 2, "fmod": 2, "clamp": 3}
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+           ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _MATH_CONST = {math.sqrt, math.exp, math.log, math.log2, math.exp2 if hasattr(math, "exp2") else math.exp,
                math.ceil, math.floor, math.pow, math.tanh, builtins.int, builtins.float, builtins.min, builtins.max,
                builtins.abs, builtins.round, builtins.bool}
+
+
+_MATH_UNARY = {builtins.abs: "abs", math.exp: "exp", math.sqrt: "sqrt", math.log: "log", math.log2: "log2",
+               math.tanh: "tanh", math.floor: "floor", math.ceil: "ceil", builtins.round: "round", math.sin: "sin",
+               math.cos: "cos", math.erf: "erf"}
 
 
 class _NotConst(Exception):
@@ -190,15 +199,16 @@ class _Translator:
             raise _NotConst()
         if isinstance(node, ast.UnaryOp):
             v = self.const(node.operand)
-            return {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x}[type(node.op)](v) \
-                if not isinstance(v, T.Symbol) else self._nc()
+            return {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x,
+                    ast.Invert: lambda x: ~x}[type(node.op)](v) if not isinstance(v, T.Symbol) else self._nc()
         if isinstance(node, ast.BinOp):
             a, b = self.const(node.left), self.const(node.right)
             if isinstance(a, T.Symbol) or isinstance(b, T.Symbol):
                 raise _NotConst()
             ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y,
                    ast.Div: lambda x, y: x / y, ast.FloorDiv: lambda x, y: x // y, ast.Mod: lambda x, y: x % y,
-                   ast.Pow: lambda x, y: x ** y}
+                   ast.Pow: lambda x, y: x ** y, ast.BitAnd: lambda x, y: x & y, ast.BitOr: lambda x, y: x | y,
+                   ast.BitXor: lambda x, y: x ^ y, ast.LShift: lambda x, y: x << y, ast.RShift: lambda x, y: x >> y}
             if type(node.op) not in ops:
                 raise _NotConst()
             return ops[type(node.op)](a, b)
@@ -282,7 +292,7 @@ class _Translator:
                 if ok and isinstance(p, int) and 1 <= p <= 4:
                     x = self.expr(node.left)
                     return "(" + " * ".join([x] * p) + ")"
-                self.fail(node, "'**' is supported with a constant integer exponent 1..4 only")
+                return f"pow({self.expr(node.left)}, {self.expr(node.right)})"
             op = _BINOPS.get(type(node.op))
             if op is None:
                 self.fail(node, f"operator {type(node.op).__name__} is not supported in tileasm kernels yet")
@@ -294,7 +304,7 @@ class _Translator:
                 return f"(!{self.expr(node.operand)})"
             if isinstance(node.op, ast.UAdd):
                 return self.expr(node.operand)
-            self.fail(node, "operator '~' is not supported in tileasm kernels yet")
+            return f"(~{self.expr(node.operand)})"
         if isinstance(node, ast.Compare):
             parts, left = [], node.left
             for op, right in zip(node.ops, node.comparators):
@@ -350,9 +360,12 @@ class _Translator:
             if len(args) != 1:
                 self.fail(node, f"the cast {f}(...) takes one value")
             return f"{T.ir_dtype(f)}({self.expr(args[0])})"
-        if p in _UNARY or f in (builtins.abs, math.exp, math.sqrt, math.log, math.log2, math.tanh):
-            name = p or {builtins.abs: "abs", math.exp: "exp", math.sqrt: "sqrt", math.log: "log",
-                         math.log2: "log2", math.tanh: "tanh"}[f]
+        if p in _NARY:
+            if len(args) != _NARY[p]:
+                self.fail(node, f"T.{p} takes {_NARY[p]} arguments")
+            return f"{p}({', '.join(self.expr(a) for a in args)})"
+        if p in _UNARY or f in _MATH_UNARY:
+            name = p or _MATH_UNARY[f]
             if len(args) != 1:
                 self.fail(node, f"T.{name} takes one argument")
             return f"{_UNARY[name]}({self.expr(args[0])})"
@@ -721,10 +734,10 @@ class _Translator:
             return self.expr(args[0]), self.expr(args[1])
         if len(args) == 3:
             ok, step = self.try_const(args[2])
-            if ok and step == 1:
-                return self.expr(args[0]), self.expr(args[1])
-            self.fail(args[2], f"{name} with a step other than 1 is not supported yet")
-        self.fail(call, f"{name} takes (extent) or (start, stop)")
+            if not ok or not isinstance(step, int) or step == 0:
+                self.fail(args[2], f"the step of {name} must be a nonzero constant integer")
+            return self.expr(args[0]), self.expr(args[1]) + ("" if step == 1 else f" step {step}")
+        self.fail(call, f"{name} takes (extent), (start, stop) or (start, stop, step)")
 
     def loop_var(self, t):
         if not isinstance(t, ast.Name):
@@ -763,6 +776,8 @@ class _Translator:
             for k in kw:
                 if k not in ("num_stages",):
                     self.fail(kw[k], f"T.Pipelined({k}=...) is not supported (tileasm schedules the stages itself)")
+            if len(it.args) > 2:
+                self.fail(it, "T.Pipelined takes (extent) or (start, stop)")
             lo, hi = self.loop_bounds(it, "T.Pipelined")
             stages = 0
             if "num_stages" in kw:

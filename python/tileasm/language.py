@@ -133,7 +133,8 @@ def _kernel_only(name):
 _PRIMS = ("Kernel", "alloc_shared", "alloc_fragment", "alloc_local", "alloc_var", "copy", "gemm", "clear", "fill",
           "reduce_max", "reduce_min", "reduce_sum", "reduce_abssum", "reduce_absmax", "cumsum", "atomic_add",
           "Parallel", "Pipelined", "serial", "unroll", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "abs",
-          "max", "min", "if_then_else", "infinity", "cast", "use_swizzle", "annotate_layout", "sync_threads",
+          "max", "min", "if_then_else", "floor", "ceil", "round", "sin", "cos", "erf", "sigmoid", "pow", "fmod",
+          "clamp", "infinity", "cast", "use_swizzle", "annotate_layout", "sync_threads",
           "get_thread_binding", "vectorized", "print", "macro", "alloc_barrier", "reshape", "view", "transpose")
 for _n in _PRIMS:
     globals()[_n] = _kernel_only(_n)
