@@ -62,6 +62,7 @@ typedef struct {
 	int32_t *init_next;
 	int32_t *label_pos;   /* SIMT label -> SIMT insn index */
 	int32_t *init_pos;    /* park label -> SIMT insn before which its mask is zeroed */
+	uint8_t *seg_zeroed;  /* label N -> the first exec-empty jump to N zeroed the skipped masks */
 	int nlabels;          /* SIMT labels + 1 (the end label) */
 	int32_t vgpr_in, tid, lane4; /* entry VGPR v0 copy, thread id, lane*4 */
 	int32_t kernarg, wgid[3];
@@ -1970,17 +1971,26 @@ static void set_succ_label(Isel *s, int k, int label)
 
 /* Before an exec-empty jump from SIMT position i to label N: park masks
  * whose zeroing point the jump skips (i < init <= N) and whose label is
- * not skipped must be zeroed here too.  O(labels) per jump. */
+ * not skipped must be zeroed here too.  Only the first such jump of the
+ * stretch before N does it: the code between two of them is straight-line
+ * (every branch in it leaves for N or later) and writes no mask whose
+ * zeroing point is still ahead, so zeroing them again at every jump (each
+ * level of nested ifs re-zeroed all inner masks: quadratic code) adds
+ * nothing.  O(positions up to N) once per label. */
 static void zero_skipped_parks(Isel *s, int i, int N)
 {
+	if (s->seg_zeroed[N])
+		return;
+	s->seg_zeroed[N] = 1;
 	int np = s->label_pos[N];
-	for (int X = 0; X < s->nlabels; X++) {
-		if (s->park[X] < 0 || s->init_pos[X] <= i || s->init_pos[X] > np || s->label_pos[X] < np)
-			continue;
-		MInst *mi = emit(s, lmop(s, ISA_S_MOV_B32, ISA_S_MOV_B64), 1);
-		put(s, mi, 0, reg(s->park[X], 0, s->lm), ISA_TY_B32);
-		mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
-	}
+	for (int q = i + 1; q <= np && q < (int)s->sf->code.len; q++)
+		for (int X = s->init_at[q]; X >= 0; X = s->init_next[X]) {
+			if (s->park[X] < 0 || s->label_pos[X] < np)
+				continue;
+			MInst *mi = emit(s, lmop(s, ISA_S_MOV_B32, ISA_S_MOV_B64), 1);
+			put(s, mi, 0, reg(s->park[X], 0, s->lm), ISA_TY_B32);
+			mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+		}
 }
 
 static MInst *branch_to(Isel *s, unsigned op, int label)
@@ -2471,9 +2481,10 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->init_at = malloc(sizeof(int32_t) * n);
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
+	s->seg_zeroed = calloc((size_t)s->nlabels + 1, 1);
 	int rc = -1;
 	if (!s->vr || !s->vsub || !s->tfirst || !s->def1 || !s->use || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
-	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos) {
+	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos || !s->seg_zeroed) {
 		diag_error(d, "out of memory");
 		goto out;
 	}
@@ -2509,6 +2520,6 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	rc = 0;
 out:
 	free(s->vr), free(s->vsub), free(s->tfirst), free(s->def1), free(s->use), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
-	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos);
+	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos), free(s->seg_zeroed);
 	return rc;
 }

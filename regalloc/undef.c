@@ -9,15 +9,17 @@
  * kernel of bench_compile spilled from ~230 loops).
  *
  * This pass finds the vregs live into the entry block (read before any
- * definition on some path), computes where a definition of each may have
- * happened (forward dataflow over those vregs only), and on every edge
+ * definition on some path), finds for each the blocks its definitions may
+ * reach while it is live (a search from its defining blocks through the
+ * blocks it is live into, so the cost is that of its live range), and on
+ * every edge
  * p -> s where the vreg is live into s and defined on some path to s but
  * not on any path to the end of p, puts a MOP_UNDEF of it at the end of p
  * (before p's branch).  The path through p then carries a defined (if
  * meaningless) value, so the vreg is live only from there: its registers
  * are free before, and the validator sees one value on every path.
- * MOP_UNDEF emits nothing (ra_rewrite drops it).  Cost: O(n) plus the
- * dataflow over the U vregs, O(B * U / 64) per sweep. */
+ * MOP_UNDEF emits nothing (ra_rewrite drops it).  Cost: O(n + B) plus the
+ * blocks those vregs are live into, then one liveness. */
 #include "regalloc.h"
 
 #include <stdlib.h>
@@ -37,118 +39,140 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 			return -1;
 		lv = &own;
 	}
-	int nb = (int)f->blocks.len, nv = (int)f->vregs.len, nw = lv->nwords, nu = 0;
+	int nb = (int)f->blocks.len, nv = (int)f->vregs.len, nw = lv->nwords, nu = 0, rc = -1, nins = 0;
 	for (int w = 0; w < nw && nb; w++)
 		for (uint64_t x = lv->live_in[w]; x; x &= x - 1)
 			nu++;
-	if (!nu) {
-		if (!given)
-			*out = own;
-		return given ? 0 : 1;
-	}
-	int uw = (nu + 63) / 64, rc = -1, nins = 0;
-	int32_t *uv = malloc(sizeof(int32_t) * (size_t)nu), *uidx = malloc(sizeof(int32_t) * ((size_t)nv + 1));
-	uint64_t *gen = calloc((size_t)nb * uw + 1, 8), *din = calloc((size_t)nb * uw + 1, 8);
-	uint64_t *dout = calloc((size_t)nb * uw + 1, 8), *lanes = calloc((size_t)uw, 8);
-	int *heap = malloc(sizeof(int) * ((size_t)nb + 1));
-	char *queued = calloc((size_t)nb + 1, 1);
-	/* Insertions: (block, vreg) pairs, in block order. */
-	int32_t *ins = NULL, *stamp = malloc(sizeof(int32_t) * (size_t)nu);
+	int32_t *uidx = NULL, *dstart = NULL, *dblk = NULL, *pstart = NULL, *pred = NULL, *seen = NULL, *gen = NULL;
+	int32_t *stack = NULL, *ins = NULL, *cnt = NULL, *sorted = NULL, *reach = NULL, *istamp = NULL;
 	size_t nalloc = 0;
 	MInstVec nw_insns = {0};
-	if (!uv || !uidx || !gen || !din || !dout || !lanes || !heap || !queued || !stamp)
+	if (!nu) {
+		rc = given ? 0 : 1;
+		goto out;
+	}
+	uidx = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	dstart = calloc((size_t)nu + 2, sizeof(int32_t));
+	pstart = calloc((size_t)nb + 2, sizeof(int32_t));
+	pred = malloc(sizeof(int32_t) * (3 * (size_t)nb + 1));
+	seen = malloc(sizeof(int32_t) * ((size_t)nb + 1)); /* per block: U index last reached */
+	gen = malloc(sizeof(int32_t) * ((size_t)nb + 1));  /* per block: U index last defining it */
+	stack = malloc(sizeof(int32_t) * ((size_t)nb + 1));
+	cnt = calloc((size_t)nb + 2, sizeof(int32_t));
+	reach = malloc(sizeof(int32_t) * ((size_t)nb + 1));
+	istamp = malloc(sizeof(int32_t) * ((size_t)nb + 1)); /* per block: U index last given a MOP_UNDEF */
+	if (!uidx || !dstart || !pstart || !pred || !seen || !gen || !stack || !cnt || !reach || !istamp)
 		goto out;
 	for (int v = 0; v < nv; v++)
 		uidx[v] = -1;
 	nu = 0;
 	for (int w = 0; w < nw; w++)
-		for (uint64_t x = lv->live_in[w]; x; x &= x - 1) {
-			int v = w * 64 + __builtin_ctzll(x);
-			if (f->vregs.data[v].cls != MR_S)
-				lanes[nu >> 6] |= 1ull << (nu & 63);
-			stamp[nu] = -1;
-			uidx[v] = nu, uv[nu++] = v;
-		}
-	/* gen: blocks that write a U vreg (any write: some lanes get a value). */
-	for (int b = 0; b < nb; b++) {
-		const MBlock *bl = &f->blocks.data[b];
-		for (int i = bl->first; i < bl->last; i++) {
-			const MInst *mi = &f->insns.data[i];
-			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
-				if ((mi->vmask >> k & 1) && uidx[mi->vr[k]] >= 0) {
-					int j = uidx[mi->vr[k]];
-					gen[(size_t)b * uw + (j >> 6)] |= 1ull << (j & 63);
+		for (uint64_t x = lv->live_in[w]; x; x &= x - 1)
+			uidx[w * 64 + __builtin_ctzll(x)] = nu++;
+	/* The blocks defining each U vreg (CSR by U index; a block may repeat). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int b = 0; b < nb; b++) {
+			const MBlock *bl = &f->blocks.data[b];
+			for (int i = bl->first; i < bl->last; i++) {
+				const MInst *mi = &f->insns.data[i];
+				for (int k = 0; k < mi->ndef && k < mi->in.nops; k++) {
+					int j = (mi->vmask >> k & 1) ? uidx[mi->vr[k]] : -1;
+					if (j < 0)
+						continue;
+					if (pass)
+						dblk[dstart[j + 1]++] = b;
+					else
+						dstart[j + 2]++;
 				}
+			}
+		}
+		if (!pass) {
+			for (int j = 0; j < nu; j++)
+				dstart[j + 2] += dstart[j + 1];
+			if (!(dblk = malloc(sizeof(int32_t) * ((size_t)dstart[nu + 1] + 1))))
+				goto out;
 		}
 	}
-	/* May-be-defined: forward to a fixed point, lowest block first. */
-	int nh = 0;
+	/* Predecessors with the edge kind (pred = 4 * block + succ slot). */
 	for (int b = 0; b < nb; b++)
-		mir_work_push(heap, &nh, b), queued[b] = 1;
-	while (nh) {
-		int b = mir_work_pop(heap, &nh);
-		queued[b] = 0;
-		uint64_t *o = dout + (size_t)b * uw;
-		const uint64_t *i = din + (size_t)b * uw, *g = gen + (size_t)b * uw;
-		for (int w = 0; w < uw; w++)
-			o[w] = i[w] | g[w];
+		for (int e = 0; e < 3; e++)
+			if (f->blocks.data[b].succ[e] >= 0)
+				pstart[f->blocks.data[b].succ[e] + 2]++;
+	for (int b = 0; b < nb; b++)
+		pstart[b + 2] += pstart[b + 1];
+	for (int b = 0; b < nb; b++)
 		for (int e = 0; e < 3; e++) {
 			int s = f->blocks.data[b].succ[e];
-			if (s < 0)
-				continue;
-			uint64_t *si = din + (size_t)s * uw, changed = 0;
-			for (int w = 0; w < uw; w++) {
-				uint64_t x = o[w] & (e == 2 ? lanes[w] : ~0ull);
-				changed |= x & ~si[w];
-				si[w] |= x;
+			if (s >= 0)
+				pred[pstart[s + 1]++] = 4 * b + e;
+		}
+	for (int b = 0; b < nb; b++)
+		seen[b] = gen[b] = istamp[b] = -1;
+	for (int j = 0, v = 0; j < nu; j++) {
+		while (uidx[v] != j)
+			v++;
+		int lane = f->vregs.data[v].cls != MR_S, top = 0, nreach = 0;
+		for (int k = dstart[j]; k < dstart[j + 1]; k++)
+			if (gen[dblk[k]] != j)
+				gen[dblk[k]] = j, stack[top++] = dblk[k];
+		/* Reached: blocks v is live into that a definition may reach. */
+		while (top) {
+			int b = stack[--top];
+			for (int e = 0; e < 3; e++) {
+				int s = f->blocks.data[b].succ[e];
+				if (s < 0 || seen[s] == j || (e == 2 && !lane) || !lv_test(lv->live_in + (size_t)s * nw, v))
+					continue;
+				seen[s] = j;
+				reach[nreach++] = s;
+				if (gen[s] != j)
+					stack[top++] = s;
 			}
-			if (changed && !queued[s])
-				mir_work_push(heap, &nh, s), queued[s] = 1;
+		}
+		/* Reached blocks entered from where no definition reaches. */
+		for (int r = 0; r < nreach; r++) {
+			int t = reach[r];
+			for (int q = pstart[t]; q < pstart[t + 1]; q++) {
+				int p = pred[q] >> 2, pe = pred[q] & 3;
+				if ((pe == 2 && !lane) || gen[p] == j || seen[p] == j || istamp[p] == j)
+					continue;
+				istamp[p] = j;
+				if ((size_t)nins + 1 > nalloc) {
+					nalloc = nalloc ? 2 * nalloc : 64;
+					int32_t *g = realloc(ins, sizeof(int32_t) * 2 * nalloc);
+					if (!g)
+						goto out;
+					ins = g;
+				}
+				ins[2 * nins] = p, ins[2 * nins + 1] = v;
+				nins++;
+			}
 		}
 	}
-	/* Edges where an undefined path meets a defined one. */
-	for (int p = 0; p < nb; p++)
-		for (int e = 0; e < 3; e++) {
-			int s = f->blocks.data[p].succ[e];
-			if (s < 0)
-				continue;
-			const uint64_t *si = din + (size_t)s * uw, *po = dout + (size_t)p * uw;
-			const uint64_t *live = lv->live_in + (size_t)s * nw;
-			for (int w = 0; w < uw; w++)
-				for (uint64_t x = si[w] & ~po[w] & (e == 2 ? lanes[w] : ~0ull); x; x &= x - 1) {
-					int j = w * 64 + __builtin_ctzll(x), v = uv[j];
-					if (!lv_test(live, v) || stamp[j] == p)
-						continue;
-					stamp[j] = p;
-					if ((size_t)nins + 1 > nalloc) {
-						nalloc = nalloc ? 2 * nalloc : 64;
-						int32_t *g = realloc(ins, sizeof(int32_t) * 2 * nalloc);
-						if (!g)
-							goto out;
-						ins = g;
-					}
-					ins[2 * nins] = p, ins[2 * nins + 1] = v;
-					nins++;
-				}
-		}
 	if (!nins) {
 		rc = given ? 0 : 1;
-		if (!given)
-			*out = own, given = &own; /* handed over, not freed below */
 		goto out;
 	}
+	/* By block (counting sort), one MOP_UNDEF per (block, vreg). */
+	if (!(sorted = malloc(sizeof(int32_t) * (size_t)nins)))
+		goto out;
+	for (int k = 0; k < nins; k++)
+		cnt[ins[2 * k] + 1]++;
+	for (int b = 0; b < nb; b++)
+		cnt[b + 1] += cnt[b];
+	for (int k = 0; k < nins; k++)
+		sorted[cnt[ins[2 * k]]++] = ins[2 * k + 1];
 	nw_insns = mir_spare(f);
 	if (vec_reserve(&nw_insns, f->insns.len + (size_t)nins + 1))
 		goto out;
 	for (int b = 0, k = 0; b < nb; b++) {
 		MBlock *bl = &f->blocks.data[b];
-		int end = bl->last;
+		int end = bl->last, first = (int)nw_insns.len;
 		while (end > bl->first && is_branch(&f->insns.data[end - 1]))
 			end--;
-		int first = (int)nw_insns.len;
 		for (int i = bl->first; i < end; i++)
 			nw_insns.data[nw_insns.len++] = f->insns.data[i];
-		for (; k < nins && ins[2 * k] == b; k++) {
+		for (; k < cnt[b]; k++) {
+			int v = sorted[k];
 			MInst mi;
 			memset(&mi, 0, sizeof mi);
 			isa_insn_init(&mi.in, MOP_UNDEF);
@@ -156,7 +180,7 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 				mi.vr[o] = -1;
 			mi.ndef = 1;
 			mi.in.nops = 1;
-			mi_vreg(&mi, 0, f, ins[2 * k + 1], 0, f->vregs.data[ins[2 * k + 1]].size);
+			mi_vreg(&mi, 0, f, v, 0, f->vregs.data[v].size);
 			nw_insns.data[nw_insns.len++] = mi;
 		}
 		for (int i = end; i < bl->last; i++)
@@ -164,6 +188,8 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 		bl->first = first, bl->last = (int)nw_insns.len;
 	}
 	mir_set_insns(f, &nw_insns);
+	if (lv == &own)
+		liveness_free(&own), lv = NULL;
 	if (liveness_compute(f, out))
 		goto out;
 	*ndefs = nins;
@@ -171,9 +197,13 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 out:
 	if (nw_insns.data)
 		mir_put_spare(f, &nw_insns);
-	if (lv == &own && given != &own)
-		liveness_free(&own);
-	free(uv), free(uidx), free(gen), free(din), free(dout), free(lanes), free(heap), free(queued), free(ins),
-		free(stamp);
+	if (lv == &own) {
+		if (rc == 1)
+			*out = own; /* unchanged f: its liveness is the answer */
+		else
+			liveness_free(&own);
+	}
+	free(uidx), free(dstart), free(dblk), free(pstart), free(pred), free(seen), free(gen), free(stack), free(ins),
+		free(cnt), free(sorted), free(reach), free(istamp);
 	return rc;
 }
