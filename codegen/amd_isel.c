@@ -1272,9 +1272,10 @@ static void scan_uses(Isel *s)
 		if (in->op == SI_ST && in->vec > 1)
 			n[1] = in->vec;
 		bool st16 = in->op == SI_ST && in->vec <= 1 && (in->type == DT_F16 || in->type == DT_BF16);
+		bool pack2 = in->op == SI_PACK2; /* reads the low halves of a and b only */
 		for (int k = 0; k < 4; k++)
 			for (int j = 0; ops[k] >= 0 && j < n[k]; j++)
-				s->use[ops[k] + j] |= (uint8_t)(st16 && k == 1 ? 1 : 3);
+				s->use[ops[k] + j] |= (uint8_t)((st16 && k == 1) || (pack2 && k < 2) ? 1 : 3);
 	}
 }
 
@@ -1870,6 +1871,15 @@ static bool zext16(const Isel *s, int r)
 	       (d->type == DT_F16 || d->type == DT_BF16) && d->sub != SP_LOCAL;
 }
 
+/* Is SIMT register r's only value an f32 -> f16 conversion (SI_PACK)? */
+static bool f16_packed(const Isel *s, int r)
+{
+	if (r < 0 || s->ndefs[r] != 1 || s->isconst[r])
+		return false;
+	const SInst *d = &s->sf->code.data[s->def1[r]];
+	return d->op == SI_PACK && d->type == DT_F16 && d->dst == r;
+}
+
 /* The fp8 byte behind f16 register r when r = SI_PACK(f16, SI_UNPACK(fp8,
  * v)) with v = w >> 8*pos (or v = w, pos 0), every link defined once and
  * unguarded (the fp8 gemm fallback's fragments, lower_mma.c amd_frag_fp8_f16):
@@ -2324,6 +2334,12 @@ static void sel_inst(Isel *s, int i)
 			break;
 		Val d = dst_of(s, in->dst, 0, 1);
 		Val lo = opnd(s, in->a, 0);
+		if (f16_packed(s, in->a) && f16_packed(s, in->b)) {
+			/* Two converted f16 values (canonical, so the f16 op moves their
+			 * bits unchanged): one v_pack_b32_f16, high halves ignored. */
+			valu2(s, ISA_V_PACK_B32_F16, d, to_vgpr(s, lo), to_vgpr(s, opnd(s, in->b, 0)));
+			break;
+		}
 		if (!zext16(s, in->a)) {
 			lo = reg(newv(s, MR_V, 1), 0, 1);
 			valu3(s, ISA_V_BFE_U32, lo, opnd(s, in->a, 0), cst(0), cst(16));

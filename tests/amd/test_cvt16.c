@@ -2,7 +2,8 @@
  * instruction each (amd_isel.c sel_unpack_half: v_cvt_f32_f16 of the low
  * half, v_fma_mix_f32 of the high half, no v_bfe_u32 extract), and the
  * converted value lands in the fragment register without a v_mov
- * (amd_opt.c coalescing).  Checked on rmsnorm's listing for every AMD
+ * (amd_opt.c coalescing); two converted f16 values pack into a dword with
+ * one v_pack_b32_f16 (SI_PACK2).  Checked on rmsnorm's listing for every AMD
  * target and by running it against the interpreter at a ragged shape. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -51,6 +52,10 @@ Test(cvt16, packed_f16_loads_convert_in_one_instruction)
 		cr_expect(count(isa, "v_fma_mix_f32") >= 12, "%s: %d v_fma_mix_f32", targets[t],
 			  count(isa, "v_fma_mix_f32"));
 		cr_expect_eq(count(isa, ", 16, 16"), 0, "%s: a high-half extract is left:\n%s", targets[t], isa);
+		/* Stores: two conversions and one v_pack_b32_f16 per dword (Y: 4 per
+		 * 16-byte chunk), no extract-and-shift pairing. */
+		cr_expect(count(isa, "v_pack_b32_f16") >= 4, "%s: %d v_pack_b32_f16", targets[t], count(isa, "v_pack_b32_f16"));
+		cr_expect_eq(count(isa, "v_lshl_or_b32"), 0, "%s", targets[t]);
 		free(isa);
 		snprintf(cmd, sizeof cmd, "%s run %s/examples/rmsnorm.tile --backend=emu --target=%s -D M=7 -D N=199 2>&1", exe,
 			 src, targets[t]);
