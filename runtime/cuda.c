@@ -295,6 +295,11 @@ int cuda_launch(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t
 	return check(rt, rt->cuLaunchKernelEx(&cfg, (CUfunction)fn, params, NULL), "cuLaunchKernelEx");
 }
 
+int cuda_make_current(CudaRt *rt)
+{
+	return check(rt, rt->cuCtxSetCurrent(rt->ctx), "cuCtxSetCurrent");
+}
+
 int cuda_launch_on(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
                    void **params, void *stream)
 {

@@ -47,6 +47,9 @@ int cuda_memset8(CudaRt *rt, uint64_t dst, uint8_t v, size_t bytes);
  * cluster may be NULL; otherwise a {x, y, z} cluster shape (cuLaunchKernelEx). */
 int cuda_launch(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
                 void **params, const uint32_t *cluster);
+/* Makes the device's primary context current in the calling thread (a host
+ * may launch from threads other than the one that opened the runtime). */
+int cuda_make_current(CudaRt *rt);
 /* The same on a given stream (a CUstream, NULL = the default stream), no cluster. */
 int cuda_launch_on(CudaRt *rt, CudaFunc *fn, const uint32_t grid[3], const uint32_t block[3], uint32_t smem,
                    void **params, void *stream);

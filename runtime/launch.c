@@ -297,6 +297,10 @@ static ta_status run_cuda(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta
 		           b->target_name);
 		return TA_ERR_INVALID;
 	}
+	if (cuda_make_current(r->cuda)) {
+		diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
+		return TA_ERR_RUNTIME;
+	}
 	Loaded *l = cuda_loaded(c, r, b);
 	if (!l)
 		return TA_ERR_RUNTIME;

@@ -131,3 +131,26 @@ def test_torch_cpu_tensors():
     c = torch.zeros(777)
     k(a, b, c)
     assert torch.equal(c, a + b)
+
+
+def test_launch_from_threads():
+    import threading
+    k = tileasm.compile(ex("vector_add"), target="gfx942")
+    errors = []
+
+    def work(seed, backend):
+        r = np.random.default_rng(seed)
+        for _ in range(3):
+            n = int(r.integers(1, 3000))
+            a, b = r.random(n, dtype=np.float32), r.random(n, dtype=np.float32)
+            c = np.zeros(n, np.float32)
+            k(a, b, c, backend=backend)
+            if not np.array_equal(c, a + b):
+                errors.append((seed, backend, n))
+
+    ts = [threading.Thread(target=work, args=(s, ("emu", "interp")[s % 2])) for s in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
