@@ -243,3 +243,21 @@ def test_math_bits_and_steps():
     rj[[60, 40, 20]] += 1000
     rj[[1, 31, 61]] *= -1
     np.testing.assert_array_equal(j, rj)
+
+
+PTXAS = "/usr/local/cuda/bin/ptxas"
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
+def test_dsl_examples_ptx_pass_ptxas(target, tmp_path):
+    """The NVIDIA code of every DSL example is valid PTX for its architecture (ptxas, the test-time oracle)."""
+    import os
+    import subprocess
+    if not os.path.exists(PTXAS):
+        pytest.skip("no ptxas at " + PTXAS)
+    for jk in (quickstart_gemm.matmul(200, 130, 70, 128, 128, 32), softmax.softmax(7, 300),
+               rmsnorm.rmsnorm(9, 260), attention.flashattn(1, 2, 100, 64, True)):
+        p = tmp_path / "k.ptx"
+        p.write_text(jk.kernel(target).ptx)
+        r = subprocess.run([PTXAS, f"-arch={target}", str(p), "-o", os.devnull], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr

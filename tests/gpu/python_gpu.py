@@ -263,9 +263,12 @@ def tilelang_times(M, N, K):
     src = open(os.path.join(ROOT, "examples", "python", "quickstart_gemm.py")).read()
     src = src.replace("import tileasm as tilelang", "import tilelang").replace(
         "import tileasm.language as T", "import tilelang.language as T")
-    ns = {"__name__": "tilelang_quickstart"}
+    path = os.path.join(tempfile.mkdtemp(prefix="tilelang-quickstart-"), "quickstart_gemm_tilelang.py")
+    with open(path, "w") as f:  # a file, since TileLang reads the kernel's source with inspect too
+        f.write(src)
     try:
-        exec(compile(src, "quickstart_gemm.py (TileLang)", "exec"), ns)
+        import runpy
+        ns = runpy.run_path(path, run_name="tilelang_quickstart")
         a = torch.randn(M, K, device="cuda", dtype=torch.float16)
         b = torch.randn(K, N, device="cuda", dtype=torch.float16)
         c = torch.empty(M, N, device="cuda", dtype=torch.float16)
