@@ -9,6 +9,7 @@
  * gfx90a/gfx942 (wait states, filled with s_nop k = k+1 wait states, every
  * other instruction counting one):
  *   VALU writes an SGPR (or exec) -> VMEM reads it: 5;
+ *   VALU writes a VGPR -> a DPP instruction reads it as src0: 2;
  *   VALU writes an SGPR -> v_readlane/v_writelane lane select: 4;
  *   VALU writes vcc -> v_div_fmas (reads it implicitly): 4;
  *   gfx942: VALU writes an SGPR -> VALU reads it (v_cmp -> v_cndmask): 2;
@@ -331,10 +332,10 @@ static int hz_need(ta_target t, const HzState *st, const MInst *mi)
 		const HzEnt *e = &st->e[i];
 		int w = 0;
 		switch (e->kind) {
-		case HZ_VALU: /* a VALU wrote a VGPR an MFMA (2) or gfx942 readlane's source (1) reads */
+		case HZ_VALU: /* a VALU wrote a VGPR an MFMA (2), a DPP src0 (2) or gfx942 readlane's source (1) reads */
 			for (int k = 1; k < in->nops; k++)
 				if (overlaps(&in->ops[k], e->file, e->reg, e->cnt))
-					w = TA_MAX(w, mfma ? 2 : g942 && rdlane && k == 1 ? 1 : 0);
+					w = TA_MAX(w, mfma ? 2 : in->enc == ISA_ENC_DPP && k == 1 ? 2 : g942 && rdlane && k == 1 ? 1 : 0);
 			break;
 		case HZ_TRANS: case HZ_DSTSEL: /* gfx942 forwarding: the next VALU reading the result */
 			if (valu && !(e->kind == HZ_TRANS && is_trans(in->op)))

@@ -1639,8 +1639,45 @@ static void bpermute(Isel *s, Val d, Val addr, Val v)
 	put(s, mi, 2, v, ISA_TY_B32);
 }
 
+/* gfx9: butterfly exchanges inside a 16-lane row as DPP moves instead of a
+ * ds_bpermute round trip: xor 1 and 2 are quad_perms, xor 8 row_ror:8, xor 4
+ * two moves, row_shl:4 into banks 0 and 2 (lanes 0-3, 8-11 of each row) and
+ * row_shr:4 into banks 1 and 3.  bound_ctrl: a disabled source lane reads 0,
+ * as with ds_bpermute.  Not on gfx1100: there the moves would be VALU work
+ * queued behind WMMA (flash attention's row maxima), which the emulator's
+ * model puts at +6% per CU (docs/performance.md). */
+static bool shfl_dpp(Isel *s, Val d, Val v, int64_t x)
+{
+	unsigned ctrl[2] = {0, 0};
+	uint8_t bank[2] = {0xf, 0xf};
+	int n = 1;
+	if (s->gfx11)
+		return false;
+	switch (x) {
+	case 1: ctrl[0] = 0xb1; break;  /* quad_perm:[1,0,3,2] */
+	case 2: ctrl[0] = 0x4e; break;  /* quad_perm:[2,3,0,1] */
+	case 8: ctrl[0] = 0x128; break; /* row_ror:8 */
+	case 4: ctrl[0] = 0x104, bank[0] = 0x5, ctrl[1] = 0x114, bank[1] = 0xa, n = 2; break;
+	default: return false;
+	}
+	v = to_vgpr(s, v);
+	for (int i = 0; i < n; i++) {
+		MInst *mi = valu1(s, ISA_V_MOV_B32, d, v);
+		mi->in.enc = ISA_ENC_DPP;
+		mi->in.mod.dpp_ctrl = (uint16_t)ctrl[i];
+		mi->in.mod.row_mask = 0xf;
+		mi->in.mod.bank_mask = bank[i];
+		mi->in.mod.bound_ctrl = 1;
+		if (i)
+			mi->flags |= MI_PARTIAL; /* the other banks keep the first move's lanes */
+	}
+	return true;
+}
+
 static void sel_shfl(Isel *s, const SInst *in)
 {
+	if (shfl_dpp(s, dst_of(s, in->dst, 0, 1), opnd(s, in->a, 0), in->imm))
+		return;
 	Val addr = reg(newv(s, MR_V, 1), 0, 1);
 	valu2(s, ISA_V_XOR_B32, addr, cst((uint32_t)(in->imm * 4)), reg(s->lane4, 0, 1));
 	bpermute(s, dst_of(s, in->dst, 0, 1), addr, opnd(s, in->a, 0));
