@@ -222,7 +222,14 @@ static void stmt(L *c, int32_t id)
 	case S_ATOMIC_ADD: lower_atomic(c, s); break;
 	case S_BARRIER: lower_barrier(c); break;
 	case S_PARALLEL: lower_parallel(c, s); break;
-	case S_FOR: lower_for(c, s); break;
+	case S_FOR:
+		if (c->wg && id == c->wg->loop) { /* sm_90a GEMM path: TMA + wgmma (lower_wg_loop) */
+			lower_flush(c);
+			lower_wg_loop(c, s);
+		} else {
+			lower_for(c, s);
+		}
+		break;
 	case S_IF: lower_if(c, s); break;
 	}
 }
@@ -251,6 +258,8 @@ static void place_bufs(L *c, const Block *b)
 {
 	for (int i = 0; i < b->n; i++) {
 		const Stmt *s = ST(b->ids[i]);
+		if (s->kind == S_ALLOC && c->wg && (s->buf == c->wg->skip[0] || s->buf == c->wg->skip[1]))
+			continue; /* the sm_90a GEMM path's operand tiles live in its TMA ring */
 		if (s->kind == S_ALLOC) {
 			const Buffer *buf = BUF(s->buf);
 			int64_t bytes = ir_buf_elems(c->m, buf) * dtype_bytes((DType)buf->dtype);
@@ -292,7 +301,22 @@ static _Thread_local int vf_override = -1;
 
 void lower_set_vector_frags(int mode) { vf_override = mode; }
 
+static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *wg_ok,
+			     Diag *d);
+
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
+{
+	return lower_kernel_impl(m, k, t, NULL, f, NULL, d);
+}
+
+int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d)
+{
+	*ok = false;
+	return lower_kernel_impl(m, k, t, wg, f, ok, d);
+}
+
+static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *wg_ok,
+			     Diag *d)
 {
 	memset(f, 0, sizeof *f);
 	const Kernel *kn = &m->kernels.data[k];
@@ -307,6 +331,7 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 	c->f = f;
 	c->d = d;
 	c->nthreads = kn->threads;
+	c->wg = wg;
 	if (!m->verified) {
 		diag_error(d, "internal: lowering an unverified module");
 		return -1;
@@ -434,6 +459,8 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 	}
 	lower_block(c, &kn->body);
 	emit(c, I(SI_RET, DT_VOID, -1, -1, -1));
+	if (wg_ok)
+		*wg_ok = !c->failed && c->wg_done;
 out:
 	free(c->bl);
 	free(c->varreg);

@@ -80,6 +80,9 @@ typedef enum {
 	SI_BRA,    /* goto imm, if guard (negated if guard_neg) */
 	SI_RET,
 	SI_HALF,   /* dst (b16) = bits 16*imm .. 16*imm+15 of a (i32): imm 0 low half, 1 high half */
+	SI_WG_GEMM_LOOP, /* sm_90a GEMM path only (lower_kernel_wg, ptx_sm90.h): the pipelined gemm loop, run as
+	                  * TMA + wgmma, accumulating into the register fragment dst .. dst+imm-1 (the wgmma
+	                  * accumulator layout: NB = N / 8 column groups, one 16-row strip per warp) */
 	SI_COUNT
 } SOp;
 
@@ -172,6 +175,18 @@ typedef struct {
 /* Lowers kernel k of a verified module.  Returns 0, or -1 with a diagnostic
  * (e.g. a dtype the target cannot handle).  Free with simt_free even on error. */
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);
+/* The sm_90a GEMM path (ptx_sm90.h): kernel k lowered for one consumer
+ * warpgroup, with the pipelined loop `loop` (copies into the shared tiles
+ * skip[0], skip[1] and a gemm into `acc`) as one SI_WG_GEMM_LOOP.  acc must
+ * become a register fragment in the wgmma layout (every warp-shape register
+ * fragment of the kernel gets NB = N / 8); the skipped tiles get no shared
+ * memory.  Returns 0 with *ok = true when that worked, 0 with *ok = false
+ * when the kernel does not fit (the caller emits no sm90 entry), -1 with a
+ * diagnostic on errors. */
+typedef struct {
+	int32_t loop, acc, skip[2];
+} LowerWg;
+int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d);
 void simt_free(SimtFunc *f);
 /* Register-resident element-wise fragments (the vector layout of
  * docs/lowering.md) for lower_kernel calls of the calling thread: 1 on,

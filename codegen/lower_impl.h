@@ -78,6 +78,8 @@ typedef struct {
 	VfLayout vl;
 	int vf_mode;         /* 0: no vector fragments, 1: on */
 	int vf_kr, vf_cs;    /* inside a vector-fragment parallel body: the row slot and column slot */
+	const LowerWg *wg;   /* sm_90a GEMM path (lower_kernel_wg), or NULL */
+	bool wg_done;        /* the SI_WG_GEMM_LOOP was emitted on a wgmma-layout accumulator */
 	bool collect_locals; /* lower_collect_*: record written locals instead */
 	VEC(int32_t) wlocals;
 } L;
@@ -141,6 +143,7 @@ void lower_cumsum(L *c, const Stmt *s);
 
 /* lower_mma.c */
 void lower_gemm(L *c, const Stmt *s);
+void lower_wg_loop(L *c, const Stmt *s);
 void rf_analyze(L *c);
 void rf_place(L *c, int32_t b);
 int32_t rf_get(L *c, int32_t b, int e);

@@ -8,9 +8,13 @@ static void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K);
 static void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K);
 static void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K);
 
-/* 8-column groups per warp strip of an mma gemm: NB * 8 columns share one A fragment. */
-static int gemm_nb(int64_t N)
+/* 8-column groups per warp strip of an mma gemm: NB * 8 columns share one A fragment.
+ * The sm_90a GEMM path (c->wg) needs the wgmma accumulator layout: a warp's
+ * strip spans all N columns (NB = N / 8). */
+static int gemm_nb(const L *c, int64_t N)
 {
+	if (c->wg && N % 8 == 0 && N / 8 <= 32)
+		return (int)(N / 8);
 	return (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
 }
 
@@ -172,7 +176,7 @@ static int32_t frag_b(L *c, const Stmt *s, int32_t n, int32_t k0, int32_t k8)
 static void lower_gemm_mma(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K)
 {
 	int W = c->nthreads / 32;
-	int NB = gemm_nb(N);
+	int NB = gemm_nb(c, N);
 	int64_t ntn = N / (8 * NB), ntiles = (M / 16) * ntn;
 	DType in = (DType)BUF(s->src.buf)->dtype;
 	/* m16n8k32.s8: i32 C, four i8 per operand register (k offsets 4t, 4t + 16) */
@@ -244,6 +248,24 @@ static void lower_gemm_mma(L *c, const Stmt *s, int sh, int64_t M, int64_t N, in
 	bra(c, top, -1, false);
 	place(c, end);
 	c->f->nmma++;
+}
+
+/* The sm_90a GEMM path's pipelined loop: one instruction that the PTX
+ * emitter expands into the TMA/mbarrier/wgmma consumer loop (ptx_sm90.h)
+ * over the accumulator's registers, which must have the wgmma layout
+ * (ntn == 1: each warp's 16-row strip spans all columns). */
+void lower_wg_loop(L *c, const Stmt *s)
+{
+	(void)s;
+	const BufLoc *bl = &c->bl[c->wg->acc];
+	const Buffer *C = BUF(c->wg->acc);
+	if (bl->rf < 0 || bl->rf_agpr || !warp_shape(bl->rf_shape) || bl->rf_ntn != 1 ||
+	    bl->rf_nb * 8 != bdim(c, C, 1) || c->nthreads != 128)
+		return; /* no wgmma layout: wg_done stays false, the caller emits no sm90 entry */
+	SInst in = I(SI_WG_GEMM_LOOP, DT_F32, bl->rf, -1, -1);
+	in.imm = bl->rf_n;
+	emit(c, in);
+	c->wg_done = true;
 }
 
 void lower_gemm(L *c, const Stmt *s)
@@ -736,8 +758,8 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		int sh = gemm_shape(c, s);
 		if (sh >= 0) {
 			const Buffer *C = BUF(s->dst.buf);
-			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * gemm_nb(bdim(c, C, 1))));
-			int64_t slots = ntiles / (c->nthreads / 32) * gemm_nb(bdim(c, C, 1)) * 4;
+			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * gemm_nb(c, bdim(c, C, 1))));
+			int64_t slots = ntiles / (c->nthreads / 32) * gemm_nb(c, bdim(c, C, 1)) * 4;
 			int W = c->nthreads / 32;
 			if (!warp_shape(sh)) {
 				AmdTiling t = amd_tiling(c, sh, bdim(c, C, 0), bdim(c, C, 1));
@@ -848,7 +870,7 @@ static int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 	if (sh < 0 || R <= 0 || C <= 0 || R % 16 || C % 16 || c->nthreads < simt_mma[sh].wave)
 		return 0;
 	if (warp_shape(sh)) {
-		int NB = gemm_nb(C);
+		int NB = gemm_nb(c, C);
 		W = c->nthreads / 32;
 		ntn = (int)(C / (8 * NB));
 		S = (int)((R / 16) * ntn / W);
@@ -1035,7 +1057,7 @@ void rf_place(L *c, int32_t b)
 			c->failed = true;
 		return;
 	}
-	int NB = gemm_nb(N);
+	int NB = gemm_nb(c, N);
 	bl->rf_nb = (int16_t)NB;
 	bl->rf_ntn = (int16_t)(N / (8 * NB));
 	int64_t ntiles = (M / 16) * bl->rf_ntn;
@@ -1286,6 +1308,32 @@ void copy_rf(L *c, const Stmt *s)
 				int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, orow, d1), ocb);
 				rowaddr = bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, esr));
 			}
+			/* PTX, f16/bf16 out: a row half whose columns are all inside and
+			 * whose address is 4-byte aligned (the columns are even: cb and
+			 * 8 nb are; the row start and the tensor's base decide) goes
+			 * out as packed column pairs, one 32-bit store each; any other
+			 * row takes the per-element stores below. */
+			bool pairs = from && glob && !amd && es == 2 && target_is_nvidia(c->t->id);
+			int32_t lslow = -1, lend = -1;
+			if (pairs) {
+				int32_t lo = bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, rowaddr), i32c(c, 3));
+				int32_t fast = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_EQ, DT_I32, lo, i32c(c, 0)));
+				int32_t last = bin(c, SI_ADD, DT_I32, ocb, i32c(c, 8 * (NB - 1) + 1));
+				fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, ocb, obl->dim[1]));
+				fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, last, obl->dim[1]));
+				lslow = label(c), lend = label(c);
+				bra(c, lslow, fast, true);
+				for (int nb = 0; nb < NB; nb++) {
+					int e0 = (si * NB + nb) * 4 + h * 2;
+					int32_t v0 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e0)));
+					int32_t v1 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e0 + 1)));
+					int32_t pk = reg(c, VT_I32);
+					emit(c, I(SI_PACK2, DT_I32, pk, v0, v1));
+					st(c, SP_GLOBAL, DT_I32, rowaddr, (int64_t)8 * nb * es, pk, -1);
+				}
+				bra(c, lend, -1, false);
+				place(c, lslow);
+			}
 			for (int x = 0; x < ncols; x++) {
 				int nb = amd ? x : x / 2, q1 = amd ? 0 : x % 2;
 				int e = amd ? (si * NB + nb) * nc + h : (si * NB + nb) * 4 + h * 2 + q1;
@@ -1315,6 +1363,8 @@ void copy_rf(L *c, const Stmt *s)
 				emit(c, in);
 				emit(c, I(SI_MOV, ft, r, cvt(c, ft, ot, unpack(c, ot, v)), -1));
 			}
+			if (pairs)
+				place(c, lend);
 		}
 	}
 }

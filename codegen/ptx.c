@@ -18,6 +18,7 @@ typedef struct {
 	const SimtFunc *f;
 	const Target *t;
 	StrBuf *o;
+	const PtxWg *w; /* inside an sm_90a GEMM entry (ptx_sm90_gemm.c), else NULL */
 } P;
 
 /* "%r123" into buf (24 bytes); returns the length.  Register names are most
@@ -416,9 +417,21 @@ static void emit_inst(P *p, const SInst *in)
 		ins(p, op, in->dst, in->a, -1);
 		return;
 	}
-	case SI_TID: sb_printf(p->o, "\tmov.u32 %s, %%tid.x;\n", rn(p, in->dst, d)); return;
+	/* In an sm_90a GEMM entry the IR block is one consumer warpgroup: its
+	 * thread index, its (virtual) block index, its shared area, its named
+	 * barrier, and "return" ends its current tile (ptx_sm90_gemm.c). */
+	case SI_TID: sb_printf(p->o, "\tmov.u32 %s, %s;\n", rn(p, in->dst, d), p->w ? "%tw" : "%tid.x"); return;
 	case SI_CTAID:
-		sb_printf(p->o, "\tmov.u32 %s, %%ctaid.%c;\n", rn(p, in->dst, d), "xyz"[in->imm]);
+		if (p->w)
+			sb_printf(p->o, "\tmov.u32 %s, %s;\n", rn(p, in->dst, d), in->imm == 0 ? "%vbx" : in->imm == 1 ? "%vby" : "0");
+		else
+			sb_printf(p->o, "\tmov.u32 %s, %%ctaid.%c;\n", rn(p, in->dst, d), "xyz"[in->imm]);
+		return;
+	case SI_WG_GEMM_LOOP:
+		if (p->w)
+			p->w->gemm_loop(p->w, in->dst, (int32_t)in->imm, p->o);
+		else
+			sb_puts(p->o, "\ttrap; // SI_WG_GEMM_LOOP outside an sm_90a GEMM entry\n");
 		return;
 	case SI_PARAM: {
 		const SimtParam *sp = &f->params.data[in->imm];
@@ -430,7 +443,7 @@ static void emit_inst(P *p, const SInst *in)
 			sb_printf(p->o, "\tld.param.%s %s, [_p%lld];\n", bits(t), d, (long long)in->imm);
 		return;
 	}
-	case SI_SHBASE: sb_printf(p->o, "\tmov.u32 %s, smem;\n", rn(p, in->dst, d)); return;
+	case SI_SHBASE: sb_printf(p->o, "\tmov.u32 %s, %s;\n", rn(p, in->dst, d), p->w ? "%wsm" : "smem"); return;
 	case SI_LOCALADDR: sb_printf(p->o, "\tmov.u64 %s, loc%lld;\n", rn(p, in->dst, d), (long long)in->imm); return;
 	case SI_LD:
 		if (in->vec > 1) {
@@ -468,7 +481,7 @@ static void emit_inst(P *p, const SInst *in)
 		sb_printf(p->o, "+%lld], %s;\n", (long long)in->imm, rn(p, in->b, a));
 		return;
 	}
-	case SI_BAR: sb_puts(p->o, "\tbar.sync 0;\n"); return;
+	case SI_BAR: sb_puts(p->o, p->w ? "\tbar.sync %wbar, 128;\n" : "\tbar.sync 0;\n"); return;
 	case SI_SHFL_BFLY:
 		sb_printf(p->o, "\tshfl.sync.bfly.b32 %s, %s, %lld, 31, -1;\n", rn(p, in->dst, d), rn(p, in->a, a),
 		          (long long)in->imm);
@@ -489,7 +502,7 @@ static void emit_inst(P *p, const SInst *in)
 		return;
 	}
 	case SI_BRA: sb_printf(p->o, "\tbra L%lld;\n", (long long)in->imm); return;
-	case SI_RET: sb_puts(p->o, "\tret;\n"); return;
+	case SI_RET: sb_puts(p->o, p->w ? "\tbra $C_NEXT;\n" : "\tret;\n"); return;
 	case SI_HALF: /* both halves into the scratch pair, then the one wanted */
 		sb_printf(p->o, "\tmov.b32 {%%th0, %%th1}, %s;\n\tmov.b16 %s, %%th%d;\n", rn(p, in->a, a),
 			  rn(p, in->dst, d), (int)(in->imm & 1));
@@ -498,9 +511,28 @@ static void emit_inst(P *p, const SInst *in)
 	}
 }
 
+void ptx_emit_decls(const SimtFunc *f, StrBuf *out)
+{
+	size_t n = f->regs.len;
+	for (int vt = 0; vt < VT_COUNT; vt++) {
+		static const char *const ty[VT_COUNT] = {"pred", "b16", "b32", "b64", "f32", "f64"};
+		sb_printf(out, "\t.reg .%s %s<%zu>;\n", ty[vt], prefix[vt], n ? n : 1);
+	}
+	sb_puts(out, "\t.reg .b16 %th<4>;\n\t.reg .b32 %tr<2>;\n\t.reg .f32 %tf<1>;\n");
+	for (size_t i = 0; i < f->locals.len; i++)
+		sb_printf(out, "\t.local .align 8 .b8 loc%zu[%lld];\n", i, (long long)f->locals.data[i]);
+}
+
+void ptx_emit_code(const SimtFunc *f, const Target *t, const PtxWg *w, StrBuf *out)
+{
+	P p0 = {f, t, out, w};
+	sb_puts(out, "\tmov.f32 %tf0, 0f00000000;\n");
+	for (size_t i = 0; i < f->code.len; i++)
+		emit_inst(&p0, &f->code.data[i]);
+}
+
 int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 {
-	P p0 = {f, t, out}, *p = &p0;
 	sb_printf(out, "\n// kernel %s: block %d threads, %lld bytes of dynamic shared memory\n", f->name, f->threads,
 	          (long long)f->smem_bytes);
 	sb_printf(out, ".visible .entry %s(", f->name);
@@ -510,17 +542,8 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 		sb_printf(out, "%s\n\t.param .%s _p%zu /* %s */", i ? "," : "", pt[sp->vt], i, sp->name);
 	}
 	sb_printf(out, ")\n.maxntid %d, 1, 1\n{\n", f->threads);
-	size_t n = f->regs.len;
-	for (int vt = 0; vt < VT_COUNT; vt++) {
-		static const char *const ty[VT_COUNT] = {"pred", "b16", "b32", "b64", "f32", "f64"};
-		sb_printf(out, "\t.reg .%s %s<%zu>;\n", ty[vt], prefix[vt], n ? n : 1);
-	}
-	sb_puts(out, "\t.reg .b16 %th<4>;\n\t.reg .b32 %tr<2>;\n\t.reg .f32 %tf<1>;\n");
-	for (size_t i = 0; i < f->locals.len; i++)
-		sb_printf(out, "\t.local .align 8 .b8 loc%zu[%lld];\n", i, (long long)f->locals.data[i]);
-	sb_puts(out, "\tmov.f32 %tf0, 0f00000000;\n");
-	for (size_t i = 0; i < f->code.len; i++)
-		emit_inst(p, &f->code.data[i]);
+	ptx_emit_decls(f, out);
+	ptx_emit_code(f, t, NULL, out);
 	sb_puts(out, "}\n");
 	if (out->oom) {
 		diag_error(d, "out of memory");
@@ -529,7 +552,19 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 	return 0;
 }
 
+static int compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, bool split, Diag *d);
+
 int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d)
+{
+	return compile(m, t, out, info, false, d);
+}
+
+int ptx_compile_split(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d)
+{
+	return compile(m, t, out, info, true, d);
+}
+
+static int compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, bool split, Diag *d)
 {
 	if (!target_is_nvidia(t->id)) {
 		diag_error(d, "PTX needs an NVIDIA target, not %s", target_name(t->id));
@@ -551,8 +586,16 @@ int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **i
 		if (!rc)
 			rc = ptx_emit_func(&f, t, out, d);
 		if (!rc && hopper) { /* sm_90a GEMM path (ptx_sm90.h): an extra entry, generic one stays the fallback */
-			struct Sm90Launch *l = sm90_gemm_try(m, k, out);
-			if (inf)
+			StrBuf own = {0};
+			if (split && inf)
+				sb_puts(&own, ".version 8.0\n.target sm_90a\n.address_size 64\n");
+			struct Sm90Launch *l = sm90_gemm_try(m, k, t, split && inf ? &own : out);
+			if (l && split && inf && !own.oom) {
+				inf[k].sm90_ptx_len = own.len;
+				inf[k].sm90_ptx = sb_take(&own);
+			}
+			sb_free(&own);
+			if (inf && (!split || inf[k].sm90_ptx))
 				inf[k].sm90 = l;
 			else
 				free(l);
@@ -592,6 +635,7 @@ void ptx_info_free(PtxKernelInfo *info, int n)
 		free(info[i].name);
 		free(info[i].params);
 		free(info[i].sm90); /* sm_90a GEMM path */
+		free(info[i].sm90_ptx);
 	}
 	free(info);
 }

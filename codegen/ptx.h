@@ -24,6 +24,8 @@ typedef struct {
 	/* sm_90a GEMM path (ptx_sm90.h): entry sm90->entry is in the module too;
 	 * launch it when sm90_check_shapes accepts the sizes.  NULL otherwise. */
 	struct Sm90Launch *sm90;
+	char *sm90_ptx;      /* ptx_compile_split: that entry as a module of its own, else NULL */
+	size_t sm90_ptx_len;
 } PtxKernelInfo;
 
 /* Compiles every kernel of the verified module m for t (sm_80 or sm_90a).
@@ -32,6 +34,10 @@ typedef struct {
  * Returns 0, or -1 with diagnostics in d. */
 int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d);
 void ptx_info_free(PtxKernelInfo *info, int n);
+/* The same, but each sm_90a GEMM entry goes into its own module
+ * (info[k].sm90_ptx) instead of out, so a host JIT-compiles only the entry
+ * it launches. */
+int ptx_compile_split(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d);
 
 /* Grid size of kernel k for the argument values vals[i] (per Kernel.args;
  * tensors ignored).  Returns 0, or -1 if a size is not computable or < 1
@@ -40,5 +46,18 @@ int ptx_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3]);
 
 /* One SIMT function as PTX (used by ptx_compile; exposed for tests). */
 int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d);
+
+/* The pieces of ptx_emit_func that the sm_90a GEMM entry (ptx_sm90_gemm.c)
+ * reuses: the register/local declarations, and the code.  With w set, the
+ * code runs as one consumer warpgroup of that entry: it reads %tw (thread in
+ * the warpgroup), %vbx/%vby (the IR block), %wsm (its shared area), syncs
+ * with `bar.sync %wbar, 128`, ends at $C_NEXT, and w->gemm_loop expands
+ * SI_WG_GEMM_LOOP. */
+typedef struct PtxWg {
+	void (*gemm_loop)(const struct PtxWg *w, int32_t acc, int32_t n, StrBuf *out);
+	const void *ctx;
+} PtxWg;
+void ptx_emit_decls(const SimtFunc *f, StrBuf *out);
+void ptx_emit_code(const SimtFunc *f, const Target *t, const PtxWg *w, StrBuf *out);
 
 #endif

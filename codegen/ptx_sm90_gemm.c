@@ -1,37 +1,40 @@
-/* ptx_sm90_gemm.c — GEMM-shaped Tile IR kernels as warp-specialised Hopper
- * kernels (TMA + mbarrier ring + wgmma), see ptx_sm90.h for the contract.
+/* ptx_sm90_gemm.c — the sm_90a GEMM path (ptx_sm90.h): a pipelined
+ * shared-tile gemm loop as TMA + mbarrier ring + wgmma, embedded in the
+ * general lowering of the rest of the kernel.
  *
- * The emitted kernel (384 threads, one CTA per SM, persistent):
+ * The entry (384 threads, one CTA per SM, persistent):
  *   warpgroup 0     producer.  setmaxnreg.dec 40; thread 0 walks the CTA's
- *                   tiles and, per k-step, waits for a free stage, arms the
- *                   stage's "full" barrier with the stage's byte count and
- *                   issues the TMA loads of the A and B tiles.
- *   warpgroups 1-2  consumers.  setmaxnreg.inc 232; each owns 64 rows of the
- *                   128x256 tile (128 f32 accumulators per thread), issues
- *                   4 x wgmma m64n256k16 per k-step, keeps one wgmma group in
- *                   flight and releases a stage one k-step late, then writes
- *                   its rows of C (packed column-pair stores, each
- *                   predicated on M and N).
+ *                   tiles and, per 64-wide k-step, waits for a free stage,
+ *                   arms the stage's "full" barrier with its byte count and
+ *                   issues the TMA loads of the A tile and the B tiles of
+ *                   both IR blocks.
+ *   warpgroups 1-2  consumers.  setmaxnreg.inc 232; consumer c runs IR block
+ *                   (2j + c, by) of CTA tile j: the kernel's own code as the
+ *                   general lowering made it for 128 threads, where the loop
+ *                   is BM/64 x 4 wgmma m64nBNk16 per k-step on the ring
+ *                   (one wgmma group kept in flight, a stage released one
+ *                   k-step late).  A block outside the IR grid (odd grid x)
+ *                   only drains the ring.
  * The ring's stage/parity counters run on across tiles, so the producer
- * loads the next tile while the consumers are in the epilogue.
+ * loads the next tile while the consumers run the epilogue.
  *
  * Shared memory (base rounded up to 1024 B, the 128B swizzle atom):
- *   [A stage 0..ST)  128x64 halves, K-major, 16 KiB each
- *   [B stage 0..ST)  32 KiB each: K-major 256x64 (transpose_b), or MN-major:
- *                    four 64(k)x64(n) slabs, one TMA box each
+ *   [A stage 0..ST)  BM x 64 halves, K-major
+ *   [B stage 0..ST)  2BN x 64: K-major (transpose_b), or MN-major: 64(k) x
+ *                    64(n) slabs, one TMA box each
  *   [full 0..ST) [empty 0..ST)  mbarriers, 8 B each
+ *   [consumer 0 area) [consumer 1 area)  the general lowering's shared memory
  */
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "ptx.h"
 #include "ptx_sm90.h"
 
 enum {
-	BM = 128, BN = 256, BK = 64, ST = 4, THREADS = 384,
-	A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES,
-	SLAB_BYTES = BK * 128,  /* one 64-column MN-major slab of B */
-	GROUP_M = 8,            /* tile rows per rasterisation group (L2 reuse) */
-	PRODUCER_REGS = 40, CONSUMER_REGS = 232,
+	BKT = 64, THREADS = 384, SLAB_BYTES = BKT * 128, /* one 64-column MN-major slab of B */
+	GROUP_M = 8, /* tile rows per rasterisation group (L2 reuse) */
+	PRODUCER_REGS = 40, CONSUMER_REGS = 232, SMEM_MAX = 227 * 1024,
 };
 
 /* ---- matching ---------------------------------------------------------- */
@@ -113,170 +116,154 @@ static bool match_load(const Module *m, const Stmt *s, int32_t *g, int32_t *sh)
 	return true;
 }
 
+/* Does expression e (recursively) read buffer b? */
+static bool expr_uses(const Module *m, int32_t e, int32_t b)
+{
+	if (e < 0)
+		return false;
+	const Expr *x = EX(e);
+	if (x->kind == E_LOAD && x->buf == b)
+		return true;
+	if ((x->kind == E_UNARY || x->kind == E_BINARY || x->kind == E_CAST) && expr_uses(m, x->a, b))
+		return true;
+	if (x->kind == E_BINARY && expr_uses(m, x->b, b))
+		return true;
+	if (x->kind == E_LOAD || x->kind == E_CALL)
+		for (int i = 0; i < x->nargs; i++)
+			if (expr_uses(m, x->args[i], b))
+				return true;
+	return false;
+}
+
+static bool region_uses(const Module *m, const Region *r, int32_t b)
+{
+	if (r->buf == b)
+		return true;
+	for (int i = 0; i < r->nidx; i++)
+		if (expr_uses(m, r->idx[i], b))
+			return true;
+	return false;
+}
+
+/* Does block bl use buffer b anywhere outside statement `skip`? */
+static bool block_uses(const Module *m, const Block *bl, int32_t b, int32_t skip)
+{
+	for (int i = 0; i < bl->n; i++) {
+		int32_t id = bl->ids[i];
+		const Stmt *s = ST_(id);
+		if (id == skip || (s->kind == S_ALLOC))
+			continue;
+		if (region_uses(m, &s->dst, b) || region_uses(m, &s->src, b) || region_uses(m, &s->src2, b) ||
+		    expr_uses(m, s->value, b) || expr_uses(m, s->lo, b) || expr_uses(m, s->hi, b))
+			return true;
+		for (int j = 0; s->kind == S_PARALLEL && j < s->nvars; j++)
+			if (expr_uses(m, s->extents[j], b))
+				return true;
+		if (block_uses(m, &s->body, b, skip) || block_uses(m, &s->els, b, skip))
+			return true;
+	}
+	return false;
+}
+
 bool sm90_gemm_match(const Module *m, int ki, Sm90Gemm *g)
 {
 	memset(g, 0, sizeof *g);
 	if (!m->verified || ki < 0 || (size_t)ki >= m->kernels.len)
 		return false;
 	const Kernel *k = &m->kernels.data[ki];
-	/* Statements: allocations, then clear; pipelined loop; copy out. */
-	int32_t body[3];
-	int nb = 0;
+	if (k->threads != 128) /* one IR block = one consumer warpgroup */
+		return false;
+	/* The one top-level pipelined loop {copy; copy; gemm}. */
+	const Stmt *loop = NULL;
 	for (int i = 0; i < k->body.n; i++) {
 		const Stmt *s = ST_(k->body.ids[i]);
-		if (s->kind == S_ALLOC)
+		if (s->kind != S_FOR || s->sub != LOOP_PIPELINED || s->body.n != 3 || ST_(s->body.ids[2])->kind != S_GEMM)
 			continue;
-		if (nb == 3)
+		if (loop)
 			return false;
-		body[nb++] = k->body.ids[i];
+		loop = s;
+		g->loop = k->body.ids[i];
 	}
-	if (nb != 3)
+	if (!loop)
 		return false;
-	const Stmt *clr = ST_(body[0]), *loop = ST_(body[1]), *out = ST_(body[2]);
-	if (clr->kind != S_CLEAR || loop->kind != S_FOR || loop->sub != LOOP_PIPELINED || out->kind != S_COPY ||
-	    loop->body.n != 3)
-		return false;
-	int32_t cf = clr->dst.buf;
-	const Buffer *cfb = BUF(cf);
-	if (clr->dst.nidx != 0 || cfb->scope != SCOPE_FRAGMENT || cfb->dtype != DT_F32 || cfb->rank != 2)
-		return false;
-
-	/* Loop body: two loads (either order), then the gemm. */
 	const Stmt *gm = ST_(loop->body.ids[2]);
-	if (gm->kind != S_GEMM || gm->flag_a || gm->flag_clear || gm->dst.buf != cf || gm->dst.nidx != 0 ||
-	    gm->src.nidx != 0 || gm->src2.nidx != 0)
+	int32_t cf = gm->dst.buf;
+	const Buffer *cfb = BUF(cf);
+	if (gm->flag_a || gm->flag_clear || gm->dst.nidx || gm->src.nidx || gm->src2.nidx ||
+	    cfb->scope != SCOPE_FRAGMENT || cfb->dtype != DT_F32 || cfb->rank != 2)
 		return false;
 	int32_t g0, s0, g1, s1;
 	if (!match_load(m, ST_(loop->body.ids[0]), &g0, &s0) || !match_load(m, ST_(loop->body.ids[1]), &g1, &s1))
 		return false;
 	int32_t a, as, b, bs;
+	const Stmt *la = ST_(loop->body.ids[0]), *lb = ST_(loop->body.ids[1]);
 	if (s0 == gm->src.buf && s1 == gm->src2.buf) {
 		a = g0, as = s0, b = g1, bs = s1;
 	} else if (s1 == gm->src.buf && s0 == gm->src2.buf) {
 		a = g1, as = s1, b = g0, bs = s0;
-	} else {
-		return false;
-	}
-	const Stmt *la = ST_(loop->body.ids[0]), *lb = ST_(loop->body.ids[1]);
-	if (a != g0) {
 		const Stmt *t = la;
 		la = lb;
 		lb = t;
+	} else {
+		return false;
 	}
 	const Buffer *A = BUF(a), *B = BUF(b);
-	if (!is_half(A->dtype) || B->dtype != A->dtype)
+	if (a == b || as == bs || !is_half(A->dtype) || B->dtype != A->dtype)
 		return false;
 	bool tb = gm->flag_b;
 	int64_t bm = dim(m, as, 0), bk = dim(m, as, 1), bn = dim(m, cf, 1);
-	if (dim(m, cf, 0) != bm || bm <= 0 || bk <= 0 || bn <= 0)
+	if (dim(m, cf, 0) != bm || bk <= 0 || !(bm == 64 || bm == 128) || !(bn == 64 || bn == 128))
 		return false;
 	if (tb ? (dim(m, bs, 0) != bn || dim(m, bs, 1) != bk) : (dim(m, bs, 0) != bk || dim(m, bs, 1) != bn))
 		return false;
-
-	/* Copy out: copy(C_f, C[by * BM, bx * BN]). */
-	if (out->src.buf != cf || out->src.nidx != 0 || out->dst.nidx != 2)
+	/* Sizes: A [M, K], B [K, N] or [N, K]. */
+	int32_t K = A->shape[1];
+	if (!same_size(m, B->shape[tb ? 1 : 0], K))
 		return false;
-	int32_t c = out->dst.buf;
-	const Buffer *C = BUF(c);
-	if (C->scope != SCOPE_GLOBAL || C->rank != 2 ||
-	    !(C->dtype == DT_F16 || C->dtype == DT_BF16 || C->dtype == DT_F32))
-		return false;
-
-	/* Sizes: A [M, K], B [K, N] or [N, K], C [M, N]. */
-	int32_t M = A->shape[0], K = A->shape[1], N = C->shape[1];
-	if (!same_size(m, C->shape[0], M))
-		return false;
-	if (tb ? !(same_size(m, B->shape[0], N) && same_size(m, B->shape[1], K))
-	       : !(same_size(m, B->shape[0], K) && same_size(m, B->shape[1], N)))
-		return false;
-
-	/* Index expressions: bx along N, by along M, ko along K. */
+	/* Tiles: A[by * BM, ko * BK], B[ko * BK, bx * BN] (or [bx * BN, ko * BK]). */
 	int32_t bx = k->blockidx[0], by = k->blockidx[1], ko = loop->var;
-	if (bx < 0 || by < 0)
+	if (bx < 0 || by < 0 || k->ngrid < 2 || (k->ngrid == 3 && !is_const(m, k->grid[2], 1)))
 		return false;
 	if (!is_scaled_var(m, la->src.idx[0], by, bm) || !is_scaled_var(m, la->src.idx[1], ko, bk))
 		return false;
 	int32_t bi_n = tb ? lb->src.idx[0] : lb->src.idx[1], bi_k = tb ? lb->src.idx[1] : lb->src.idx[0];
 	if (!is_scaled_var(m, bi_n, bx, bn) || !is_scaled_var(m, bi_k, ko, bk))
 		return false;
-	if (!is_scaled_var(m, out->dst.idx[0], by, bm) || !is_scaled_var(m, out->dst.idx[1], bx, bn))
+	/* The loop covers exactly K; the operand tiles are the loop's alone. */
+	if (!is_const(m, loop->lo, 0) || !is_ceildiv(m, loop->hi, K, bk) || (loop->step >= 0 && !is_const(m, loop->step, 1)))
 		return false;
-	/* Loop over exactly the K blocks; grid over exactly the C tiles. */
-	if (!is_const(m, loop->lo, 0) || !is_ceildiv(m, loop->hi, K, bk))
+	if (block_uses(m, &k->body, as, g->loop) || block_uses(m, &k->body, bs, g->loop) ||
+	    block_uses(m, &loop->body, cf, loop->body.ids[2]))
 		return false;
-	if (k->ngrid < 2 || !is_ceildiv(m, k->grid[0], N, bn) || !is_ceildiv(m, k->grid[1], M, bm) ||
-	    (k->ngrid == 3 && !is_const(m, k->grid[2], 1)))
+	int ia = arg_of_buf(k, a), ib = arg_of_buf(k, b);
+	if (ia < 0 || ib < 0)
 		return false;
-
-	/* Parameters: only tensors and shape symbols (scalars would need the
-	 * generic path's conventions; GEMMs here take none). */
-	if (k->nargs > SM90_MAX_PARAMS)
-		return false;
-	Sm90Launch *l = &g->launch;
-	for (int i = 0; i < k->nargs; i++) {
-		const KernelArg *ka = &k->args[i];
-		Sm90Param p = {SM90P_PTR, i, -1};
-		if (ka->buf < 0) {
-			if (ka->var < 0 || VAR(ka->var)->kind != V_SYMBOL)
-				return false;
-			p.kind = SM90P_U32;
-		} else if (ka->buf == a || ka->buf == b) {
-			if (ka->buf == a && ka->buf == b)
-				return false;
-			p.kind = SM90P_TMAP;
-			p.tmap = l->ntmaps;
-			Sm90Tmap *t = &l->tmaps[l->ntmaps++];
-			t->arg = i;
-			t->dtype = A->dtype;
-			t->swizzle = 3;
-			t->box[0] = 64; /* 128 bytes: the swizzle span */
-			t->box[1] = ka->buf == a ? BM : tb ? BN : BK;
-		} else if (ka->buf != c) {
-			return false; /* an unused tensor: fine semantically, but keep the pattern strict */
-		}
-		l->params[l->nparams++] = p;
-	}
-	if (l->ntmaps != 2 || l->tmaps[0].arg == l->tmaps[1].arg)
-		return false;
-	/* tmaps[0] must be A, tmaps[1] B, whatever the argument order. */
-	if (k->args[l->tmaps[0].arg].buf != a) {
-		Sm90Tmap t = l->tmaps[0];
-		l->tmaps[0] = l->tmaps[1];
-		l->tmaps[1] = t;
-		for (int i = 0; i < l->nparams; i++)
-			if (l->params[i].kind == SM90P_TMAP)
-				l->params[i].tmap ^= 1;
-	}
-	if (snprintf(l->entry, sizeof l->entry, "%s_sm90", k->name) >= (int)sizeof l->entry)
-		return false;
-	int am = arg_of_buf(k, a), bmi = arg_of_buf(k, b), cm = arg_of_buf(k, c);
-	if (am < 0 || bmi < 0 || cm < 0)
-		return false;
-
 	g->kernel = ki;
-	g->a = a, g->b = b, g->c = c;
+	g->a = a, g->b = b, g->as = as, g->bs = bs, g->cf = cf;
 	g->in_dtype = A->dtype;
-	g->out_dtype = C->dtype;
 	g->b_kmajor = tb;
 	g->ir_bm = (int32_t)bm, g->ir_bn = (int32_t)bn, g->ir_bk = (int32_t)bk, g->ir_stages = loop->stages;
+	Sm90Launch *l = &g->launch;
+	snprintf(l->entry, sizeof l->entry, "%s_sm90", k->name);
+	l->ngeneric = k->nargs;
+	l->ntmaps = 2;
+	l->tmaps[0] = (Sm90Tmap){ia, A->dtype, {64, (uint32_t)bm}, 3};
+	l->tmaps[1] = (Sm90Tmap){ib, A->dtype, {64, tb ? 2 * (uint32_t)bn : 64}, 3};
 	l->threads = THREADS;
 	l->cluster[0] = l->cluster[1] = l->cluster[2] = 1;
-	l->smem_bytes = (int64_t)ST * STAGE_BYTES + 16 * ST + 1024;
-	l->tile_m = BM, l->tile_n = BN, l->tile_k = BK, l->stages = ST;
-	l->m_arg = am, l->m_dim = 0;
-	l->k_arg = am, l->k_dim = 1;
-	l->n_arg = cm, l->n_dim = 1;
+	l->tile_m = (uint32_t)bm, l->tile_n = 2 * (uint32_t)bn, l->tile_k = BKT;
+	l->m_arg = ia, l->m_dim = 0, l->k_arg = ia, l->k_dim = 1;
+	l->n_arg = ib, l->n_dim = tb ? 0 : 1;
 	l->b_kmajor = tb;
 	return true;
 }
 
 /* ---- launch helpers ----------------------------------------------------- */
 
-void sm90_grid(const Sm90Launch *l, int64_t M, int64_t N, int sm_count, uint32_t grid[3])
+void sm90_grid(const Sm90Launch *l, uint32_t gx, uint32_t gy, int sm_count, uint32_t grid[3])
 {
-	int64_t tiles = ((M + l->tile_m - 1) / l->tile_m) * ((N + l->tile_n - 1) / l->tile_n);
-	if (M <= 0 || N <= 0)
-		tiles = 0;
+	(void)l;
+	int64_t tiles = (int64_t)((gx + 1) / 2) * gy;
 	if (sm_count < 1)
 		sm_count = 1;
 	grid[0] = (uint32_t)TA_MIN(tiles, (int64_t)sm_count);
@@ -291,8 +278,6 @@ const char *sm90_check_shapes(const Sm90Launch *l, int64_t M, int64_t N, int64_t
 		return "a size exceeds 2^31-1";
 	if (K % 8 != 0)
 		return "the sm_90a GEMM path needs K % 8 == 0 (TMA row strides are multiples of 16 bytes)";
-	if (N % 2 != 0)
-		return "the sm_90a GEMM path needs an even N (C is written in aligned column pairs)";
 	if (!l->b_kmajor && N % 8 != 0)
 		return "the sm_90a GEMM path needs N % 8 == 0 for a [K, N] B (TMA row strides are multiples of 16 bytes)";
 	return NULL;
@@ -311,86 +296,67 @@ void sm90_tmap_dims(const Sm90Launch *l, int i, int64_t M, int64_t N, int64_t K,
 
 /* ---- emission ----------------------------------------------------------- */
 
-void sm90_module_header(StrBuf *out)
-{
-	sb_puts(out, ".version 8.0\n.target sm_90a\n.address_size 64\n\n");
-}
+/* Layout constants of one entry. */
+typedef struct {
+	const Module *m;
+	const Target *t;
+	const Sm90Gemm *g;
+	const SimtFunc *f;
+	int BM, BN, ST;          /* IR block tile, ring stages */
+	int a_bytes, b_bytes;    /* per stage */
+	int64_t body_bytes;      /* the general lowering's shared memory per consumer */
+} Em;
 
-/* Loads a problem size into register `reg`: a constant after -D, or the
- * u32 parameter of the shape symbol. */
-static void emit_size(const Module *m, const Sm90Gemm *g, int32_t shape_expr, const char *reg, StrBuf *o)
-{
-	int64_t v;
-	if (ir_const_int(m, shape_expr, &v)) {
-		sb_printf(o, "\tmov.u32 %s, %" PRId64 ";\n", reg, v);
-		return;
-	}
-	const Kernel *k = &m->kernels.data[g->kernel];
-	int32_t var = EX(shape_expr)->var;
-	for (int i = 0; i < k->nargs; i++)
-		if (k->args[i].var == var) {
-			sb_printf(o, "\tld.param.u32 %s, [p%d];\n", reg, i);
-			return;
-		}
-	sb_printf(o, "\tmov.u32 %s, 0;\n", reg); /* unreachable for a verified module */
-}
-
-/* Tile index %tile -> %m0, %n0 in grouped order: GROUP_M tile rows at a time,
- * M fastest inside a group, so CTAs running together share A and B tiles. */
+/* Tile index %tile -> %vby (IR block row) and %cj (CTA tile column) in
+ * grouped order: GROUP_M tile rows at a time, rows fastest inside a group,
+ * so CTAs running together share A and B tiles in L2. */
 static void emit_tile_coords(StrBuf *o)
 {
 	sb_printf(o,
 		"\tdiv.u32 %%grp, %%tile, %%per_group;\n"
 		"\trem.u32 %%gin, %%tile, %%per_group;\n"
-		"\tmul.lo.u32 %%tm, %%grp, %d;\n"
-		"\tsub.u32 %%gm, %%tiles_m, %%tm;\n"
+		"\tmul.lo.u32 %%vby, %%grp, %d;\n"
+		"\tsub.u32 %%gm, %%gy, %%vby;\n"
 		"\tmin.u32 %%gm, %%gm, %d;\n"
 		"\trem.u32 %%t0, %%gin, %%gm;\n"
-		"\tadd.u32 %%tm, %%tm, %%t0;\n"
-		"\tdiv.u32 %%tn, %%gin, %%gm;\n"
-		"\tshl.b32 %%m0, %%tm, 7;\n"
-		"\tshl.b32 %%n0, %%tn, 8;\n",
+		"\tadd.u32 %%vby, %%vby, %%t0;\n"
+		"\tdiv.u32 %%cj, %%gin, %%gm;\n",
 		GROUP_M, GROUP_M);
 }
 
 /* Advance the ring position: stage = (stage + 1) % ST, flipping the parity
  * on wrap-around. */
-static void emit_ring_advance(StrBuf *o)
+static void emit_ring_advance(const Em *e, StrBuf *o)
 {
 	sb_printf(o,
 		"\tadd.u32 %%stage, %%stage, 1;\n"
 		"\tsetp.eq.u32 %%pw, %%stage, %d;\n"
 		"\t@%%pw mov.u32 %%stage, 0;\n"
 		"\t@%%pw xor.b32 %%phase, %%phase, 1;\n",
-		ST);
+		e->ST);
 }
 
-static void emit_acc_list(StrBuf *o)
+static void emit_producer(const Em *e, StrBuf *o)
 {
-	sb_putc(o, '{');
-	for (int i = 0; i < 128; i++)
-		sb_printf(o, "%s%%f%d", i ? ", " : "", i);
-	sb_putc(o, '}');
-}
-
-static void emit_producer(const Sm90Gemm *g, StrBuf *o)
-{
+	const Sm90Gemm *g = e->g;
 	sb_printf(o,
 		"\t// ---- producer warpgroup: one thread issues every TMA load ----\n"
 		"\tsetmaxnreg.dec.sync.aligned.u32 %d;\n"
-		"\tsetp.ne.u32 %%p0, %%tw, 0;\n"
-		"\t@%%p0 bra $DONE;\n"
+		"\tsetp.ne.u32 %%wp0, %%tw, 0;\n"
+		"\t@%%wp0 bra $DONE;\n"
 		"\tmov.u32 %%stage, 0;\n"
 		"\tmov.u32 %%phase, 0;\n"
 		"\tmov.u32 %%tile, %%ctaid.x;\n"
 		"$P_TILE:\n"
-		"\tsetp.ge.u32 %%p0, %%tile, %%ntiles;\n"
-		"\t@%%p0 bra $DONE;\n",
+		"\tsetp.ge.u32 %%wp0, %%tile, %%ntiles;\n"
+		"\t@%%wp0 bra $DONE;\n",
 		PRODUCER_REGS);
 	emit_tile_coords(o);
 	sb_printf(o,
-		"\tsetp.eq.u32 %%p0, %%KT, 0;\n"
-		"\t@%%p0 bra $P_NEXT;\n"
+		"\tmul.lo.u32 %%m0, %%vby, %d;\n"
+		"\tmul.lo.u32 %%n0, %%cj, %d;\n"
+		"\tsetp.eq.u32 %%wp0, %%KT, 0;\n"
+		"\t@%%wp0 bra $P_NEXT;\n"
 		"\tmov.u32 %%kt, 0;\n"
 		"$P_K:\n"
 		"\tshl.b32 %%t0, %%stage, 3;\n"
@@ -406,23 +372,23 @@ static void emit_producer(const Sm90Gemm *g, StrBuf *o)
 		"\tshl.b32 %%k0, %%kt, 6;\n"
 		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 		" [%%sa], [%%tmA, {%%k0, %%m0}], [%%fb];\n",
-		8 * ST, STAGE_BYTES, A_BYTES, B_BYTES);
+		e->BM, 2 * e->BN, 8 * e->ST, e->a_bytes + e->b_bytes, e->a_bytes, e->b_bytes);
 	if (g->b_kmajor) {
 		sb_puts(o, "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 			   " [%sb], [%tmB, {%k0, %n0}], [%fb];\n");
 	} else {
-		/* [K, N] B: four 64-column slabs; TMA clips each at N. */
-		for (int j = 0; j < BN / 64; j++) {
+		/* [K, N] B: 64-column slabs; TMA clips each at N (zero fill). */
+		for (int j = 0; j < 2 * e->BN / 64; j++) {
 			sb_printf(o, "\tadd.u32 %%t2, %%n0, %d;\n\tadd.u32 %%t3, %%sb, %d;\n", 64 * j, SLAB_BYTES * j);
 			sb_puts(o, "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 				   " [%t3], [%tmB, {%t2, %k0}], [%fb];\n");
 		}
 	}
-	emit_ring_advance(o);
+	emit_ring_advance(e, o);
 	sb_puts(o,
 		"\tadd.u32 %kt, %kt, 1;\n"
-		"\tsetp.lt.u32 %p0, %kt, %KT;\n"
-		"\t@%p0 bra $P_K;\n"
+		"\tsetp.lt.u32 %wp0, %kt, %KT;\n"
+		"\t@%wp0 bra $P_K;\n"
 		"$P_NEXT:\n"
 		"\tadd.u32 %tile, %tile, %nct;\n"
 		"\tbra $P_TILE;\n");
@@ -444,12 +410,20 @@ static void emit_desc(const char *dst, const char *addr, uint64_t hi_bits, StrBu
 static const uint64_t DESC_KMAJOR = (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 16);
 static const uint64_t DESC_MNMAJOR = (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)(SLAB_BYTES >> 4) << 16);
 
-static void emit_consumer_mainloop(const Sm90Gemm *g, StrBuf *o)
+/* SI_WG_GEMM_LOOP: the consumer side of the ring for all of K, accumulating
+ * into the f32 registers acc .. acc+n-1 (M-block s of 64 rows holds
+ * acc + s*BN/2 ..: the wgmma layout lower_kernel_wg gave C_f). */
+static void emit_gemm_loop(const PtxWg *w, int32_t acc, int32_t n, StrBuf *o)
 {
+	const Em *e = w->ctx;
+	const Sm90Gemm *g = e->g;
 	const char *ty = g->in_dtype == DT_BF16 ? "bf16" : "f16";
+	int nmb = e->BM / 64, per = e->BN / 2;
+	(void)n;
 	sb_puts(o,
-		"\tsetp.eq.u32 %p0, %KT, 0;\n"
-		"\t@%p0 bra $C_ZERO;\n"
+		"\t// ---- the pipelined gemm loop: wgmma on the TMA ring ----\n"
+		"\tsetp.eq.u32 %wp0, %KT, 0;\n"
+		"\t@%wp0 bra $C_KEND;\n"
 		"\tmov.u32 %kt, 0;\n"
 		"$C_K:\n"
 		"\tshl.b32 %t0, %stage, 3;\n"
@@ -458,216 +432,236 @@ static void emit_consumer_mainloop(const Sm90Gemm *g, StrBuf *o)
 		"\tmbarrier.try_wait.parity.shared::cta.b64 %pw, [%fb], %phase;\n"
 		"\t@!%pw bra $C_WAIT;\n");
 	sb_printf(o,
-		"\tmad.lo.u32 %%sa, %%stage, %d, %%base_a;\n" /* %base_a includes this warpgroup's 64 rows */
-		"\tmad.lo.u32 %%sb, %%stage, %d, %%base_b;\n",
-		A_BYTES, B_BYTES);
+		"\tmad.lo.u32 %%sa, %%stage, %d, %%base;\n"
+		"\tmad.lo.u32 %%sb, %%stage, %d, %%base_bw;\n", /* %base_bw: this consumer's B columns */
+		e->a_bytes, e->b_bytes);
 	/* Every descriptor is computed before wgmma.fence (no injected arrives). */
-	emit_desc("%da0", "%sa", DESC_KMAJOR, o);
 	emit_desc("%db0", "%sb", g->b_kmajor ? DESC_KMAJOR : DESC_MNMAJOR, o);
-	int bstep = g->b_kmajor ? 2 : (16 * 128) >> 4; /* k16 step: 32 B within a K-major row, 16 rows of MN-major */
-	for (int s = 1; s < 4; s++)
-		sb_printf(o, "\tadd.s64 %%da%d, %%da0, %d;\n\tadd.s64 %%db%d, %%db0, %d;\n", s, 2 * s, s, bstep * s);
-	sb_puts(o, "\tsetp.ne.u32 %pd, %kt, 0;\n\twgmma.fence.sync.aligned;\n");
-	for (int s = 0; s < 4; s++) {
-		sb_printf(o, "\twgmma.mma_async.sync.aligned.m64n256k16.f32.%s.%s ", ty, ty);
-		emit_acc_list(o);
-		sb_printf(o, ", %%da%d, %%db%d, %s, 1, 1, 0, %d;\n", s, s, s ? "%ptrue" : "%pd", g->b_kmajor ? 0 : 1);
+	int bstep = g->b_kmajor ? 2 : (16 * 128) >> 4; /* k16: 32 B along a K-major row, 16 rows of MN-major */
+	for (int s = 0; s < nmb; s++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "%%da%d", 4 * s);
+		if (s)
+			sb_printf(o, "\tadd.u32 %%t1, %%sa, %d;\n", s * 64 * 128);
+		emit_desc(nm, s ? "%t1" : "%sa", DESC_KMAJOR, o);
 	}
+	for (int s = 0; s < nmb; s++)
+		for (int k = 1; k < 4; k++)
+			sb_printf(o, "\tadd.s64 %%da%d, %%da%d, %d;\n", 4 * s + k, 4 * s, 2 * k);
+	for (int k = 1; k < 4; k++)
+		sb_printf(o, "\tadd.s64 %%db%d, %%db0, %d;\n", k, bstep * k);
+	sb_puts(o, "\twgmma.fence.sync.aligned;\n");
+	for (int k = 0; k < 4; k++)
+		for (int s = 0; s < nmb; s++) {
+			sb_printf(o, "\twgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", e->BN, ty, ty);
+			for (int i = 0; i < per; i++)
+				sb_printf(o, "%s%%f%d", i ? ", " : "", acc + s * per + i);
+			sb_printf(o, "}, %%da%d, %%db%d, %%ptrue, 1, 1, 0, %d;\n", 4 * s + k, k, g->b_kmajor ? 0 : 1);
+		}
 	/* One group stays in flight: the wait leaves only this k-step's group
 	 * running, so the previous stage can go back to the producer. */
 	sb_printf(o,
 		"\twgmma.commit_group.sync.aligned;\n"
 		"\twgmma.wait_group.sync.aligned 1;\n"
-		"\tsetp.ne.u32 %%p1, %%kt, 0;\n"
-		"\tand.pred %%p1, %%p1, %%plead;\n"
-		"\t@%%p1 mbarrier.arrive.shared::cta.b64 _, [%%prev_eb];\n"
+		"\tsetp.ne.u32 %%wp1, %%kt, 0;\n"
+		"\tand.pred %%wp1, %%wp1, %%plead;\n"
+		"\t@%%wp1 mbarrier.arrive.shared::cta.b64 _, [%%prev_eb];\n"
 		"\tadd.u32 %%prev_eb, %%fb, %d;\n",
-		8 * ST);
-	emit_ring_advance(o);
+		8 * e->ST);
+	emit_ring_advance(e, o);
 	sb_puts(o,
 		"\tadd.u32 %kt, %kt, 1;\n"
-		"\tsetp.lt.u32 %p0, %kt, %KT;\n"
-		"\t@%p0 bra $C_K;\n"
+		"\tsetp.lt.u32 %wp0, %kt, %KT;\n"
+		"\t@%wp0 bra $C_K;\n"
 		"\twgmma.wait_group.sync.aligned 0;\n"
 		"\t@%plead mbarrier.arrive.shared::cta.b64 _, [%prev_eb];\n"
-		"\tbra $C_EPI;\n"
-		"$C_ZERO:\n");
-	for (int i = 0; i < 128; i++)
-		sb_printf(o, "\tmov.f32 %%f%d, 0f00000000;\n", i);
+		"$C_KEND:\n");
 }
 
-/* Epilogue.  Accumulator i of lane l in warp w of the warpgroup holds
- * row 16w + l/4 + 8*((i>>1)&1), column 8*(i>>2) + 2*(l%4) + (i&1).
- * Elements go out in column pairs (one packed store each).  N is even
- * (sm90_check_shapes), so a pair is either wholly inside or wholly outside
- * the matrix: one predicate per pair and row covers full and edge tiles
- * alike, and keeps the entry small (the driver JIT time grows with it).
- * An unpredicated copy for full tiles measured no faster on an H200
- * (docs/performance.md) and made the entry 25% larger. */
-static void emit_epilogue(const Sm90Gemm *g, StrBuf *o)
+/* Loads a problem size into register `reg`: a constant after -D, or the
+ * u32 parameter of the shape symbol. */
+static void emit_size(const Em *e, int32_t shape_expr, const char *reg, StrBuf *o)
 {
-	int esz = dtype_bytes((DType)g->out_dtype);
-	const char *cvt2 = g->out_dtype == DT_BF16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32";
-	sb_printf(o,
-		"$C_EPI:\n"
-		"\tadd.u32 %%row, %%m0, %%row_in;\n"
-		"\tadd.u32 %%col, %%n0, %%col_in;\n"
-		"\tmul.wide.u32 %%ra, %%row, %%N;\n"
-		"\tcvt.u64.u32 %%rb, %%col;\n"
-		"\tadd.s64 %%ra, %%ra, %%rb;\n"
-		"\tmad.lo.s64 %%ptr, %%ra, %d, %%pC;\n"
-		"\tadd.s64 %%ptr8, %%ptr, %%row8;\n"
-		"\tsub.s32 %%rlim, %%M, %%row;\n"
-		"\tsub.s32 %%clim, %%N, %%col;\n"
-		"\tsetp.gt.s32 %%pr0, %%rlim, 0;\n"
-		"\tsetp.gt.s32 %%pr8, %%rlim, 8;\n",
-		esz);
-	for (int j = 0; j < BN / 8; j++) {
-		int f = 4 * j;
-		sb_printf(o,
-			"\tsetp.gt.s32 %%pc, %%clim, %d;\n"
-			"\tand.pred %%pe, %%pc, %%pr0;\n"
-			"\tand.pred %%pe8, %%pc, %%pr8;\n",
-			8 * j);
-		if (g->out_dtype == DT_F32) {
-			sb_printf(o, "\t@%%pe st.global.v2.f32 [%%ptr+%d], {%%f%d, %%f%d};\n", 32 * j, f, f + 1);
-			sb_printf(o, "\t@%%pe8 st.global.v2.f32 [%%ptr8+%d], {%%f%d, %%f%d};\n", 32 * j, f + 2, f + 3);
-		} else {
-			sb_printf(o, "\t%s %%h2a, %%f%d, %%f%d;\n\t@%%pe st.global.b32 [%%ptr+%d], %%h2a;\n", cvt2, f + 1,
-				  f, 16 * j);
-			sb_printf(o, "\t%s %%h2b, %%f%d, %%f%d;\n\t@%%pe8 st.global.b32 [%%ptr8+%d], %%h2b;\n", cvt2,
-				  f + 3, f + 2, 16 * j);
-		}
+	const Module *m = e->m;
+	int64_t v;
+	if (ir_const_int(m, shape_expr, &v)) {
+		sb_printf(o, "\tmov.u32 %s, %" PRId64 ";\n", reg, v);
+		return;
 	}
+	const Kernel *k = &m->kernels.data[e->g->kernel];
+	int32_t var = EX(shape_expr)->var;
+	for (int i = 0; i < k->nargs; i++)
+		if (k->args[i].var == var) {
+			sb_printf(o, "\tld.param.u32 %s, [_p%d];\n", reg, i);
+			return;
+		}
+	sb_printf(o, "\tmov.u32 %s, 0;\n", reg); /* unreachable for a verified module */
 }
 
-static void emit_consumer(const Sm90Gemm *g, StrBuf *o)
+static void emit_consumer(const Em *e, StrBuf *o)
 {
-	int esz = dtype_bytes((DType)g->out_dtype);
+	const Sm90Gemm *g = e->g;
+	/* this consumer's B columns: the second IR block's are BN further on */
+	int boff = g->b_kmajor ? e->BN * 128 : (e->BN / 64) * SLAB_BYTES;
 	sb_printf(o,
-		"\t// ---- consumer warpgroups: wgmma on 64 rows each, then the epilogue ----\n"
+		"\t// ---- consumer warpgroups: IR block (2j + c, by), the kernel as lowered for 128 threads ----\n"
 		"$CONSUMER:\n"
 		"\tsetmaxnreg.inc.sync.aligned.u32 %d;\n"
 		"\tsub.u32 %%cw, %%wg, 1;\n"
+		"\tadd.u32 %%wbar, %%cw, 1;\n"
 		"\tsetp.eq.u32 %%plead, %%tw, 0;\n"
 		"\tsetp.eq.u32 %%ptrue, %%tw, %%tw;\n"
-		"\tmad.lo.u32 %%base_a, %%cw, %d, %%base;\n"
-		/* Epilogue constants: this thread's row and column in the tile. */
-		"\tshr.u32 %%t0, %%tw, 5;\n"     /* warp in warpgroup */
-		"\tand.b32 %%t1, %%tw, 31;\n"    /* lane */
-		"\tshr.u32 %%t2, %%t1, 2;\n"
-		"\tshl.b32 %%row_in, %%cw, 6;\n"
-		"\tmad.lo.u32 %%row_in, %%t0, 16, %%row_in;\n"
-		"\tadd.u32 %%row_in, %%row_in, %%t2;\n"
-		"\tand.b32 %%t2, %%t1, 3;\n"
-		"\tshl.b32 %%col_in, %%t2, 1;\n"
-		"\tld.param.u64 %%pC, [p%d];\n"
-		"\tcvta.to.global.u64 %%pC, %%pC;\n"
-		"\tmul.wide.u32 %%row8, %%N, %d;\n"
+		"\tmad.lo.u32 %%base_bw, %%cw, %d, %%base_b;\n"
+		"\tmad.lo.u32 %%wsm, %%cw, %" PRId64 ", %%body;\n"
 		"\tmov.u32 %%stage, 0;\n"
 		"\tmov.u32 %%phase, 0;\n"
 		"\tmov.u32 %%tile, %%ctaid.x;\n"
 		"$C_TILE:\n"
-		"\tsetp.ge.u32 %%p0, %%tile, %%ntiles;\n"
-		"\t@%%p0 bra $DONE;\n",
-		CONSUMER_REGS, 64 * 128, g->launch.n_arg, 8 * esz);
+		"\tsetp.ge.u32 %%wp0, %%tile, %%ntiles;\n"
+		"\t@%%wp0 bra $DONE;\n",
+		CONSUMER_REGS, boff, e->body_bytes);
 	emit_tile_coords(o);
-	emit_consumer_mainloop(g, o);
-	emit_epilogue(g, o);
+	sb_printf(o,
+		"\tshl.b32 %%vbx, %%cj, 1;\n"
+		"\tadd.u32 %%vbx, %%vbx, %%cw;\n"
+		"\tsetp.lt.u32 %%wp0, %%vbx, %%gx;\n"
+		"\t@%%wp0 bra $C_BODY;\n"
+		/* outside the IR grid: take this consumer's part of the ring, no code */
+		"\tsetp.eq.u32 %%wp0, %%KT, 0;\n"
+		"\t@%%wp0 bra $C_NEXT;\n"
+		"\tmov.u32 %%kt, 0;\n"
+		"$C_DRAIN:\n"
+		"\tshl.b32 %%t0, %%stage, 3;\n"
+		"\tadd.u32 %%fb, %%bars, %%t0;\n"
+		"$C_DWAIT:\n"
+		"\tmbarrier.try_wait.parity.shared::cta.b64 %%pw, [%%fb], %%phase;\n"
+		"\t@!%%pw bra $C_DWAIT;\n"
+		"\t@%%plead mbarrier.arrive.shared::cta.b64 _, [%%fb+%d];\n",
+		8 * e->ST);
+	emit_ring_advance(e, o);
 	sb_puts(o,
+		"\tadd.u32 %kt, %kt, 1;\n"
+		"\tsetp.lt.u32 %wp0, %kt, %KT;\n"
+		"\t@%wp0 bra $C_DRAIN;\n"
+		"\tbra $C_NEXT;\n"
+		"$C_BODY:\n");
+	PtxWg w = {emit_gemm_loop, e};
+	ptx_emit_code(e->f, e->t, &w, o);
+	sb_puts(o,
+		"$C_NEXT:\n"
 		"\tadd.u32 %tile, %tile, %nct;\n"
 		"\tbra $C_TILE;\n");
 }
 
-#define SMEM_DECL ".extern .shared .align 1024 .b8 ta_sm90_smem[];\n\n"
+#define SMEM_DECL ".extern .shared .align 1024 .b8 ta_sm90_smem[];\n"
 
-void sm90_gemm_emit(const Module *m, const Sm90Gemm *g, StrBuf *o)
+static void sm90_emit(const Em *e, StrBuf *o)
 {
+	const Module *m = e->m;
+	const Sm90Gemm *g = e->g;
 	const Kernel *k = &m->kernels.data[g->kernel];
 	const Sm90Launch *l = &g->launch;
-	const Buffer *A = BUF(g->a), *C = BUF(g->c);
+	const SimtFunc *f = e->f;
 	sb_printf(o,
-		"// %s: tileasm sm_90a GEMM path (IR tile %dx%dx%d, %d stages; emitted as %ux%ux%u, %u stages,\n"
-		"// %s B, persistent, warp-specialised: 1 TMA producer + 2 wgmma consumer warpgroups)\n",
-		k->name, g->ir_bm, g->ir_bn, g->ir_bk, g->ir_stages, l->tile_m, l->tile_n, l->tile_k, l->stages,
+		"\n// %s: tileasm sm_90a GEMM path.  IR block %dx%d, k step %d, %d stages, 128 threads; emitted\n"
+		"// with k step %d and %d TMA stages (one 128-byte swizzle row per k step; the ring's depth),\n"
+		"// two IR blocks per CTA (%ux%u), 1 TMA producer + 2 wgmma consumer warpgroups, %s B,\n"
+		"// persistent grid.  Outside the loop: the general lowering of the kernel for 128 threads.\n",
+		k->name, g->ir_bm, g->ir_bn, g->ir_bk, g->ir_stages, BKT, e->ST, l->tile_m, l->tile_n,
 		g->b_kmajor ? "K-major" : "N-major");
-	/* One declaration per module, shared by every sm90 kernel in it. */
+	/* One declaration per module, shared by every sm90 entry in it. */
 	if (!o->buf || !strstr(o->buf, SMEM_DECL))
 		sb_puts(o, SMEM_DECL);
-	sb_printf(o, ".visible .entry %s(\n", l->entry);
-	for (int i = 0; i < l->nparams; i++) {
-		const Sm90Param *p = &l->params[i];
-		const char *sep = i + 1 < l->nparams ? "," : "";
-		if (p->kind == SM90P_TMAP)
-			sb_printf(o, "\t.param .align 64 .b8 p%d[128]%s\n", i, sep);
-		else
-			sb_printf(o, "\t.param .%s p%d%s\n", p->kind == SM90P_PTR ? "u64" : "u32", i, sep);
+	sb_printf(o, ".visible .entry %s(", l->entry);
+	for (size_t i = 0; i < f->params.len; i++) {
+		static const char *const pt[VT_COUNT] = {"u32", "b16", "u32", "u64", "f32", "f64"};
+		sb_printf(o, "\n\t.param .%s _p%zu /* %s */,", pt[f->params.data[i].vt], i, f->params.data[i].name);
 	}
-	sb_printf(o, ")\n.maxntid %d, 1, 1\n.minnctapersm 1\n{\n", THREADS);
+	sb_puts(o, "\n\t.param .align 64 .b8 _tmA[128],\n\t.param .align 64 .b8 _tmB[128],\n"
+		   "\t.param .u32 _gx,\n\t.param .u32 _gy)\n");
+	sb_printf(o, ".maxntid %d, 1, 1\n.minnctapersm 1\n{\n", THREADS);
+	ptx_emit_decls(f, o);
 	sb_puts(o,
-		"\t.reg .pred %p0, %p1, %pw, %pd, %ptrue, %plead, %pr0, %pr8, %pc, %pe, %pe8;\n"
-		"\t.reg .b32 %thr, %wg, %tw, %cw, %M, %N, %K, %KT, %tiles_m, %tiles_n, %ntiles, %per_group, %nct;\n"
-		"\t.reg .b32 %base, %base_a, %base_b, %bars, %stage, %phase, %tile, %grp, %gin, %gm, %tm, %tn;\n"
-		"\t.reg .b32 %m0, %n0, %kt, %k0, %fb, %eb, %prev_eb, %sa, %sb, %row_in, %col_in, %row, %col;\n"
-		"\t.reg .b32 %rlim, %clim, %t0, %t1, %t2, %t3, %h2a, %h2b;\n"
-		"\t.reg .b64 %tmA, %tmB, %pC, %ra, %rb, %ptr, %ptr8, %row8;\n"
-		"\t.reg .b64 %da0, %da1, %da2, %da3, %db0, %db1, %db2, %db3;\n"
-		"\t.reg .f32 %f<128>;\n");
-	/* Problem sizes and tile counts. */
-	emit_size(m, g, A->shape[0], "%M", o);
-	emit_size(m, g, C->shape[1], "%N", o);
-	emit_size(m, g, A->shape[1], "%K", o);
-	int ta = -1, tb = -1;
-	for (int i = 0; i < l->nparams; i++)
-		if (l->params[i].kind == SM90P_TMAP)
-			*(l->params[i].tmap == 0 ? &ta : &tb) = i;
+		"\t.reg .pred %wp0, %wp1, %pw, %ptrue, %plead;\n"
+		"\t.reg .b32 %thr, %wg, %tw, %cw, %wbar, %wsm, %K, %KT, %gx, %gy, %ntiles, %per_group, %nct;\n"
+		"\t.reg .b32 %base, %base_b, %base_bw, %bars, %body, %stage, %phase, %tile, %grp, %gin, %gm;\n"
+		"\t.reg .b32 %vbx, %vby, %cj, %m0, %n0, %kt, %k0, %fb, %eb, %prev_eb, %sa, %sb, %t0, %t1, %t2, %t3;\n"
+		"\t.reg .b64 %tmA, %tmB, %db0, %db1, %db2, %db3;\n");
+	sb_printf(o, "\t.reg .b64 %%da<%d>;\n", 4 * (e->BM / 64));
+	emit_size(e, BUF(g->a)->shape[1], "%K", o);
+	int64_t ring = (int64_t)e->ST * (e->a_bytes + e->b_bytes);
 	sb_printf(o,
+		"\tld.param.u32 %%gx, [_gx];\n"
+		"\tld.param.u32 %%gy, [_gy];\n"
 		"\tmov.u32 %%thr, %%tid.x;\n"
 		"\tshr.u32 %%wg, %%thr, 7;\n"
 		"\tand.b32 %%tw, %%thr, 127;\n"
 		"\tmov.u32 %%nct, %%nctaid.x;\n"
 		"\tadd.u32 %%t0, %%K, %d;\n\tshr.u32 %%KT, %%t0, 6;\n"
-		"\tadd.u32 %%t0, %%M, %d;\n\tshr.u32 %%tiles_m, %%t0, 7;\n"
-		"\tadd.u32 %%t0, %%N, %d;\n\tshr.u32 %%tiles_n, %%t0, 8;\n"
-		"\tmul.lo.u32 %%ntiles, %%tiles_m, %%tiles_n;\n"
-		"\tmul.lo.u32 %%per_group, %%tiles_n, %d;\n"
+		"\tadd.u32 %%t0, %%gx, 1;\n\tshr.u32 %%t0, %%t0, 1;\n" /* CTA tile columns: IR blocks in pairs */
+		"\tmul.lo.u32 %%ntiles, %%t0, %%gy;\n"
+		"\tmul.lo.u32 %%per_group, %%t0, %d;\n"
 		"\tmov.u32 %%base, ta_sm90_smem;\n"
 		"\tadd.u32 %%base, %%base, 1023;\n"
 		"\tand.b32 %%base, %%base, -1024;\n"
 		"\tadd.u32 %%base_b, %%base, %d;\n"
-		"\tadd.u32 %%bars, %%base, %d;\n"
-		"\tmov.b64 %%tmA, p%d;\n\tcvta.param.u64 %%tmA, %%tmA;\n"
-		"\tmov.b64 %%tmB, p%d;\n\tcvta.param.u64 %%tmB, %%tmB;\n"
-		"\tsetp.ne.u32 %%p0, %%thr, 0;\n"
-		"\t@%%p0 bra $SYNC0;\n"
+		"\tadd.u32 %%bars, %%base, %" PRId64 ";\n"
+		"\tadd.u32 %%body, %%bars, %d;\n"
+		"\tmov.b64 %%tmA, _tmA;\n\tcvta.param.u64 %%tmA, %%tmA;\n"
+		"\tmov.b64 %%tmB, _tmB;\n\tcvta.param.u64 %%tmB, %%tmB;\n"
+		"\tsetp.ne.u32 %%wp0, %%thr, 0;\n"
+		"\t@%%wp0 bra $SYNC0;\n"
 		"\tprefetch.tensormap [%%tmA];\n"
 		"\tprefetch.tensormap [%%tmB];\n",
-		BK - 1, BM - 1, BN - 1, GROUP_M, ST * A_BYTES, ST * STAGE_BYTES, ta, tb);
-	for (int s = 0; s < ST; s++)
+		BKT - 1, GROUP_M, e->ST * e->a_bytes, ring, 16 * e->ST);
+	for (int s = 0; s < e->ST; s++)
 		sb_printf(o,
 			"\tmbarrier.init.shared::cta.b64 [%%bars+%d], 1;\n"
 			"\tmbarrier.init.shared::cta.b64 [%%bars+%d], 2;\n",
-			8 * s, 8 * (ST + s));
+			8 * s, 8 * (e->ST + s));
 	sb_puts(o,
 		"\tfence.mbarrier_init.release.cluster;\n"
 		"$SYNC0:\n"
 		"\tbar.sync 0;\n"
-		"\tsetp.ne.u32 %p0, %wg, 0;\n"
-		"\t@%p0 bra $CONSUMER;\n");
-	emit_producer(g, o);
-	emit_consumer(g, o);
-	sb_puts(o, "$DONE:\n\tret;\n}\n\n");
+		"\tsetp.ne.u32 %wp0, %wg, 0;\n"
+		"\t@%wp0 bra $CONSUMER;\n");
+	emit_producer(e, o);
+	emit_consumer(e, o);
+	sb_puts(o, "$DONE:\n\tret;\n}\n");
 }
 
-Sm90Launch *sm90_gemm_try(const Module *m, int k, StrBuf *out)
+Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, StrBuf *out)
 {
 	Sm90Gemm g;
 	if (!sm90_gemm_match(m, k, &g))
 		return NULL;
-	Sm90Launch *l = malloc(sizeof *l);
+	LowerWg wg = {g.loop, g.cf, {g.as, g.bs}};
+	SimtFunc f;
+	Diag d;
+	diag_init(&d);
+	bool ok = false;
+	Sm90Launch *l = NULL;
+	if (lower_kernel_wg(m, k, t, &wg, &f, &ok, &d) || !ok)
+		goto out;
+	Em e = {m, t, &g, &f, g.ir_bm, g.ir_bn, 4, g.ir_bm * BKT * 2, 2 * g.ir_bn * BKT * 2, (f.smem_bytes + 15) & ~15LL};
+	/* The deepest ring (at most 4 stages) that fits beside the two consumers' own shared memory. */
+	int64_t total = 0;
+	for (; e.ST >= 2; e.ST--) {
+		total = (int64_t)e.ST * (e.a_bytes + e.b_bytes + 16) + 2 * e.body_bytes + 1024;
+		if (total <= SMEM_MAX)
+			break;
+	}
+	if (e.ST < 2)
+		goto out;
+	g.launch.stages = (uint32_t)e.ST;
+	g.launch.smem_bytes = total;
+	l = malloc(sizeof *l);
 	if (!l)
-		return NULL;
-	sm90_gemm_emit(m, &g, out);
+		goto out;
 	*l = g.launch;
+	sm90_emit(&e, out);
+out:
+	simt_free(&f);
+	diag_free(&d);
 	return l;
 }

@@ -6,16 +6,22 @@
  * AMD emulator otherwise.  Checks the result against a plain loop.
  *
  *   build/examples/host [N]          (run from the source root)
+ *   build/examples/host gemm [M N K] examples/gemm_bias_relu.tile instead: on an
+ *                                    sm_90a GPU through its TMA + wgmma entry
+ *                                    (ta_kernel_info.fast, ta_binary_fast_launch),
+ *                                    JIT-compiling only that entry's module
  *
  * Launching uses tileasm's internal runtime headers (runtime/), so this
  * program links the static library; a host with its own launcher needs only
  * tileasm.h: the binary's bytes, ta_kernel_info and ta_binary_grid.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda.h"
+#include "dtype.h"
 #include "emu.h"
 #include "hsa.h"
 #include "tileasm.h"
@@ -121,9 +127,129 @@ static int dev_launch(Dev *d, const ta_binary *bin, const uint32_t grid[3], uint
 	       emu_launch(d->emu, k->name, grid, block, ka, k->kernarg_size, 0, &d->diag);
 }
 
+/* C = relu(A B + Bias) (examples/gemm_bias_relu.tile), checked element by
+ * element against a double-precision loop. */
+static int run_gemm(Dev *d, int M, int N, int K)
+{
+	size_t len;
+	char *text = read_file("examples/gemm_bias_relu.tile", &len);
+	if (!text || M < 1 || N < 1 || K < 1) {
+		fprintf(stderr, "host: run from the source root (examples/gemm_bias_relu.tile), M, N, K >= 1\n");
+		free(text);
+		return 2;
+	}
+	ta_ctx *ctx = ta_ctx_create();
+	ta_binary *bin = NULL;
+	int rc = 1;
+	size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+	uint16_t *A = malloc(na * 2), *B = malloc(nb * 2), *Bi = malloc((size_t)N * 2), *C = malloc(nc * 2);
+	uint64_t dA = 0, dB = 0, dBi = 0, dC = 0;
+	uint8_t *ka = NULL;
+	if (!ctx || !A || !B || !Bi || !C)
+		goto out;
+	if (ta_compile_source(ctx, "examples/gemm_bias_relu.tile", text, len, d->target, &bin) != TA_OK) {
+		fputs(ta_ctx_diagnostics(ctx), stderr);
+		goto out;
+	}
+	uint64_t seed = 12345;
+	for (size_t i = 0; i < na + nb + (size_t)N; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		double v = (double)(seed >> 40) / (double)(1 << 24) - 0.5;
+		dt_store_double(DT_F16, i < na ? &A[i] : i < na + nb ? &B[i - na] : &Bi[i - na - nb], v);
+	}
+	dA = dev_alloc(d, na * 2), dB = dev_alloc(d, nb * 2), dBi = dev_alloc(d, (size_t)N * 2), dC = dev_alloc(d, nc * 2);
+	memset(C, 0xff, nc * 2); /* NaN: unwritten elements fail the check */
+	if (!dA || !dB || !dBi || !dC || dev_copy_to(d, dA, A, na * 2) || dev_copy_to(d, dB, B, nb * 2) ||
+	    dev_copy_to(d, dBi, Bi, (size_t)N * 2) || dev_copy_to(d, dC, C, nc * 2))
+		goto out;
+	const ta_kernel_info *k = ta_binary_kernel(bin, 0);
+	ka = calloc(1, k->kernarg_size + 64);
+	uint64_t dptr[16] = {0};
+	int64_t vals[16] = {0};
+	void *params[16];
+	if (!ka || k->nargs > 16)
+		goto out;
+	for (int i = 0; i < k->nargs; i++) {
+		const ta_arg_info *a = &k->args[i];
+		params[i] = ka + a->offset;
+		if (a->kind == TA_ARG_TENSOR) {
+			dptr[i] = !strcmp(a->name, "A") ? dA : !strcmp(a->name, "B") ? dB : !strcmp(a->name, "Bias") ? dBi : dC;
+			memcpy(ka + a->offset, &dptr[i], 8);
+		} else {
+			vals[i] = !strcmp(a->name, "M") ? M : !strcmp(a->name, "N") ? N : K;
+			memcpy(ka + a->offset, &(int32_t){(int32_t)vals[i]}, 4);
+		}
+	}
+	uint32_t grid[3];
+	if (ta_binary_grid(bin, 0, vals, grid) != TA_OK)
+		goto out;
+	ta_fast_launch fl;
+	ta_status fst = d->cuda && k->fast ? ta_binary_fast_launch(ctx, bin, 0, dptr, vals, params, &fl) : TA_ERR_UNSUPPORTED;
+	if (fst == TA_OK) {
+		/* JIT only the fast entry's own module */
+		void *mod = NULL;
+		CudaFunc *fn = NULL;
+		float ms = 0;
+		if (cuda_module_load(d->cuda, k->fast->ptx, &mod, NULL, &ms) ||
+		    cuda_function(d->cuda, mod, k->fast->name, &fn) ||
+		    cuda_func_set_smem(d->cuda, fn, k->fast->shared_bytes) ||
+		    cuda_launch(d->cuda, fn, fl.grid, fl.block, fl.shared_bytes, fl.params, NULL) || cuda_sync(d->cuda)) {
+			fprintf(stderr, "host: fast entry: %s\n", cuda_error(d->cuda));
+			if (mod)
+				cuda_module_unload(d->cuda, mod);
+			goto out;
+		}
+		cuda_module_unload(d->cuda, mod);
+		printf("host: %s (TMA + wgmma): %zu-byte module, JIT %.1f ms, grid %u, %u threads\n", k->fast->name,
+		       k->fast->ptx_size, ms, fl.grid[0], fl.block[0]);
+	} else {
+		if (k->fast)
+			printf("host: generic entry (%s)\n", ta_ctx_diagnostics(ctx));
+		if (dev_launch(d, bin, grid, ka))
+			goto out;
+		printf("host: generic entry %s\n", k->name);
+	}
+	if (dev_copy_from(d, C, dC, nc * 2))
+		goto out;
+	size_t bad = 0;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double s = dt_to_double(DT_F16, &Bi[j]);
+			for (int x = 0; x < K; x++)
+				s += dt_to_double(DT_F16, &A[(size_t)i * K + x]) * dt_to_double(DT_F16, &B[(size_t)x * N + j]);
+			s = s > 0 ? s : 0;
+			double got = dt_to_double(DT_F16, &C[(size_t)i * N + j]);
+			bad += !(fabs(got - s) <= 2e-3 + 2e-3 * fabs(s));
+		}
+	printf("host: gemm_bias_relu %dx%dx%d: %zu of %zu results wrong: %s\n", M, N, K, bad, nc, bad ? "FAIL" : "PASS");
+	rc = bad != 0;
+out:
+	if (rc == 1 && d->diag.nerrors)
+		fputs(diag_text(&d->diag), stderr);
+	free(ka);
+	free(A), free(B), free(Bi), free(C), free(text);
+	ta_binary_release(bin);
+	ta_ctx_destroy(ctx);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "gemm")) {
+		Dev d = {0};
+		if (dev_open(&d)) {
+			fprintf(stderr, "host: no device\n");
+			return 1;
+		}
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		printf("host: device %s, target %s\n", d.kind, d.target);
+		int rc = run_gemm(&d, argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? atoi(argv[3]) : 136,
+				  argc > 4 ? atoi(argv[4]) : 72);
+		dev_close(&d);
+		return rc;
+	}
 	int n = argc > 1 ? atoi(argv[1]) : 3000;
+
 	size_t len;
 	char *text = read_file("examples/vector_add.tile", &len);
 	if (!text || n < 1) {

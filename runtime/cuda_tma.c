@@ -88,47 +88,40 @@ int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_
 	return 0;
 }
 
-int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, const uint64_t *dptr, const int64_t *ival, int64_t M,
-                   int64_t N, int64_t K, int sm_count, Sm90Args *a)
+int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, void *const *gparams, const uint32_t irgrid[3],
+                   const uint64_t *dptr, int64_t M, int64_t N, int64_t K, int sm_count, Sm90Args *a)
 {
 	memset(a, 0, sizeof *a);
 	const char *why = sm90_check_shapes(l, M, N, K);
 	if (why)
 		return fail(t, "%s", why);
-	for (int i = 0; i < l->nparams; i++) {
-		const Sm90Param *p = &l->params[i];
-		switch (p->kind) {
-		case SM90P_TMAP: {
-			uint64_t dims[2];
-			sm90_tmap_dims(l, p->tmap, M, N, K, dims);
-			if (cuda_tma_encode(t, &l->tmaps[p->tmap], dptr[p->arg], dims, a->maps[p->tmap]))
-				return -1;
-			a->params[i] = a->maps[p->tmap];
-			break;
-		}
-		case SM90P_PTR:
-			a->ptrs[i] = dptr[p->arg];
-			a->params[i] = &a->ptrs[i];
-			break;
-		default:
-			a->u32s[i] = (uint32_t)ival[p->arg];
-			a->params[i] = &a->u32s[i];
-			break;
-		}
+	if (l->ngeneric > SM90_MAX_GENERIC || irgrid[2] != 1)
+		return fail(t, "the sm_90a GEMM entry takes at most %d parameters and a grid of depth 1", SM90_MAX_GENERIC);
+	for (int i = 0; i < l->ngeneric; i++)
+		a->params[i] = gparams[i];
+	for (int i = 0; i < l->ntmaps; i++) {
+		uint64_t dims[2];
+		sm90_tmap_dims(l, i, M, N, K, dims);
+		if (cuda_tma_encode(t, &l->tmaps[i], dptr[l->tmaps[i].arg], dims, a->maps[i]))
+			return -1;
+		a->params[l->ngeneric + i] = a->maps[i];
 	}
-	sm90_grid(l, M, N, sm_count, a->grid);
+	a->gx = irgrid[0], a->gy = irgrid[1];
+	a->params[l->ngeneric + l->ntmaps] = &a->gx;
+	a->params[l->ngeneric + l->ntmaps + 1] = &a->gy;
+	sm90_grid(l, a->gx, a->gy, sm_count, a->grid);
 	a->block[0] = l->threads, a->block[1] = a->block[2] = 1;
 	a->smem = (uint32_t)l->smem_bytes;
 	return 0;
 }
 
 int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const InterpArg *args, const uint64_t *pdptr,
-                      Sm90Args *a, char *err, size_t errlen)
+                      void *const *gparams, const uint32_t irgrid[3], Sm90Args *a, char *err, size_t errlen)
 {
 	const Sm90Launch *l = ki->sm90;
 	const Kernel *kn = &m->kernels.data[k];
 	err[0] = 0;
-	if (!l || kn->nargs > SM90_MAX_PARAMS)
+	if (!l || kn->nargs > SM90_MAX_GENERIC || ki->nparams != l->ngeneric || irgrid[2] != 1)
 		return 0;
 	int64_t dm[IR_MAX_RANK], dn[IR_MAX_RANK], dk[IR_MAX_RANK];
 	if (interp_tensor_dims(m, k, args, l->m_arg, dm) < 0 || interp_tensor_dims(m, k, args, l->n_arg, dn) < 0 ||
@@ -138,20 +131,81 @@ int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const Int
 	if (sm90_check_shapes(l, M, N, K))
 		return 0; /* e.g. K % 8 != 0: the generic entry handles it */
 	/* Device addresses by Kernel.args index. */
-	uint64_t dptr[SM90_MAX_PARAMS] = {0};
-	int64_t ival[SM90_MAX_PARAMS] = {0};
+	uint64_t dptr[SM90_MAX_GENERIC] = {0};
 	for (int i = 0; i < ki->nparams; i++)
-		if (ki->params[i].kind == PK_TENSOR && ki->params[i].arg < SM90_MAX_PARAMS)
+		if (ki->params[i].kind == PK_TENSOR && ki->params[i].arg < SM90_MAX_GENERIC)
 			dptr[ki->params[i].arg] = pdptr[i];
-	for (int i = 0; i < kn->nargs; i++)
-		ival[i] = args[i].ival;
 	CudaTma t;
 	int rc = cuda_tma_open(&t);
 	int sms = rc ? -1 : cuda_tma_sm_count(&t, 0);
-	if (sms < 1 || cuda_sm90_args(&t, l, dptr, ival, M, N, K, sms, a))
+	if (sms < 1 || cuda_sm90_args(&t, l, gparams, irgrid, dptr, M, N, K, sms, a))
 		rc = -1;
 	if (rc)
 		snprintf(err, errlen, "sm_90a GEMM path: %s", t.err);
 	cuda_tma_close(&t);
 	return rc ? -1 : 1;
+}
+
+/* ---- public API: ta_binary_fast_launch (tileasm.h) ---------------------- */
+
+#include "api.h"
+
+TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kernel, const uint64_t *dptrs,
+                                       const int64_t *arg_values, void *const *params, ta_fast_launch *out)
+{
+	if (!ctx || !b || kernel < 0 || kernel >= b->nkernels || !dptrs || !arg_values || !params || !out)
+		return TA_ERR_INVALID;
+	const Sm90Launch *l = b->ptx_info ? b->ptx_info[kernel].sm90 : NULL;
+	if (!l) {
+		diag_error(&ctx->diag, "kernel '%s' has no sm_90a fast entry", b->kernels[kernel].name);
+		return TA_ERR_UNSUPPORTED;
+	}
+	const Kernel *kn = &b->m->kernels.data[kernel];
+	int64_t size[3];
+	const int32_t arg[3] = {l->m_arg, l->n_arg, l->k_arg}, d[3] = {l->m_dim, l->n_dim, l->k_dim};
+	for (int i = 0; i < 3; i++) {
+		const Buffer *buf = &b->m->bufs.data[kn->args[arg[i]].buf];
+		if (!ir_eval_int(b->m, kernel, buf->shape[d[i]], arg_values, &size[i]))
+			return TA_ERR_INVALID;
+	}
+	for (int i = 0; i < l->ntmaps; i++)
+		if (dptrs[l->tmaps[i].arg] % 16) {
+			diag_error(&ctx->diag, "the fast entry needs 16-byte aligned tensors (argument %d)", l->tmaps[i].arg);
+			return TA_ERR_UNSUPPORTED;
+		}
+	const char *why = sm90_check_shapes(l, size[0], size[1], size[2]);
+	if (why) {
+		diag_error(&ctx->diag, "%s", why);
+		return TA_ERR_UNSUPPORTED;
+	}
+	uint32_t grid[3];
+	ta_status st = ta_binary_grid(b, kernel, arg_values, grid);
+	if (st != TA_OK)
+		return st;
+	if (grid[2] != 1 || l->ngeneric > (int)TA_ARRAY_LEN(out->params) - 4) {
+		diag_error(&ctx->diag, "the fast entry needs a grid of depth 1 and at most 64 arguments");
+		return TA_ERR_UNSUPPORTED;
+	}
+	CudaTma t;
+	Sm90Args a;
+	int sms = cuda_tma_open(&t) ? -1 : cuda_tma_sm_count(&t, 0);
+	if (sms < 1 || cuda_sm90_args(&t, l, params, grid, dptrs, size[0], size[1], size[2], sms, &a)) {
+		diag_error(&ctx->diag, "sm_90a fast entry: %s", t.err);
+		cuda_tma_close(&t);
+		return TA_ERR_RUNTIME;
+	}
+	cuda_tma_close(&t);
+	memset(out, 0, sizeof *out);
+	memcpy(out->maps, a.maps, sizeof out->maps);
+	out->grid_xy[0] = a.gx, out->grid_xy[1] = a.gy;
+	for (int i = 0; i < l->ngeneric; i++)
+		out->params[i] = params[i];
+	for (int i = 0; i < l->ntmaps; i++)
+		out->params[l->ngeneric + i] = out->maps[i];
+	out->params[l->ngeneric + l->ntmaps] = &out->grid_xy[0];
+	out->params[l->ngeneric + l->ntmaps + 1] = &out->grid_xy[1];
+	memcpy(out->grid, a.grid, sizeof out->grid);
+	memcpy(out->block, a.block, sizeof out->block);
+	out->shared_bytes = a.smem;
+	return TA_OK;
 }

@@ -39,31 +39,33 @@ int cuda_tma_sm_count(CudaTma *t, int dev);
  * aligned).  Returns 0, or -1 with t->err set. */
 int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_t dims[2], void *map);
 
-/* Everything cuLaunchKernel needs for one launch of an sm90 kernel. */
+/* Everything cuLaunchKernel needs for one launch of an sm90 entry. */
+#define SM90_MAX_GENERIC 60
 typedef struct {
 	alignas(64) uint8_t maps[2][128];
-	uint64_t ptrs[SM90_MAX_PARAMS];
-	uint32_t u32s[SM90_MAX_PARAMS];
-	void *params[SM90_MAX_PARAMS]; /* kernelParams: params[i] points at parameter i's host value */
+	uint32_t gx, gy;               /* the IR grid's x and y */
+	void *params[SM90_MAX_GENERIC + 4]; /* kernelParams: the generic entry's, then the maps, gx, gy */
 	uint32_t grid[3], block[3];
 	uint32_t smem;                 /* dynamic shared memory bytes */
 } Sm90Args;
 
-/* Fills *a for kernel launch l.  dptr[i] is the device address of tensor
- * argument i (Kernel.args order; ignored for symbols), ival[i] the value of
- * symbol argument i; M, N, K the problem sizes (from the tensors' shapes).
- * Returns 0, or -1 with t->err set (a TMA constraint the sizes violate, or
- * the driver refusing a map).  a->grid[0] == 0 means: nothing to launch. */
-int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, const uint64_t *dptr, const int64_t *ival, int64_t M,
-                   int64_t N, int64_t K, int sm_count, Sm90Args *a);
+/* Fills *a for kernel launch l.  gparams: the generic entry's kernelParams
+ * (l->ngeneric pointers, as cuLaunchKernel of the generic entry takes
+ * them; only the pointers are copied), irgrid: the IR grid (ptx_grid),
+ * dptr[i]: the device address of tensor argument i (Kernel.args order),
+ * M, N, K: the problem sizes.  Returns 0, or -1 with t->err set (a TMA
+ * constraint the sizes violate, or the driver refusing a map).
+ * a->grid[0] == 0 means: nothing to launch. */
+int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, void *const *gparams, const uint32_t irgrid[3],
+                   const uint64_t *dptr, int64_t M, int64_t N, int64_t K, int sm_count, Sm90Args *a);
 
 /* For `tileasm run` (tools/run_cuda.c): kernel k compiled by ptx_compile
- * with info ki (ki->sm90 set), arguments args (InterpArg, Kernel.args order)
- * and pdptr[i] the device address the generic launcher allocated for its
- * tensor parameter i.  Returns 1 with *a ready when the sm90 entry can run
- * these sizes, 0 when it cannot (launch the generic entry), -1 on a driver
- * error, with the message in err. */
+ * with info ki, arguments args (InterpArg, Kernel.args order), pdptr[i] the
+ * device address the generic launcher allocated for its parameter i, gparams
+ * its kernelParams and irgrid its grid.  Returns 1 with *a ready when the
+ * sm90 entry can run these sizes, 0 when it cannot (launch the generic
+ * entry), -1 on a driver error, with the message in err. */
 int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const InterpArg *args, const uint64_t *pdptr,
-                      Sm90Args *a, char *err, size_t errlen);
+                      void *const *gparams, const uint32_t irgrid[3], Sm90Args *a, char *err, size_t errlen);
 
 #endif

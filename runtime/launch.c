@@ -22,7 +22,8 @@ static const char *const runner_name[] = {"interp", "emu", "cuda", "hsa"};
 
 typedef struct {
 	ta_binary *bin;
-	void *module;        /* CUDA module */
+	void *module;        /* CUDA module: the generic entries */
+	void **fast_mod;     /* per kernel: the sm90 entry's own module, loaded at its first launch */
 	CudaFunc **fn;       /* per kernel: generic entry, then the sm90 entry (2 per kernel) */
 } Loaded;
 
@@ -75,6 +76,10 @@ TA_API void ta_runner_close(ta_runner *r)
 		Loaded *l = &r->loaded.data[i];
 		if (l->module)
 			cuda_module_unload(r->cuda, l->module);
+		for (int k = 0; l->fast_mod && k < l->bin->nkernels; k++)
+			if (l->fast_mod[k])
+				cuda_module_unload(r->cuda, l->fast_mod[k]);
+		free(l->fast_mod);
 		free(l->fn);
 		ta_binary_release(l->bin);
 	}
@@ -262,28 +267,30 @@ static Loaded *cuda_loaded(ta_ctx *c, ta_runner *r, ta_binary *b)
 	for (size_t i = 0; i < r->loaded.len; i++)
 		if (r->loaded.data[i].bin == b)
 			return &r->loaded.data[i];
-	Loaded l = {b, NULL, calloc((size_t)b->nkernels * 2 + 1, sizeof(CudaFunc *))};
+	Loaded l = {b, NULL, calloc((size_t)b->nkernels + 1, sizeof(void *)),
+		    calloc((size_t)b->nkernels * 2 + 1, sizeof(CudaFunc *))};
 	float ms = 0;
-	if (!l.fn || cuda_module_load(r->cuda, (const char *)b->data, &l.module, NULL, &ms)) {
-		diag_error(&c->diag, "cuda: %s", l.fn ? cuda_error(r->cuda) : "out of memory");
+	if (!l.fn || !l.fast_mod || cuda_module_load(r->cuda, (const char *)b->data, &l.module, NULL, &ms)) {
+		diag_error(&c->diag, "cuda: %s", l.fn && l.fast_mod ? cuda_error(r->cuda) : "out of memory");
 		free(l.fn);
+		free(l.fast_mod);
 		return NULL;
 	}
 	for (int k = 0; k < b->nkernels; k++) {
 		const PtxKernelInfo *pk = &b->ptx_info[k];
 		if (cuda_function(r->cuda, l.module, pk->name, &l.fn[2 * k]) ||
-		    (pk->smem_bytes > 48 * 1024 && cuda_func_set_smem(r->cuda, l.fn[2 * k], pk->smem_bytes)) ||
-		    (pk->sm90 && (cuda_function(r->cuda, l.module, pk->sm90->entry, &l.fn[2 * k + 1]) ||
-		                  cuda_func_set_smem(r->cuda, l.fn[2 * k + 1], pk->sm90->smem_bytes)))) {
+		    (pk->smem_bytes > 48 * 1024 && cuda_func_set_smem(r->cuda, l.fn[2 * k], pk->smem_bytes))) {
 			diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
 			cuda_module_unload(r->cuda, l.module);
 			free(l.fn);
+			free(l.fast_mod);
 			return NULL;
 		}
 	}
 	if (vec_push(&r->loaded, l)) {
 		cuda_module_unload(r->cuda, l.module);
 		free(l.fn);
+		free(l.fast_mod);
 		return NULL;
 	}
 	ta_binary_retain(b);
@@ -333,11 +340,25 @@ static ta_status run_cuda(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta
 	/* The sm_90a GEMM entry (TMA + wgmma) when these sizes allow it. */
 	Sm90Args s9;
 	char err[300];
-	int use9 = pk->sm90 ? cuda_sm90_prepare(b->m, k, pk, ia, vals, &s9, err, sizeof err) : 0;
+	int use9 = pk->sm90 && pk->sm90_ptx ? cuda_sm90_prepare(b->m, k, pk, ia, vals, params, grid, &s9, err, sizeof err)
+					   : 0;
 	st = TA_ERR_RUNTIME;
 	if (use9 < 0) {
 		diag_error(&c->diag, "cuda: %s", err);
 		goto out;
+	}
+	/* Its own module is JIT-compiled at its first launch only. */
+	if (use9 > 0 && !l->fast_mod[k]) {
+		float ms = 0;
+		if (cuda_module_load(r->cuda, pk->sm90_ptx, &l->fast_mod[k], NULL, &ms) ||
+		    cuda_function(r->cuda, l->fast_mod[k], pk->sm90->entry, &l->fn[2 * k + 1]) ||
+		    cuda_func_set_smem(r->cuda, l->fn[2 * k + 1], pk->sm90->smem_bytes)) {
+			diag_error(&c->diag, "cuda: %s", cuda_error(r->cuda));
+			if (l->fast_mod[k])
+				cuda_module_unload(r->cuda, l->fast_mod[k]);
+			l->fast_mod[k] = NULL;
+			goto out;
+		}
 	}
 	if (use9 > 0) {
 		fn = l->fn[2 * k + 1];

@@ -14,6 +14,7 @@
 #include "api.h"
 #include "codeobj.h"
 #include "ptx.h"
+#include "ptx_sm90.h"
 
 static ta_binary *binary_new(const Target *t, const char *format)
 {
@@ -132,16 +133,35 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, ta_bin
 	StrBuf sb = {0};
 	PtxKernelInfo *info = NULL;
 	double t0 = now_ms();
-	if (ptx_compile(m, t, &sb, &info, &c->diag)) {
+	if (ptx_compile_split(m, t, &sb, &info, &c->diag)) {
 		sb_free(&sb);
 		return TA_ERR_UNSUPPORTED;
 	}
 	add_pass(b, "ptx", now_ms() - t0);
 	ta_status st = sb.oom ? TA_ERR_NOMEM : package_kernels(b, m);
-	for (int k = 0; st == TA_OK && k < b->nkernels; k++)
+	for (int k = 0; st == TA_OK && k < b->nkernels; k++) {
 		b->kernels[k].shared_bytes = info[k].smem_bytes;
+		const Sm90Launch *l = info[k].sm90;
+		if (!l)
+			continue;
+		/* the sm_90a fast entry: its own module (owned by info, kept with the binary) */
+		ta_fast_entry *fe = arena_alloc(&b->arena, sizeof *fe);
+		ta_tensor_map_info *tm = arena_alloc(&b->arena, 2 * sizeof *tm);
+		if (!fe || !tm) {
+			st = TA_ERR_NOMEM;
+			break;
+		}
+		for (int i = 0; i < l->ntmaps && i < 2; i++)
+			tm[i] = (ta_tensor_map_info){l->tmaps[i].arg, l->tmaps[i].dtype, {l->tmaps[i].box[0], l->tmaps[i].box[1]},
+						     l->tmaps[i].swizzle};
+		*fe = (ta_fast_entry){l->entry, info[k].sm90_ptx, info[k].sm90_ptx_len, (int)l->threads, l->smem_bytes,
+				      l->ntmaps, tm};
+		b->kernels[k].fast = fe;
+	}
 	b->ptx_info = info; /* freed with the binary (nkernels entries) */
 	if (st != TA_OK) {
+		for (int k = 0; k < b->nkernels; k++)
+			b->kernels[k].fast = NULL;
 		ptx_info_free(info, (int)m->kernels.len);
 		b->ptx_info = NULL;
 	}

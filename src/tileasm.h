@@ -95,6 +95,32 @@ typedef struct ta_arg_info {
 	int64_t dims[4];
 } ta_arg_info;
 
+/* sm_90a: a kernel's TMA + wgmma entry (docs/embedding.md, "The sm_90a fast
+ * entry"), in a PTX module of its own so a host JIT-compiles only what it
+ * launches.  It takes the kernel's arguments as the generic entry does, then
+ * one 128-byte CUtensorMap by value per tmaps[i], then two u32: the x and y
+ * extents of ta_binary_grid.  Block (threads, 1, 1), grid (min(ceil(x / 2) *
+ * y, SM count), 1, 1), shared_bytes of dynamic shared memory (raise the
+ * function's limit first).  A map's tensor must have a row stride (cols x
+ * element size) that is a multiple of 16 bytes and a 16-byte aligned base;
+ * otherwise launch the generic entry.  ta_binary_fast_launch does all this. */
+typedef struct ta_tensor_map_info {
+	int arg;         /* the tensor argument it maps: a rank-2 row-major [rows, cols] tensor */
+	int dtype;       /* ta_dtype of the elements */
+	uint32_t box[2]; /* box extents, innermost (cols) first */
+	int swizzle;     /* CUtensorMapSwizzle: 3 = 128B; no interleave, 256B L2 promotion, zero fill */
+} ta_tensor_map_info;
+
+typedef struct ta_fast_entry {
+	const char *name;     /* entry name in ptx */
+	const char *ptx;      /* NUL-terminated PTX module holding only this entry */
+	size_t ptx_size;
+	int threads;          /* block size (x) */
+	int64_t shared_bytes; /* dynamic shared memory */
+	int ntmaps;
+	const ta_tensor_map_info *tmaps;
+} ta_fast_entry;
+
 typedef struct ta_kernel_info {
 	const char *name;
 	int threads;          /* block size (x) */
@@ -105,6 +131,7 @@ typedef struct ta_kernel_info {
 	uint32_t kernarg_size;
 	int nargs;
 	const ta_arg_info *args; /* in Tile IR argument order (see docs/tile-ir.md) */
+	const ta_fast_entry *fast; /* sm_90a TMA + wgmma entry, or NULL (the binary's own PTX has only the generic entries) */
 } ta_kernel_info;
 
 /* Compiles every kernel of m for target ("gfx942", "gfx942:xnack-", "sm_90a", ...). */
@@ -123,6 +150,23 @@ TA_API const ta_kernel_info *ta_binary_kernel(const ta_binary *b, int index);
 /* Grid size of a kernel for the given argument values (one int64 per kernel
  * argument, tensors ignored; needed only for unspecialised shape symbols). */
 TA_API ta_status ta_binary_grid(const ta_binary *b, int kernel, const int64_t *arg_values, uint32_t grid[3]);
+/* Everything cuLaunchKernel needs for kernel's fast entry (ta_kernel_info.fast):
+ * encodes its tensor maps through the CUDA driver (libcuda.so.1, opened here;
+ * the caller's context must be current on device ordinal 0's primary or own
+ * context) from dptrs[i], the device address of tensor argument i, and
+ * arg_values[i] (as for ta_binary_grid), and appends them to params, the
+ * generic entry's kernelParams (one pointer per argument; only the pointers
+ * are copied).  TA_ERR_UNSUPPORTED: no fast entry, or sizes the generic entry
+ * must run (the reason is in the diagnostics); TA_ERR_RUNTIME: the driver. */
+typedef struct ta_fast_launch {
+	uint8_t maps[2][128] __attribute__((aligned(64)));
+	uint32_t grid_xy[2];
+	void *params[68];       /* kernelParams */
+	uint32_t grid[3], block[3];
+	uint32_t shared_bytes;
+} ta_fast_launch;
+TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kernel, const uint64_t *dptrs,
+                                       const int64_t *arg_values, void *const *params, ta_fast_launch *out);
 TA_API void ta_binary_retain(ta_binary *b);
 TA_API void ta_binary_release(ta_binary *b);
 

@@ -69,7 +69,7 @@ int run_backend_cuda(RunCase *rc)
 		goto out;
 	}
 	double t0 = now_ms();
-	if (ptx_compile(m, &rc->target, &ptx, &info, &d) || ptx.oom) {
+	if (ptx_compile_split(m, &rc->target, &ptx, &info, &d) || ptx.oom) {
 		fputs(diag_text(&d), stderr);
 		fprintf(stderr, "tileasm: error: PTX generation failed\n");
 		goto out;
@@ -81,18 +81,6 @@ int run_backend_cuda(RunCase *rc)
 		ret = 2;
 		goto out;
 	}
-	float jit_ms = 0;
-	t0 = now_ms();
-	if (cuda_module_load(rt, ptx.buf, &mod, &log, &jit_ms)) {
-		fprintf(stderr, "tileasm: error: %s\n", cuda_error(rt));
-		goto out;
-	}
-	double t_load = now_ms() - t0;
-	CudaFunc *fn;
-	if (cuda_function(rt, mod, ki->name, &fn))
-		goto cuerr;
-	if (ki->smem_bytes > 48 * 1024 && cuda_func_set_smem(rt, fn, ki->smem_bytes))
-		goto cuerr;
 	for (int i = 0; i < k->nargs; i++)
 		vals[i] = rc->args[i].ival;
 	for (int i = 0; i < ki->nparams; i++) {
@@ -112,16 +100,26 @@ int run_backend_cuda(RunCase *rc)
 		fprintf(stderr, "tileasm: error: cannot evaluate the grid of kernel '%s'\n", k->name);
 		goto out;
 	}
-	/* sm_90a GEMM path (ptx_sm90.h, runtime/cuda_tma.h): launch the TMA/wgmma entry when the sizes allow it. */
+	/* sm_90a GEMM path (ptx_sm90.h, runtime/cuda_tma.h): launch the TMA/wgmma
+	 * entry when the sizes allow it.  Only the module of the entry that runs
+	 * is JIT-compiled (ptx_compile_split). */
 	uint32_t smem = (uint32_t)ki->smem_bytes;
 	void **lp = params;
 	Sm90Args s9;
 	char err9[300];
-	int use9 = cuda_sm90_prepare(m, rc->kernel, ki, rc->args, dptr, &s9, err9, sizeof err9);
+	int use9 = cuda_sm90_prepare(m, rc->kernel, ki, rc->args, dptr, params, grid, &s9, err9, sizeof err9);
 	if (use9 < 0) {
 		fprintf(stderr, "tileasm: error: %s\n", err9);
 		goto out;
 	}
+	float jit_ms = 0;
+	t0 = now_ms();
+	if (cuda_module_load(rt, use9 > 0 ? ki->sm90_ptx : ptx.buf, &mod, &log, &jit_ms)) {
+		fprintf(stderr, "tileasm: error: %s\n", cuda_error(rt));
+		goto out;
+	}
+	double t_load = now_ms() - t0;
+	CudaFunc *fn;
 	if (use9 > 0) {
 		if (cuda_function(rt, mod, ki->sm90->entry, &fn) || cuda_func_set_smem(rt, fn, ki->sm90->smem_bytes))
 			goto cuerr;
@@ -129,10 +127,14 @@ int run_backend_cuda(RunCase *rc)
 		smem = s9.smem, lp = s9.params;
 		printf("  sm90: entry %s, persistent grid %u, block %u, %u bytes shared (TMA + wgmma)\n",
 		       ki->sm90->entry, grid[0], block[0], smem);
+	} else if (cuda_function(rt, mod, ki->name, &fn) ||
+		   (ki->smem_bytes > 48 * 1024 && cuda_func_set_smem(rt, fn, ki->smem_bytes))) {
+		goto cuerr;
 	}
-	printf("  cuda: %s (sm_%d), target %s: PTX %zu bytes in %.2f ms, JIT %.1f ms (load %.1f ms)\n",
-	       cuda_device_name(rt), cuda_device_cc(rt), target_name(rc->target.id), ptx.len, t_compile, jit_ms,
-	       t_load);
+	printf("  cuda: %s (sm_%d), target %s: PTX %zu bytes in %.2f ms; JIT of the %s entry's module (%zu bytes) "
+	       "%.1f ms (load %.1f ms)\n",
+	       cuda_device_name(rt), cuda_device_cc(rt), target_name(rc->target.id), ptx.len + ki->sm90_ptx_len,
+	       t_compile, use9 > 0 ? "sm90" : "generic", use9 > 0 ? ki->sm90_ptx_len : ptx.len, jit_ms, t_load);
 	if (log.len) /* ptxas info/warnings from the driver JIT */
 		printf("  jit log: %s\n", log.buf);
 	printf("  launch: grid (%u, %u, %u), block %u, %lld bytes shared, %d mma gemm%s\n", grid[0], grid[1], grid[2],
@@ -146,11 +148,20 @@ int run_backend_cuda(RunCase *rc)
 			goto cuerr;
 	}
 	if (rc->bench) {
-		/* outputs are already copied back; repeated runs only time the kernel */
-		float ms = 0;
-		if (grid[0] && cuda_time_launches(rt, fn, grid, block, smem, lp, 20, &ms)) /* sm90: smem, lp */
-			goto cuerr;
-		printf("  bench: %.4f ms per launch (mean of 20)\n", ms);
+		/* outputs are already copied back; repeated runs only time the kernel:
+		 * a warm-up, then the median of 25 single launches (CUDA events) */
+		enum { NB = 25 };
+		float ms[NB], warm;
+		for (int i = 0; grid[0] && i < NB; i++)
+			if ((i == 0 && cuda_time_launches(rt, fn, grid, block, smem, lp, 3, &warm)) ||
+			    cuda_time_launches(rt, fn, grid, block, smem, lp, 1, &ms[i])) /* sm90: smem, lp */
+				goto cuerr;
+		for (int i = 1; grid[0] && i < NB; i++) /* insertion sort */
+			for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+				float t = ms[j];
+				ms[j] = ms[j - 1], ms[j - 1] = t;
+			}
+		printf("  bench: %.4f ms per launch (median of %d)\n", grid[0] ? ms[NB / 2] : 0.0f, NB);
 	}
 	ret = 0;
 	goto out;

@@ -4,7 +4,8 @@
 #   1. bench_gemm_cuda: tileasm compile time, JIT time, GEMM correctness (ragged
 #      shapes vs a CPU reference, full sizes vs cuBLAS), GEMM f16/bf16 at 4096^3
 #      and 8192^3 next to cuBLAS in the same process, copy bandwidth;
-#   2. `tileasm run --backend=cuda --target=sm_90a` of both GEMM examples (the
+#      (and gemm_bias_relu.tile, relu(A B + bias), checked by CPU spot checks);
+#   2. `tileasm run --backend=cuda --target=sm_90a` of the GEMM examples (the
 #      sm90 entry must run and PASS against the interpreter; K % 8 != 0 falls
 #      back to the generic entry);
 #   3. softmax / rmsnorm / layernorm / flash attention through `tileasm run --bench`,
@@ -41,8 +42,11 @@ run gemm sm90 M=1 N=8 K=8
 run gemm generic M=200 N=130 K=70
 run gemm_bf16_tn sm90 M=256 N=384 K=96
 run gemm_bf16_tn sm90 M=131 N=78 K=48
-run gemm_bf16_tn generic M=131 N=77 K=48
+run gemm_bf16_tn sm90 M=131 N=77 K=48
 run gemm_bf16_tn generic M=131 N=78 K=45
+run gemm_bias_relu sm90 M=200 N=136 K=72
+run gemm_bias_relu sm90 M=131 N=264 K=200
+run gemm_bias_relu generic M=64 N=130 K=70
 
 echo "== memory-bound and attention kernels (generic path), tileasm run --bench"
 bench() { # example, args...
@@ -75,6 +79,14 @@ w, b = torch.randn(2048, device='cuda', dtype=torch.float16), torch.randn(2048, 
 ms = t(lambda: F.rms_norm(x, (2048,), w, 1e-6)); print(f"TORCH rms_norm 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
 ms = t(lambda: F.layer_norm(x, (2048,), w, b, 1e-6)); print(f"TORCH layer_norm 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
 ms = t(lambda: x.clone()); print(f"TORCH clone 8192x2048 f16: {ms:.4f} ms, {2*x.numel()*2/ms/1e6:.0f} GB/s")
+for S in (4096, 8192):
+    a, b = (torch.randn(S, S, device='cuda', dtype=torch.float16) for _ in range(2))
+    ms = t(lambda: a @ b); print(f"TORCH matmul f16 {S}^3 a @ b: {ms:.4f} ms, {2*S**3/ms/1e9:.1f} TFLOP/s")
+    a, b = (torch.randn(S, S, device='cuda', dtype=torch.bfloat16) for _ in range(2))
+    ms = t(lambda: a @ b.T); print(f"TORCH matmul bf16 {S}^3 a @ b.T: {ms:.4f} ms, {2*S**3/ms/1e9:.1f} TFLOP/s")
+a, b = (torch.randn(4096, 4096, device='cuda', dtype=torch.float16) for _ in range(2))
+bias = torch.randn(4096, device='cuda', dtype=torch.float16)
+ms = t(lambda: torch.relu(torch.addmm(bias, a, b))); print(f"TORCH relu(addmm) f16 4096^3: {ms:.4f} ms, {2*4096**3/ms/1e9:.1f} TFLOP/s")
 for S in (1024, 4096):
     q, k, v = (torch.randn(1, 1, S, 64, device='cuda', dtype=torch.float16) for _ in range(3))
     ms = t(lambda: F.scaled_dot_product_attention(q, k, v))

@@ -29,9 +29,16 @@ CASES=(
   "$EX/gemm.tile|gemm|M=256 N=256 K=128"
   "$EX/gemm.tile|gemm|M=200 N=130 K=70"
   "$EX/gemm.tile|gemm|M=1 N=7 K=5"
+  "$EX/gemm.tile|gemm|M=200 N=136 K=72"
+  "$EX/gemm.tile|gemm|M=129 N=264 K=1000"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=128 N=128 K=32"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=256 N=384 K=96"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=131 N=77 K=45"
+  "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=131 N=77 K=48"
+  "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=128 N=128 K=64"
+  "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=200 N=136 K=72"
+  "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=131 N=264 K=200"
+  "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=64 N=130 K=70"
   "$EX/flash_attention_fwd.tile|flash_attention_fwd|S=64 causal=0 scale=0.125"
   "$EX/flash_attention_fwd.tile|flash_attention_fwd|S=200 causal=0 scale=0.125"
   "$EX/flash_attention_fwd.tile|flash_attention_fwd|S=256 causal=1 scale=0.125"
@@ -49,6 +56,7 @@ CASES=(
 fails=0
 total=0
 printf '%-20s %-7s %-28s %-10s %-10s %s\n' example target shape max_abs max_rel result
+# result: PASS/FAIL, then "sm90" when the sm_90a TMA/wgmma entry ran (ptx_sm90.h)
 for tgt in ${TARGETS:-sm_80 sm_90a}; do
   for c in "${CASES[@]}"; do
     IFS='|' read -r file ex shape <<<"$c"
@@ -63,6 +71,7 @@ for tgt in ${TARGETS:-sm_80 sm_90a}; do
     if [ $rc -eq 0 ] && echo "$out" | grep -q '^PASS$'; then res=PASS; fi
     [ $res = PASS ] || fails=$((fails + 1))
     total=$((total + 1))
+    echo "$out" | grep -q '^  sm90: entry' && res="$res sm90"
     printf '%-20s %-7s %-28s %-10s %-10s %s\n' "$ex" "$tgt" "$shape" "${maxabs:--}" "${maxrel:--}" "$res"
   done
 done

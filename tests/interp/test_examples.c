@@ -26,16 +26,19 @@ static double *decode16(const uint16_t *p, size_t n, bool bf)
 	return d;
 }
 
-static void run_gemm(const char *file, bool bf16, bool tn)
+/* bias: gemm_bias_relu.tile, C = relu(A B + Bias) with an f16 Bias[N] */
+static void run_gemm(const char *file, bool bf16, bool tn, bool bias)
 {
 	Module *m = h_load_example(file);
 	for (size_t s = 0; s < TA_ARRAY_LEN(gemm_shapes); s++) {
 		int64_t M = gemm_shapes[s].m, N = gemm_shapes[s].n, K = gemm_shapes[s].k;
 		uint16_t *A = bf16 ? h_bf16_array((size_t)(M * K), 1 + s, 1) : h_f16_array((size_t)(M * K), 1 + s, 1);
 		uint16_t *B = bf16 ? h_bf16_array((size_t)(K * N), 7 + s, 1) : h_f16_array((size_t)(K * N), 7 + s, 1);
-		uint16_t *C = malloc((size_t)(M * N) * 2);
+		uint16_t *C = malloc((size_t)(M * N) * 2), *Bi = h_f16_array((size_t)N, 13 + s, 1);
 		memset(C, 0xff, (size_t)(M * N) * 2);
 		Args a = {.m = m};
+		if (bias)
+			h_tensor(&a, "Bias", Bi, (size_t)N * 2);
 		h_tensor(&a, "A", A, (size_t)(M * K) * 2);
 		h_tensor(&a, "B", B, (size_t)(K * N) * 2);
 		h_tensor(&a, "C", C, (size_t)(M * N) * 2);
@@ -52,18 +55,23 @@ static void run_gemm(const char *file, bool bf16, bool tn)
 					float p = (float)da[i * K + k] * (float)(tn ? db[j * K + k] : db[k * N + j]);
 					acc = acc + p;
 				}
+				if (bias) {
+					acc = acc + (float)dt_f16_to_double(Bi[j]);
+					acc = acc > 0.0f ? acc : 0.0f;
+				}
 				want[i * N + j] = dt_round_double(bf16 ? DT_BF16 : DT_F16, acc);
 			}
 		char what[128];
 		snprintf(what, sizeof what, "%s M=%lld N=%lld K=%lld", file, (long long)M, (long long)N, (long long)K);
 		h_close(what, got, want, (size_t)(M * N), 0, bf16 ? 0x1p-7 : 0x1p-10);
-		free(A), free(B), free(C), free(got), free(want), free(da), free(db);
+		free(A), free(B), free(C), free(Bi), free(got), free(want), free(da), free(db);
 	}
 	ir_module_free(m);
 }
 
-Test(examples, gemm) { run_gemm("gemm.tile", false, false); }
-Test(examples, gemm_bf16_tn) { run_gemm("gemm_bf16_tn.tile", true, true); }
+Test(examples, gemm) { run_gemm("gemm.tile", false, false, false); }
+Test(examples, gemm_bf16_tn) { run_gemm("gemm_bf16_tn.tile", true, true, false); }
+Test(examples, gemm_bias_relu) { run_gemm("gemm_bias_relu.tile", false, false, true); }
 
 Test(examples, vector_add)
 {
@@ -243,7 +251,7 @@ Test(examples, flash_attention_causal) { run_flash(1); }
  * example without one fails here so it does not go untested. */
 Test(examples, all_examples_have_a_reference)
 {
-	static const char *const known[] = {"gemm.tile", "gemm_bf16_tn.tile", "vector_add.tile", "reduce_sum.tile",
+	static const char *const known[] = {"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "vector_add.tile", "reduce_sum.tile",
 	                                    "softmax.tile", "rmsnorm.tile", "layernorm.tile",
 	                                    "flash_attention_fwd.tile"};
 	const char *root = getenv("TILEASM_SRCDIR");

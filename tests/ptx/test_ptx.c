@@ -82,7 +82,7 @@ static int ptxas(const char *ptx, const char *arch, char *log, size_t loglen)
 
 static const char *const examples[] = {
 	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
-	"gemm.tile", "gemm_bf16_tn.tile", "flash_attention_fwd.tile",
+	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "flash_attention_fwd.tile",
 };
 
 Test(ptx, examples_pass_ptxas, .timeout = 120)

@@ -13,6 +13,7 @@
 #include "ptx.h"
 #include "ptx_sm90.h"
 #include "target.h"
+#include "tileasm.h"
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
@@ -91,30 +92,47 @@ static void check_ptxas_clean(const char *ptx, size_t len, int nentries)
 	free(log);
 }
 
+/* The sm90 entry of kernel 0 alone, in a module of its own. */
+static Sm90Launch *emit_entry(Module *m, StrBuf *sb)
+{
+	Target t;
+	cr_assert_eq(target_parse("sm_90a", &t), 0);
+	sb_puts(sb, ".version 8.0\n.target sm_90a\n.address_size 64\n");
+	return sm90_gemm_try(m, 0, &t, sb);
+}
+
 static void emit_one(const char *file, bool b_kmajor, DType in, const Define *defs, int ndefs)
 {
 	Module *m = load_example(file, defs, ndefs);
 	Sm90Gemm g;
-	cr_assert(sm90_gemm_match(m, 0, &g), "%s does not match the sm90 GEMM pattern", file);
+	cr_assert(sm90_gemm_match(m, 0, &g), "%s does not match the sm90 GEMM loop", file);
 	cr_expect_eq(g.b_kmajor, b_kmajor);
 	cr_expect_eq(g.in_dtype, in);
-	cr_expect_eq(g.launch.ntmaps, 2);
-	cr_expect_eq(g.launch.threads, 384);
-	cr_expect_eq(g.launch.smem_bytes, 4 * (16384 + 32768) + 64 + 1024);
 	cr_expect_eq(g.ir_bm, 128);
+	cr_expect_eq(g.ir_bn, 128);
 	cr_expect_eq(g.ir_bk, 32);
 	cr_expect_eq(g.ir_stages, 3);
 	StrBuf sb = {0};
-	sm90_module_header(&sb);
-	sm90_gemm_emit(m, &g, &sb);
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l, "%s: no sm90 entry (the accumulator did not get the wgmma layout)", file);
 	cr_assert(!sb.oom);
-	/* The Hopper instructions the design depends on are all there. */
-	const char *need[] = {"cp.async.bulk.tensor.2d", "mbarrier.arrive.expect_tx", "wgmma.mma_async.sync.aligned.m64n256k16",
+	cr_expect_eq(l->ntmaps, 2);
+	cr_expect_eq(l->threads, 384);
+	cr_expect_eq(l->stages, 4);
+	cr_expect_eq(l->tile_m, 128);
+	cr_expect_eq(l->tile_n, 256);
+	cr_expect_eq(l->smem_bytes, 4 * (16384 + 32768 + 16) + 1024);
+	cr_expect_eq(l->ngeneric, (int)m->kernels.data[0].nargs);
+	/* The Hopper instructions the design depends on are all there, and the
+	 * header comment says what changed against the IR. */
+	const char *need[] = {"cp.async.bulk.tensor.2d", "mbarrier.arrive.expect_tx", "wgmma.mma_async.sync.aligned.m64n128k16",
 	                      "setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232",
-	                      ".param .align 64 .b8 p0[128]", "wgmma.wait_group.sync.aligned 1"};
+	                      ".param .align 64 .b8 _tmA[128]", "wgmma.wait_group.sync.aligned 1",
+	                      "IR block 128x128, k step 32, 3 stages", "emitted\n// with k step 64 and 4 TMA stages"};
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
 		cr_expect(strstr(sb.buf, need[i]), "%s: no '%s' in the PTX", file, need[i]);
 	check_ptxas_clean(sb.buf, sb.len, 1);
+	free(l);
 	sb_free(&sb);
 	ir_module_free(m);
 }
@@ -129,6 +147,22 @@ Test(sm90, gemm_bf16_tn_ptxas)
 	emit_one("gemm_bf16_tn.tile", true, DT_BF16, NULL, 0);
 }
 
+/* The epilogue (bias + ReLU over the accumulator) is the general lowering's,
+ * inside the sm90 entry, over the wgmma registers. */
+Test(sm90, gemm_bias_relu_ptxas)
+{
+	emit_one("gemm_bias_relu.tile", false, DT_F16, NULL, 0);
+	Module *m = load_example("gemm_bias_relu.tile", NULL, 0);
+	StrBuf sb = {0};
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l);
+	cr_expect(strstr(sb.buf, "max.f32"), "the ReLU is not in the sm90 entry");
+	cr_expect_eq(l->ngeneric, 7); /* A, B, Bias, C, M, K, N */
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+}
+
 /* Specialised sizes become constants; the kernel then has no u32 params. */
 Test(sm90, gemm_specialised_ptxas)
 {
@@ -137,9 +171,7 @@ Test(sm90, gemm_specialised_ptxas)
 	Module *m = load_example("gemm.tile", defs, 3);
 	Sm90Gemm g;
 	cr_assert(sm90_gemm_match(m, 0, &g));
-	cr_expect_eq(g.launch.nparams, 3);
-	for (int i = 0; i < g.launch.nparams; i++)
-		cr_expect_neq(g.launch.params[i].kind, SM90P_U32);
+	cr_expect_eq(g.launch.ngeneric, 3);
 	ir_module_free(m);
 }
 
@@ -184,8 +216,8 @@ static const char *const near_misses[] = {
 	"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[ko * 32, by * 128], A_s)\n"
 	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f, transpose_a=true)\n  }\n"
 	"  copy(C_f, C[by * 128, bx * 128])\n}\n",
-	/* the grid covers only half of N */
-	"kernel g(A: f16[M, K], B: f16[K, N], C: f16[M, N]) grid(ceildiv(N, 256), ceildiv(M, 128)) threads(128) {\n"
+	/* 256 threads: an IR block is not one warpgroup */
+	"kernel g(A: f16[M, K], B: f16[K, N], C: f16[M, N]) grid(ceildiv(N, 128), ceildiv(M, 128)) threads(256) {\n"
 	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
 	"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[by * 128, ko * 32], A_s)\n"
 	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[by * 128, bx * 128])\n}\n",
@@ -194,11 +226,11 @@ static const char *const near_misses[] = {
 	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
 	"  pipelined ko in 1 .. ceildiv(K, 32) stages(3) {\n    copy(A[by * 128, ko * 32], A_s)\n"
 	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[by * 128, bx * 128])\n}\n",
-	/* no clear: C_f would start undefined */
+	/* the shared A tile is read after the loop: it must exist in shared memory */
 	"kernel g(A: f16[M, K], B: f16[K, N], C: f16[M, N]) grid(ceildiv(N, 128), ceildiv(M, 128)) threads(128) {\n"
-	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  fill(C_f, 1.0)\n"
+	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
 	"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[by * 128, ko * 32], A_s)\n"
-	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[by * 128, bx * 128])\n}\n",
+	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(A_s, C[by * 128, bx * 128])\n}\n",
 	/* A and B tiles swapped in the index expressions */
 	"kernel g(A: f16[M, K], B: f16[K, N], C: f16[M, N]) grid(ceildiv(N, 128), ceildiv(M, 128)) threads(128) {\n"
 	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
@@ -233,11 +265,11 @@ Test(sm90, launch_arithmetic)
 	cr_assert(sm90_gemm_match(m, 0, &g));
 	const Sm90Launch *l = &g.launch;
 	uint32_t grid[3];
-	sm90_grid(l, 4096, 4096, 132, grid);
-	cr_expect_eq(grid[0], 132); /* 512 tiles, persistent */
-	sm90_grid(l, 129, 257, 132, grid);
-	cr_expect_eq(grid[0], 4); /* 2 x 2 tiles */
-	sm90_grid(l, 0, 257, 132, grid);
+	sm90_grid(l, 32, 32, 132, grid);
+	cr_expect_eq(grid[0], 132); /* 4096^2: 16 x 32 CTA tiles of two IR blocks, persistent */
+	sm90_grid(l, 3, 2, 132, grid);
+	cr_expect_eq(grid[0], 4); /* 2 x 2 CTA tiles (the last column has one IR block) */
+	sm90_grid(l, 3, 0, 132, grid);
 	cr_expect_eq(grid[0], 0);
 	cr_expect_null(sm90_check_shapes(l, 100, 136, 72));
 	cr_expect_not_null(sm90_check_shapes(l, 100, 136, 70)); /* K % 8 */
@@ -249,19 +281,61 @@ Test(sm90, launch_arithmetic)
 	cr_expect(d[0] == 136 && d[1] == 72, "B map {N, K}");
 	cr_expect_eq(l->tmaps[1].box[0], 64);
 	cr_expect_eq(l->tmaps[1].box[1], 64);
-	/* Parameters follow Kernel.args: A, B as maps, C as a pointer, then the symbols. */
-	cr_expect_eq(l->params[0].kind, SM90P_TMAP);
-	cr_expect_eq(l->params[1].kind, SM90P_TMAP);
-	cr_expect_eq(l->params[2].kind, SM90P_PTR);
-	cr_expect_eq(l->params[3].kind, SM90P_U32);
+	cr_expect_eq(l->tmaps[0].box[1], 128);
+	/* The generic entry's parameters (A, B, C, M, K, N), then the maps and the grid. */
+	cr_expect_eq(l->ngeneric, 6);
+	cr_expect_eq(l->tmaps[0].arg, 0);
+	cr_expect_eq(l->tmaps[1].arg, 1);
 	ir_module_free(m);
 
 	m = load_example("gemm_bf16_tn.tile", NULL, 0);
 	cr_assert(sm90_gemm_match(m, 0, &g));
 	cr_expect_null(sm90_check_shapes(&g.launch, 100, 130, 72)); /* N % 8 != 0 is fine for [N, K] B */
-	cr_expect_not_null(sm90_check_shapes(&g.launch, 100, 131, 72)); /* odd N: pair stores */
+	cr_expect_null(sm90_check_shapes(&g.launch, 100, 131, 72)); /* odd N too: the general stores */
 	sm90_tmap_dims(&g.launch, 1, 100, 130, 72, d);
 	cr_expect(d[0] == 72 && d[1] == 130, "B map {K, N}");
-	cr_expect_eq(g.launch.tmaps[1].box[1], 256);
+	cr_expect_eq(g.launch.tmaps[1].box[1], 256); /* both IR blocks' B rows */
 	ir_module_free(m);
+}
+
+/* The public API: a binary for sm_90a carries the fast entry in a module of
+ * its own (ptxas-clean), its tensor-map metadata, and the generic PTX alone;
+ * ta_binary_fast_launch refuses what the generic entry must run. */
+Test(sm90, public_api_fast_entry)
+{
+	char *text = example_text("gemm_bias_relu.tile");
+	ta_ctx *ctx = ta_ctx_create();
+	ta_binary *bin = NULL;
+	cr_assert_eq(ta_compile_source(ctx, "gemm_bias_relu.tile", text, strlen(text), "sm_90a", &bin), TA_OK, "%s",
+		     ta_ctx_diagnostics(ctx));
+	const ta_kernel_info *k = ta_binary_kernel(bin, 0);
+	cr_assert(k->fast, "no fast entry in ta_kernel_info");
+	cr_expect_str_eq(k->fast->name, "gemm_bias_relu_sm90");
+	cr_expect_eq(k->fast->threads, 384);
+	cr_expect_eq(k->fast->ntmaps, 2);
+	cr_expect_eq(k->fast->tmaps[0].arg, 0); /* A */
+	cr_expect_eq(k->fast->tmaps[1].arg, 1); /* B */
+	cr_expect_eq(k->fast->tmaps[0].box[1], 128);
+	cr_expect_eq(k->fast->tmaps[0].swizzle, 3);
+	cr_expect_eq(k->fast->ptx_size, strlen(k->fast->ptx));
+	size_t n;
+	const char *generic = ta_binary_data(bin, &n);
+	cr_expect(!strstr(generic, "_sm90"), "the generic module holds the fast entry too (a host would JIT both)");
+	check_ptxas_clean(k->fast->ptx, k->fast->ptx_size, 1);
+	/* K % 8 != 0: the generic entry's job, said before any driver call */
+	int64_t vals[7] = {0, 0, 0, 0, 256, 70, 256}; /* A, B, Bias, C, M, K, N */
+	uint64_t dptr[7] = {0x10000, 0x20000, 0x30000, 0x40000};
+	int32_t sym[3] = {256, 70, 256};
+	void *params[7] = {&dptr[0], &dptr[1], &dptr[2], &dptr[3], &sym[0], &sym[1], &sym[2]};
+	ta_fast_launch fl;
+	cr_expect_eq(ta_binary_fast_launch(ctx, bin, 0, dptr, vals, params, &fl), TA_ERR_UNSUPPORTED);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "K % 8"), "%s", ta_ctx_diagnostics(ctx));
+	cr_expect_eq(ta_binary_fast_launch(ctx, bin, 0, NULL, vals, params, &fl), TA_ERR_INVALID);
+	ta_binary_release(bin);
+	/* sm_80: no fast entry */
+	cr_assert_eq(ta_compile_source(ctx, "gemm_bias_relu.tile", text, strlen(text), "sm_80", &bin), TA_OK);
+	cr_expect_null(ta_binary_kernel(bin, 0)->fast);
+	ta_binary_release(bin);
+	ta_ctx_destroy(ctx);
+	free(text);
 }

@@ -136,7 +136,10 @@ static int failures;
 typedef struct {
 	const char *file;
 	Module *m;
-	Sm90Gemm g;
+	Sm90Gemm g;         /* what the matcher saw (operands, dtypes) */
+	PtxKernelInfo *info;/* ptx_compile's launch data: info[0].sm90 is the entry timed here */
+	uint8_t out_dtype;  /* C's dtype */
+	int32_t bias;       /* gemm_bias_relu.tile: the Bias tensor (C = relu(A B + bias)), else -1 */
 	CudaFunc *fn;
 } Case;
 
@@ -147,8 +150,11 @@ static int sm_count;
 /* One GEMM problem on the device. */
 typedef struct {
 	int M, N, K;
-	uint64_t A, B, C, Cref;
-	uint16_t *hA, *hB; /* host copies (for CPU references) */
+	uint64_t A, B, C, Cref, Bias;
+	uint16_t *hA, *hB, *hBias; /* host copies (for CPU references) */
+	uint64_t gptr[8];  /* the generic entry's parameter values */
+	int32_t gsym[8];
+	void *gparams[8];
 } Prob;
 
 static int prob_alloc(Prob *p, const Case *c, int M, int N, int K)
@@ -156,9 +162,11 @@ static int prob_alloc(Prob *p, const Case *c, int M, int N, int K)
 	memset(p, 0, sizeof *p);
 	p->M = M, p->N = N, p->K = K;
 	size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-	p->hA = malloc(na * 2), p->hB = malloc(nb * 2);
-	if (!p->hA || !p->hB)
+	p->hA = malloc(na * 2), p->hB = malloc(nb * 2), p->hBias = malloc((size_t)N * 2 + 2);
+	if (!p->hA || !p->hB || !p->hBias)
 		return -1;
+	for (int j = 0; j < N; j++)
+		dt_store_double((DType)c->g.in_dtype, &p->hBias[j], frand());
 	DType t = (DType)c->g.in_dtype;
 	for (size_t i = 0; i < na; i++)
 		dt_store_double(t, &p->hA[i], frand());
@@ -166,7 +174,8 @@ static int prob_alloc(Prob *p, const Case *c, int M, int N, int K)
 		dt_store_double(t, &p->hB[i], frand());
 	/* +16: a zero-sized operand (K = 0) still gets a valid address. */
 	if (cuda_malloc(rt, &p->A, na * 2 + 16) || cuda_malloc(rt, &p->B, nb * 2 + 16) ||
-	    cuda_malloc(rt, &p->C, nc * 2 + 16) || cuda_malloc(rt, &p->Cref, nc * 2 + 16))
+	    cuda_malloc(rt, &p->C, nc * 2 + 16) || cuda_malloc(rt, &p->Cref, nc * 2 + 16) ||
+	    cuda_malloc(rt, &p->Bias, (size_t)N * 2 + 16) || cuda_memcpy_htod(rt, p->Bias, p->hBias, (size_t)N * 2))
 		return -1;
 	if (cuda_memcpy_htod(rt, p->A, p->hA, na * 2) || cuda_memcpy_htod(rt, p->B, p->hB, nb * 2))
 		return -1;
@@ -175,30 +184,37 @@ static int prob_alloc(Prob *p, const Case *c, int M, int N, int K)
 
 static void prob_free(Prob *p)
 {
-	cuda_free(rt, p->A), cuda_free(rt, p->B), cuda_free(rt, p->C), cuda_free(rt, p->Cref);
-	free(p->hA), free(p->hB);
+	cuda_free(rt, p->A), cuda_free(rt, p->B), cuda_free(rt, p->C), cuda_free(rt, p->Cref), cuda_free(rt, p->Bias);
+	free(p->hA), free(p->hB), free(p->hBias);
 }
 
-/* Argument i of the kernel (Kernel.args order) for this problem. */
-static int launch_args(const Case *c, const Prob *p, Sm90Args *a)
+/* The launch of the sm90 entry: the generic entry's parameters (tensors
+ * A, B, C and the shape symbols), the IR grid, the tensor maps. */
+static int launch_args(const Case *c, Prob *p, Sm90Args *a)
 {
 	const Kernel *k = &c->m->kernels.data[c->g.kernel];
-	uint64_t dptr[SM90_MAX_PARAMS] = {0};
-	int64_t ival[SM90_MAX_PARAMS] = {0};
-	for (int i = 0; i < k->nargs; i++) {
-		int32_t b = k->args[i].buf;
-		if (b == c->g.a)
-			dptr[i] = p->A;
-		else if (b == c->g.b)
-			dptr[i] = p->B;
-		else if (b == c->g.c)
-			dptr[i] = p->C;
-		else {
-			const char *nm = c->m->vars.data[k->args[i].var].name;
-			ival[i] = !strcmp(nm, "M") ? p->M : !strcmp(nm, "N") ? p->N : p->K;
+	const PtxKernelInfo *ki = &c->info[0];
+	uint64_t dptr[8] = {0};
+	int64_t vals[8] = {0};
+	if (ki->nparams > 8 || k->nargs > 8) {
+		printf("FAIL: too many parameters\n");
+		return -1;
+	}
+	for (int i = 0; i < ki->nparams; i++) {
+		int arg = ki->params[i].arg;
+		int32_t b = k->args[arg].buf;
+		if (ki->params[i].kind == PK_TENSOR) {
+			p->gptr[i] = dptr[arg] = b == c->g.a ? p->A : b == c->g.b ? p->B : b == c->bias ? p->Bias : p->C;
+			p->gparams[i] = &p->gptr[i];
+		} else {
+			const char *nm = c->m->vars.data[k->args[arg].var].name;
+			vals[arg] = p->gsym[i] = !strcmp(nm, "M") ? p->M : !strcmp(nm, "N") ? p->N : p->K;
+			p->gparams[i] = &p->gsym[i];
 		}
 	}
-	if (cuda_sm90_args(&tma, &c->g.launch, dptr, ival, p->M, p->N, p->K, sm_count, a)) {
+	uint32_t irgrid[3];
+	if (ptx_grid(c->m, c->g.kernel, vals, irgrid) ||
+	    cuda_sm90_args(&tma, ki->sm90, p->gparams, irgrid, dptr, p->M, p->N, p->K, sm_count, a)) {
 		printf("FAIL: %s\n", tma.err);
 		return -1;
 	}
@@ -224,6 +240,8 @@ static double ref_elem(const Case *c, const Prob *p, int i, int j)
 		size_t bi = c->g.b_kmajor ? (size_t)j * p->K + k : (size_t)k * p->N + j;
 		s += dt_to_double(t, &p->hA[(size_t)i * p->K + k]) * dt_to_double(t, &p->hB[bi]);
 	}
+	if (c->bias >= 0) /* relu(A B + bias) */
+		s = fmax(s + dt_to_double(t, &p->hBias[j]), 0.0);
 	return s;
 }
 
@@ -239,7 +257,7 @@ static void check_result(const Case *c, const Prob *p, bool full, const char *wh
 		free(hc);
 		return;
 	}
-	DType t = (DType)c->g.out_dtype;
+	DType t = (DType)c->out_dtype;
 	size_t nonfinite = 0;
 	for (size_t i = 0; i < nc; i++)
 		if (!isfinite(dt_to_double(t, &hc[i])))
@@ -254,7 +272,7 @@ static void check_result(const Case *c, const Prob *p, bool full, const char *wh
 		maxabs = fmax(maxabs, fabs(got - want));
 	}
 	double rel = sqrt(num / (den > 0 ? den : 1));
-	double tol = c->g.out_dtype == DT_BF16 ? 1e-2 : 2e-3;
+	double tol = c->out_dtype == DT_BF16 ? 1e-2 : 2e-3;
 	printf("  %-44s %s  rel %.2e  max abs %.2e  unwritten/nonfinite %zu\n", what,
 	       nonfinite == 0 && rel < tol ? "PASS" : "FAIL", rel, maxabs, nonfinite);
 	CHECK(nonfinite == 0 && rel < tol, "%s", what);
@@ -271,7 +289,7 @@ static void check_vs_cublas(const Case *c, const Prob *p, const char *what)
 		free(hc), free(hr);
 		return;
 	}
-	DType t = (DType)c->g.out_dtype;
+	DType t = (DType)c->out_dtype;
 	double num = 0, den = 0;
 	size_t nonfinite = 0, differ = 0;
 	for (size_t i = 0; i < nc; i++) {
@@ -282,7 +300,7 @@ static void check_vs_cublas(const Case *c, const Prob *p, const char *what)
 		num += (g - r) * (g - r), den += r * r;
 	}
 	double rel = sqrt(num / (den > 0 ? den : 1));
-	double tol = c->g.out_dtype == DT_BF16 ? 1e-2 : 2e-3;
+	double tol = c->out_dtype == DT_BF16 ? 1e-2 : 2e-3;
 	printf("  %-44s %s  rel vs cuBLAS %.2e  bits differ %.3f%%  nonfinite %zu\n", what,
 	       nonfinite == 0 && rel < tol ? "PASS" : "FAIL", rel, 100.0 * differ / nc, nonfinite);
 	CHECK(nonfinite == 0 && rel < tol, "%s vs cuBLAS", what);
@@ -321,7 +339,10 @@ static void bench_size(const Case *c, int S, bool quick)
 	blas_gemm((DType)c->g.in_dtype, c->g.b_kmajor, S, S, S, p.A, p.B, p.Cref);
 	cuda_sync(rt);
 	snprintf(what, sizeof what, "%s %dx%dx%d", c->file, S, S, S);
-	check_vs_cublas(c, &p, what);
+	if (c->bias >= 0) /* cuBLAS has no epilogue here: 512 CPU spot checks, every element written */
+		check_result(c, &p, false, what);
+	else
+		check_vs_cublas(c, &p, what);
 	void *e0, *e1;
 	drv.event_create(&e0, 0), drv.event_create(&e1, 0);
 	int batches = quick ? 5 : 15, reps = S >= 8192 ? 5 : 20;
@@ -334,8 +355,9 @@ static void bench_size(const Case *c, int S, bool quick)
 	}
 	double flop = 2.0 * S * S * (double)S;
 	double mt = median(tt, batches), mb = median(tb, batches);
-	printf("PERF %-18s %5d  tileasm %7.1f TFLOP/s (%.3f ms)  cuBLAS %7.1f TFLOP/s (%.3f ms)  ratio %.3f\n",
-	       c->g.in_dtype == DT_BF16 ? "bf16 (A B^T)" : "f16 (A B)", S, flop / mt / 1e9, mt, flop / mb / 1e9, mb,
+	printf("PERF %-18s %5d  tileasm %7.1f TFLOP/s (%.3f ms)  cuBLAS%s %7.1f TFLOP/s (%.3f ms)  ratio %.3f\n",
+	       c->bias >= 0 ? "f16 relu(A B + b)" : c->g.in_dtype == DT_BF16 ? "bf16 (A B^T)" : "f16 (A B)", S,
+	       flop / mt / 1e9, mt, c->bias >= 0 ? " A B (no epilogue)" : "", flop / mb / 1e9, mb,
 	       mb / mt);
 	prob_free(&p);
 }
@@ -380,11 +402,12 @@ static Module *load(const char *dir, const char *file, char **text, size_t *len)
 	return m;
 }
 
-/* tileasm's own time: text -> parsed, verified IR -> PTX of the sm90 entry. */
-static void time_compile(const char *dir, const char *file, const char *text, size_t len)
+/* tileasm's own time: text -> parsed, verified IR -> the PTX module
+ * (generic entry + sm90 entry, both from the general lowering). */
+static void time_compile(const char *file, const char *text, size_t len)
 {
-	enum { RUNS = 200 };
-	static double t_sm90[RUNS], t_full[RUNS];
+	enum { RUNS = 100 };
+	static double t_full[RUNS];
 	size_t bytes = 0;
 	Target tgt;
 	target_parse("sm_90a", &tgt);
@@ -400,27 +423,17 @@ static void time_compile(const char *dir, const char *file, const char *text, si
 			return;
 		}
 		StrBuf sb = {0};
-		sm90_module_header(&sb);
-		Sm90Gemm g;
-		if (sm90_gemm_match(m, 0, &g))
-			sm90_gemm_emit(m, &g, &sb);
-		t_sm90[r] = now_ms() - t0;
-		bytes = sb.len;
-		sb_free(&sb);
-		/* The whole module as ptx_compile emits it (generic entry + sm90 entry). */
-		t0 = now_ms();
 		PtxKernelInfo *info = NULL;
 		if (ptx_compile(m, &tgt, &sb, &info, &d) == 0)
 			ptx_info_free(info, (int)m->kernels.len);
 		t_full[r] = now_ms() - t0;
+		bytes = sb.len;
 		sb_free(&sb);
 		ir_module_free(m);
 		diag_free(&d);
 	}
-	printf("COMPILE %-18s tileasm text->PTX (sm90 entry, %zu bytes) median %.3f ms; ptx_compile (whole module) "
-	       "median %.3f ms  [%d runs]\n",
-	       file, bytes, median(t_sm90, RUNS), median(t_full, RUNS), RUNS);
-	(void)dir;
+	printf("COMPILE %-18s tileasm text->PTX (whole module: generic + sm90 entry, %zu bytes) median %.3f ms  [%d runs]\n",
+	       file, bytes, median(t_full, RUNS), RUNS);
 }
 
 int main(int argc, char **argv)
@@ -433,22 +446,35 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
 	}
-	const char *files[2] = {"gemm.tile", "gemm_bf16_tn.tile"};
-	Case cases[2];
-	char *texts[2] = {0};
+	enum { NC = 3 };
+	const char *files[NC] = {"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile"};
+	Case cases[NC];
+	char *texts[NC] = {0};
 	memset(cases, 0, sizeof cases);
-	StrBuf ptx = {0};
-	sm90_module_header(&ptx);
-	for (int i = 0; i < 2; i++) {
+	StrBuf ptx[NC] = {{0}};
+	Target tgt;
+	target_parse("sm_90a", &tgt);
+	for (int i = 0; i < NC; i++) {
 		size_t len;
+		Diag d;
+		diag_init(&d);
 		cases[i].file = files[i];
 		cases[i].m = load(dir, files[i], &texts[i], &len);
-		if (!cases[i].m || !sm90_gemm_match(cases[i].m, 0, &cases[i].g)) {
-			printf("FAIL: %s does not take the sm_90a GEMM path\n", files[i]);
+		if (!cases[i].m || !sm90_gemm_match(cases[i].m, 0, &cases[i].g) ||
+		    ptx_compile(cases[i].m, &tgt, &ptx[i], &cases[i].info, &d) || !cases[i].info[0].sm90) {
+			printf("FAIL: %s does not take the sm_90a GEMM path\n%s", files[i], diag_text(&d));
 			return 1;
 		}
-		sm90_gemm_emit(cases[i].m, &cases[i].g, &ptx);
-		time_compile(dir, files[i], texts[i], len);
+		diag_free(&d);
+		const Kernel *k = &cases[i].m->kernels.data[0];
+		cases[i].bias = -1;
+		for (int a = 0; a < k->nargs; a++)
+			if (k->args[a].buf >= 0 && !strcmp(cases[i].m->bufs.data[k->args[a].buf].name, "Bias"))
+				cases[i].bias = k->args[a].buf;
+		for (int a = 0; a < k->nargs; a++)
+			if (k->args[a].buf >= 0 && !strcmp(cases[i].m->bufs.data[k->args[a].buf].name, "C"))
+				cases[i].out_dtype = cases[i].m->bufs.data[k->args[a].buf].dtype;
+		time_compile(files[i], texts[i], len);
 	}
 	if (cuda_open(0, &rt)) {
 		printf("FAIL: %s\n", cuda_error(rt));
@@ -459,24 +485,54 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("device %s, cc %d, %d SMs\n", cuda_device_name(rt), cuda_device_cc(rt), sm_count);
-	void *mod = NULL;
-	float jit_ms[3] = {0};
+	void *mods[NC] = {NULL};
 	StrBuf log = {0};
-	for (int i = 0; i < 3; i++) { /* first load includes loading the JIT itself */
-		if (mod)
-			cuda_module_unload(rt, mod);
-		if (cuda_module_load(rt, ptx.buf, &mod, &log, &jit_ms[i])) {
-			printf("FAIL: JIT: %s\n", cuda_error(rt));
-			return 1;
+	for (int i = 0; i < NC; i++) {
+		float jit_ms[2] = {0};
+		for (int r = 0; r < 2; r++) { /* the very first load includes loading the JIT itself */
+			if (mods[i])
+				cuda_module_unload(rt, mods[i]);
+			if (cuda_module_load(rt, ptx[i].buf, &mods[i], &log, &jit_ms[r])) {
+				printf("FAIL: JIT: %s\n", cuda_error(rt));
+				return 1;
+			}
 		}
-	}
-	printf("JIT (cuModuleLoadDataEx, both GEMM entries, %zu bytes PTX): %.1f ms first, %.1f / %.1f ms after%s%s\n",
-	       ptx.len, jit_ms[0], jit_ms[1], jit_ms[2], log.len ? "; info log:\n" : "", log.len ? log.buf : "");
-	for (int i = 0; i < 2; i++) {
+		printf("JIT %s (cuModuleLoadDataEx, generic + sm90 entry, %zu bytes PTX): %.1f ms, then %.1f ms%s%s\n",
+		       files[i], ptx[i].len, jit_ms[0], jit_ms[1], log.len ? "; info log:\n" : "", log.len ? log.buf : "");
+		/* Cold JIT of each entry alone (what a host that loads only the
+		 * entry it launches pays): the sm90 entry, then the generic one. */
+		for (int which = 0; which < 2; which++) {
+			StrBuf one = {0};
+			sb_puts(&one, ".version 8.0\n.target sm_90a\n.address_size 64\n.extern .shared .align 16 .b8 smem[];\n");
+			Diag d;
+			diag_init(&d);
+			SimtFunc f;
+			int bad = 0;
+			if (which == 0) {
+				Sm90Launch *l1 = sm90_gemm_try(cases[i].m, 0, &tgt, &one);
+				bad = !l1;
+				free(l1);
+			} else {
+				bad = lower_kernel(cases[i].m, 0, &tgt, &f, &d) || ptx_emit_func(&f, &tgt, &one, &d);
+				simt_free(&f);
+			}
+			void *m1 = NULL;
+			float ms1 = 0;
+			if (bad || cuda_module_load(rt, one.buf, &m1, &log, &ms1)) {
+				printf("FAIL: JIT of one entry: %s\n", bad ? diag_text(&d) : cuda_error(rt));
+				failures++;
+			} else {
+				printf("JIT %s %s entry alone (%zu bytes PTX): %.1f ms\n", files[i], which ? "generic" : "sm90",
+				       one.len, ms1);
+				cuda_module_unload(rt, m1);
+			}
+			sb_free(&one);
+			diag_free(&d);
+		}
 		Case *c = &cases[i];
-		if (cuda_function(rt, mod, c->g.launch.entry, &c->fn) ||
-		    cuda_func_set_smem(rt, c->fn, c->g.launch.smem_bytes)) {
-			printf("FAIL: %s: %s\n", c->g.launch.entry, cuda_error(rt));
+		const Sm90Launch *l = c->info[0].sm90;
+		if (cuda_function(rt, mods[i], l->entry, &c->fn) || cuda_func_set_smem(rt, c->fn, l->smem_bytes)) {
+			printf("FAIL: %s: %s\n", l->entry, cuda_error(rt));
 			return 1;
 		}
 	}
@@ -488,10 +544,10 @@ int main(int argc, char **argv)
 	printf("-- correctness (ragged shapes: TMA zero-fill / edge-tile stores) --\n");
 	static const int shapes[][3] = {{128, 256, 64}, {1, 8, 8}, {333, 520, 264}, {200, 136, 72}, {129, 264, 1000},
 	                                {1000, 1000, 1000}, {257, 514, 8}, {64, 40, 0}};
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NC; i++)
 		for (size_t s = 0; s < TA_ARRAY_LEN(shapes); s++) {
 			int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-			if (sm90_check_shapes(&cases[i].g.launch, M, N, K))
+			if (sm90_check_shapes(cases[i].info[0].sm90, M, N, K))
 				continue; /* the generic entry's job (tests/gpu/bench.sh checks the fallback) */
 			ragged(&cases[i], M, N, K);
 		}
@@ -500,9 +556,10 @@ int main(int argc, char **argv)
 	/* Twice, so the spread between two identical measurements is visible. */
 	for (int round = 1; round <= (quick ? 1 : 2); round++) {
 		printf("-- speed, round %d (median of batches; tileasm and cuBLAS interleaved) --\n", round);
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < NC; i++) {
 			bench_size(&cases[i], 4096, quick);
-			bench_size(&cases[i], 8192, quick);
+			if (cases[i].bias < 0)
+				bench_size(&cases[i], 8192, quick);
 		}
 	}
 	/* Copy bandwidth: the ceiling for softmax/rmsnorm (bytes read + written). */
@@ -528,10 +585,13 @@ int main(int argc, char **argv)
 			cuda_free(rt, x), cuda_free(rt, y);
 		}
 	}
-	cuda_module_unload(rt, mod);
-	sb_free(&ptx), sb_free(&log);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NC; i++) {
+		cuda_module_unload(rt, mods[i]);
+		sb_free(&ptx[i]);
+		ptx_info_free(cases[i].info, (int)cases[i].m->kernels.len);
 		ir_module_free(cases[i].m), free(texts[i]);
+	}
+	sb_free(&log);
 	cuda_tma_close(&tma);
 	cuda_close(rt);
 	printf("%s (%d failures)\n", failures ? "FAIL" : "ALL CHECKS PASSED", failures);
