@@ -440,6 +440,7 @@ static void wave_free(EmuWave *w)
 	free(w->vpend);
 	free(w->apend);
 	free(w->vready);
+	free(w->vvalu);
 	free(w->aready);
 	for (size_t i = 0; i < w->q.len; i++)
 		free(w->q.data[i].data);
@@ -458,8 +459,9 @@ static int wave_alloc(EmuWave *w, int nv, int na)
 	w->vpend = calloc((size_t)nvv, 1);
 	w->apend = calloc((size_t)naa, 1);
 	w->vready = calloc((size_t)nvv, 8);
+	w->vvalu = calloc((size_t)nvv, 8);
 	w->aready = calloc((size_t)naa, 8);
-	return w->v && w->a && w->vinit && w->ainit && w->vpend && w->apend && w->vready && w->aready ? 0 : -1;
+	return w->v && w->a && w->vinit && w->ainit && w->vpend && w->apend && w->vready && w->aready && w->vvalu ? 0 : -1;
 }
 
 /* Resets a wave for a new workgroup (keeps its buffers). */
@@ -478,6 +480,7 @@ static void wave_reset(EmuWave *w)
 	memset(w->vpend, 0, (size_t)nvv);
 	memset(w->apend, 0, (size_t)naa);
 	memset(w->vready, 0, (size_t)nvv * 8);
+	memset(w->vvalu, 0, (size_t)nvv * 8);
 	memset(w->aready, 0, (size_t)naa * 8);
 	for (size_t i = 0; i < w->q.len; i++)
 		free(w->q.data[i].data);

@@ -147,6 +147,12 @@ static int check_reads(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, 
 						 l);
 					return -1;
 				}
+				if (!dev->g11 && !ag && in->enc == ISA_ENC_DPP && j == 1 && w->vvalu[r] &&
+				    w->clock - w->vvalu[r] - 1 < 2 && (dev->checks & EMU_CHECK_HAZARD)) {
+					emu_fail(dev, w, insn, "DPP reads v%d %llu wait states after a VALU wrote it; gfx9 needs 2 "
+						 "(insert s_nop)", r, (unsigned long long)(w->clock - w->vvalu[r] - 1));
+					return -1;
+				}
 				if (!dev->g11 && valu_like && !same_c && ready[r] > w->clock && (dev->checks & EMU_CHECK_HAZARD)) {
 					emu_fail(dev, w, insn, "reads %c%d too soon after the MFMA that writes it: %llu more wait "
 						 "states needed (insert s_nop)", ag ? 'a' : 'v', r,
@@ -1258,6 +1264,8 @@ static int valu_write(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, V
 		}
 	}
 	emu_vwritten(dev, w, insn, ag, r->dst->reg, TA_MIN(r->nd, r->dst->count), mask);
+	for (int h = 0; !ag && !dev->g11 && h < r->nd && h < r->dst->count; h++)
+		w->vvalu[r->dst->reg + h] = w->clock;
 	if (r->swap && r->swap_src->kind == ISA_K_VGPR) {
 		uint32_t *d = emu_vreg(w, 0, r->swap_src->reg);
 		for (int l = 0; l < L; l++)

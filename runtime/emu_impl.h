@@ -57,6 +57,7 @@ typedef struct {
 	uint64_t *vinit, *ainit; /* per register: lanes written */
 	uint8_t *vpend, *apend;  /* per register: pending loads */
 	uint64_t *vready, *aready; /* gfx9 hazard: clock at which an MFMA result may be read */
+	uint64_t *vvalu;   /* gfx9 hazard: clock when a VALU last wrote each VGPR (0 = never; DPP reads) */
 	int nv, na, nwords;
 	int lanes;         /* 32 or 64 */
 	uint64_t live;     /* lanes that exist (partial last wave) */

@@ -3,6 +3,7 @@
 // v_writelane, and a butterfly sum over the wave through ds_bpermute.
 // n = 777.  8 results.
   v_mov_b32 v3, v2
+  s_nop 1                                                               // gfx9: VALU write -> DPP read, 2 wait states
   v_mov_b32_dpp v4, v3 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf   // r0 = gid ^ 3
   v_mov_b32 v5, 1000
   v_add_u32_dpp v5, v3, v3 row_shr:1 row_mask:0xf bank_mask:0xf         // r1: (gid - 1) + gid, row lane 0 keeps 1000

@@ -30,7 +30,17 @@ static const Tgt tgts[] = {
 /* Assembles body as kernel k (kernarg pointer in s[0:1], v0 = lane id; the
  * kernarg is the address of a zeroed 4 KiB buffer) with lds bytes of LDS,
  * runs one wave with profiling on, returns the device. */
+static EmuDevice *run_err(const Tgt *tg, const char *body, uint32_t lds, char **err);
 static EmuDevice *run(const Tgt *tg, const char *body, uint32_t lds)
+{
+	char *err = NULL;
+	EmuDevice *dev = run_err(tg, body, lds, &err);
+	cr_assert(dev, "%s: %s", target_name(tg->t), err ? err : "");
+	return dev;
+}
+
+/* The same; on a launch error returns NULL with the message in *err (malloc'd). */
+static EmuDevice *run_err(const Tgt *tg, const char *body, uint32_t lds, char **err)
 {
 	int g11 = tg->t == TA_TARGET_GFX1100;
 	StrBuf sb = {0};
@@ -62,9 +72,13 @@ static EmuDevice *run(const Tgt *tg, const char *body, uint32_t lds)
 	cr_assert(buf && !emu_write(dev, buf, zero, sizeof zero, &d));
 	emu_set_profile(dev, 1);
 	uint32_t grid[3] = {1, 1, 1}, block[3] = {(uint32_t)tg->lanes, 1, 1};
-	cr_assert(!emu_launch(dev, "k", grid, block, &buf, sizeof buf, 0, &d), "%s: %s", target_name(tg->t),
-		  diag_text(&d));
-	cr_assert(emu_profile(dev));
+	*err = NULL;
+	if (emu_launch(dev, "k", grid, block, &buf, sizeof buf, 0, &d)) {
+		*err = strdup(diag_text(&d));
+		emu_destroy(dev);
+		dev = NULL;
+	} else
+		cr_assert(emu_profile(dev));
 	diag_free(&d);
 	free(co);
 	free(text);
@@ -334,4 +348,25 @@ Test(emu_profile, counts_match_stats)
 	}
 	free(text);
 	sb_free(&path);
+}
+
+/* The gfx9 hazard the DPP row reductions rely on (amd_hazard.c): a DPP
+ * move reading a VGPR a VALU wrote needs 2 wait states; the emulator
+ * refuses the kernel without them and runs it with s_nop 1. */
+Test(emu_profile, dpp_after_valu_needs_two_wait_states)
+{
+	for (size_t i = 0; i < 2; i++) { /* gfx90a, gfx942 */
+		const Tgt *tg = &tgts[i];
+		const char *bad = "  v_mov_b32 v1, v0\n  v_mov_b32_dpp v2, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf "
+				  "bound_ctrl:1\n";
+		const char *good = "  v_mov_b32 v1, v0\n  s_nop 1\n  v_mov_b32_dpp v2, v1 quad_perm:[1,0,3,2] row_mask:0xf "
+				   "bank_mask:0xf bound_ctrl:1\n";
+		char *err = NULL;
+		EmuDevice *dev = run_err(tg, bad, 0, &err);
+		cr_expect(!dev && err && strstr(err, "DPP reads v1"), "%s: %s", target_name(tg->t), err ? err : "(ran)");
+		emu_destroy(dev);
+		free(err);
+		dev = run(tg, good, 0);
+		emu_destroy(dev);
+	}
 }
