@@ -451,9 +451,25 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	if (f->smem_bytes > smem_limit(t->id)) {
 		/* Caught here, not at launch: the code object would load and then
 		 * fail every dispatch with an unhelpful runtime error. */
+		StrBuf why = {0};
+		int64_t frag = 0;
+		for (size_t i = 0; i < nb; i++) {
+			const Buffer *b = &m->bufs.data[i];
+			if (b->scope != SCOPE_FRAGMENT || c->bl[i].rf >= 0 || c->bl[i].rr >= 0 || c->bl[i].vf >= 0)
+				continue;
+			int64_t bytes = (ir_buf_elems(m, b) * dtype_bytes((DType)b->dtype) + 15) & ~15LL;
+			frag += bytes;
+			sb_printf(&why, "%s'%s' %lld", frag == bytes ? "" : ", ", b->name, (long long)bytes);
+		}
+		int64_t other = f->smem_bytes - frag;
 		diag_at(d, DIAG_ERROR, &m->src, kn->pos,
-			"kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block",
-			kn->name, (long long)f->smem_bytes, target_name(t->id), (long long)smem_limit(t->id));
+			"kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block "
+			"(shared buffers and scratch %lld bytes%s%s%s)",
+			kn->name, (long long)f->smem_bytes, target_name(t->id), (long long)smem_limit(t->id),
+			(long long)other, frag ? "; fragments kept in shared memory because a use needs other threads' "
+			"elements (e.g. F[j, i], a partial copy, or a row statistic shared by two accumulator shapes): "
+			: "", why.buf ? why.buf : "", frag ? " bytes" : "");
+		sb_free(&why);
 		c->failed = true;
 		goto out;
 	}

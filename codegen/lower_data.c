@@ -52,12 +52,15 @@ static int copy_vec_width(L *c, const Stmt *s, const int64_t *ext, int rank)
 	const Region *rg[2] = {&s->src, &s->dst};
 	for (int k = 0; k < 2; k++) {
 		const Buffer *x = BUF(rg[k]->buf);
+		int last = x->rank - 1;
+		if (rg[k]->tdim[last] != rank - 1) /* the tile's rows must be contiguous on both sides */
+			return 0;
 		if (x->scope == SCOPE_GLOBAL)
 			continue;
 		int64_t off = 0;
-		if (bdim(c, x, rank - 1) % V || (c->bl[rg[k]->buf].smem % 16))
+		if (bdim(c, x, last) % V || (c->bl[rg[k]->buf].smem % 16))
 			return 0;
-		if (rg[k]->nidx && (!ir_const_int(c->m, rg[k]->idx[rank - 1], &off) || off % V))
+		if (rg[k]->nidx && (!ir_const_int(c->m, rg[k]->idx[last], &off) || off % V))
 			return 0;
 	}
 	return V;
@@ -98,8 +101,8 @@ static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int 
 	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
 	lower_decompose(c, l.p, vext, rank, ti);
 	ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
-	lower_region_idx(c, &s->src, ti, rank, si);
-	lower_region_idx(c, &s->dst, ti, rank, di);
+	lower_region_idx(c, &s->src, ti, si);
+	lower_region_idx(c, &s->dst, ti, di);
 	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
 	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
 	Addr sa = lower_elem_addr(c, s->src.buf, si);
@@ -145,11 +148,10 @@ void lower_copy(L *c, const Stmt *s)
 		return;
 	}
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
-	bool a_whole = a->scope != SCOPE_GLOBAL && !s->src.nidx;
-	const Buffer *ext_b = a_whole ? a : b;
-	int64_t ext[IR_MAX_RANK], total;
-	lower_shape_of(c, ext_b, ext, &total);
-	int V = copy_vec_width(c, s, ext, a->rank);
+	int64_t ext[IR_MAX_RANK], total = 1;
+	for (int d = 0; d < s->trank; d++)
+		total *= ext[d] = s->text[d];
+	int V = copy_vec_width(c, s, ext, s->trank);
 	if (!V) {
 		copy_elements(c, s, ext, total);
 		return;
@@ -163,12 +165,12 @@ void lower_copy(L *c, const Stmt *s)
 		ok = ok < 0 ? o2 : bin(c, SI_AND, DT_BOOL, ok, o2);
 	}
 	if (ok < 0) {
-		copy_vectors(c, s, ext, a->rank, V);
+		copy_vectors(c, s, ext, s->trank, V);
 		return;
 	}
 	int32_t lscalar = label(c), lend = label(c);
 	bra(c, lscalar, ok, true);
-	copy_vectors(c, s, ext, a->rank, V);
+	copy_vectors(c, s, ext, s->trank, V);
 	bra(c, lend, -1, false);
 	place(c, lscalar);
 	copy_elements(c, s, ext, total);
@@ -182,9 +184,9 @@ static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total
 	DType ta = (DType)a->dtype, tb = (DType)b->dtype;
 	DLoop l = lower_dloop_begin(c, total, b->scope != SCOPE_LOCAL);
 	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
-	lower_decompose(c, l.p, ext, a->rank, ti);
-	lower_region_idx(c, &s->src, ti, a->rank, si);
-	lower_region_idx(c, &s->dst, ti, b->rank, di);
+	lower_decompose(c, l.p, ext, s->trank, ti);
+	lower_region_idx(c, &s->src, ti, si);
+	lower_region_idx(c, &s->dst, ti, di);
 	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
 	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
 	Addr sa = lower_elem_addr(c, s->src.buf, si);
@@ -257,14 +259,16 @@ void lower_atomic(L *c, const Stmt *s)
 		return;
 	}
 	const Buffer *x = BUF(s->src.buf);
-	int64_t ext[IR_MAX_RANK], total;
-	lower_shape_of(c, x, ext, &total);
+	int64_t ext[IR_MAX_RANK], total = 1;
+	for (int d = 0; d < s->trank; d++)
+		total *= ext[d] = s->text[d];
 	DLoop l = lower_dloop_begin(c, total, true);
-	int32_t ti[IR_MAX_RANK], gi[IR_MAX_RANK];
-	lower_decompose(c, l.p, ext, x->rank, ti);
-	lower_region_idx(c, &s->dst, ti, g->rank, gi);
+	int32_t ti[IR_MAX_RANK], gi[IR_MAX_RANK], xi[IR_MAX_RANK];
+	lower_decompose(c, l.p, ext, s->trank, ti);
+	lower_region_idx(c, &s->dst, ti, gi);
+	lower_region_idx(c, &s->src, ti, xi);
 	int32_t ok = lower_inbounds(c, s->dst.buf, gi);
-	int32_t v = pack(c, t, cvt(c, t, (DType)x->dtype, lower_load_elem(c, s->src.buf, ti, -1)));
+	int32_t v = pack(c, t, cvt(c, t, (DType)x->dtype, lower_load_elem(c, s->src.buf, xi, -1)));
 	Addr a = lower_elem_addr(c, s->dst.buf, gi);
 	SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
 	in.guard = ok;
@@ -316,6 +320,10 @@ void lower_reduce(L *c, const Stmt *s)
 	}
 	if (c->bl[s->dst.buf].rr >= 0) {
 		reduce_rr(c, s);
+		return;
+	}
+	if (c->bl[s->src.buf].rf >= 0) {
+		reduce_rf_mem(c, s);
 		return;
 	}
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);

@@ -481,9 +481,79 @@ int32_t lower_inbounds(L *c, int32_t bufid, const int32_t *idx)
 	return ok;
 }
 
-/* Region index: offsets + tile index (or the tile index for whole buffers). */
-void lower_region_idx(L *c, const Region *r, const int32_t *ti, int rank, int32_t *out)
+/* Buffer index of tile element ti of a copy/atomic side: its offsets plus
+ * the tile index along the dims the tile runs on (Region.tdim). */
+void lower_region_idx(L *c, const Region *r, const int32_t *ti, int32_t *out)
 {
+	for (int d = 0; d < BUF(r->buf)->rank; d++) {
+		int32_t t = r->tdim[d] >= 0 ? ti[r->tdim[d]] : -1;
+		int32_t o = r->nidx ? expr_as(c, r->idx[d], DT_I32) : -1;
+		out[d] = o < 0 ? (t < 0 ? i32c(c, 0) : t) : t < 0 ? o : bin(c, SI_ADD, DT_I32, o, t);
+	}
+}
+
+/* A register-fragment copy reads or writes its other side as rows and
+ * columns: it needs the fragment side whole and in order, and the tile's
+ * last dim on the other side's last (contiguous) dimension. */
+bool lower_window_ok(L *c, const Stmt *s, const Region *f, const Region *o)
+{
+	const Buffer *fb = BUF(f->buf), *ob = BUF(o->buf);
+	if (f->nidx || s->trank != fb->rank || o->tdim[ob->rank - 1] != s->trank - 1)
+		return false;
+	for (int d = 0; d < fb->rank; d++)
+		if (f->tdim[d] != d)
+			return false;
+	return true;
+}
+
+/* The other side of such a copy (lower_window_ok) as a row-major window:
+ * its fixed indices folded into the base, the row dim's pitch. */
+Window lower_window(L *c, const Stmt *s, const Region *o)
+{
+	const Buffer *b = BUF(o->buf);
+	const BufLoc *bl = &c->bl[o->buf];
+	bool glob = b->scope == SCOPE_GLOBAL;
+	int rank = b->rank, cd = rank - 1, rd = -1;
 	for (int d = 0; d < rank; d++)
-		out[d] = r->nidx ? bin(c, SI_ADD, DT_I32, expr_as(c, r->idx[d], DT_I32), ti[d]) : ti[d];
+		if (s->trank == 2 && o->tdim[d] == 0)
+			rd = d;
+	Window w = {.ok = -1, .rdim = rd};
+	w.off[0] = rd >= 0 && o->nidx ? expr_as(c, o->idx[rd], DT_I32) : i32c(c, 0);
+	w.off[1] = o->nidx ? expr_as(c, o->idx[cd], DT_I32) : i32c(c, 0);
+	if (glob) {
+		w.bound[0] = rd >= 0 ? bl->dim[rd] : -1;
+		w.bound[1] = bl->dim[cd];
+	}
+	/* pitch of the row dim; base = element offset of the fixed indices */
+	int32_t lin = -1, stride = -1;
+	int64_t cstride = 1;
+	for (int d = rank - 1; d >= 0; d--) {
+		if (d < cd) {
+			if (glob)
+				stride = stride < 0 ? bl->dim64[d + 1] : bin(c, SI_MUL, DT_I64, stride, bl->dim64[d + 1]);
+			else
+				cstride *= bdim(c, b, d + 1);
+		}
+		if (d == rd)
+			w.pitch = glob ? stride : i32c(c, cstride);
+		if (o->tdim[d] >= 0 || !o->nidx)
+			continue;
+		int32_t x = expr_as(c, o->idx[d], DT_I32);
+		if (glob) {
+			int32_t in = setp(c, CMP_LT, DT_U32, x, bl->dim[d]);
+			w.ok = w.ok < 0 ? in : bin(c, SI_AND, DT_BOOL, w.ok, in);
+			int32_t t = bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, x), stride);
+			lin = lin < 0 ? t : bin(c, SI_ADD, DT_I64, lin, t);
+		} else {
+			int32_t t = bin(c, SI_MUL, DT_I32, x, i32c(c, cstride));
+			lin = lin < 0 ? t : bin(c, SI_ADD, DT_I32, lin, t);
+		}
+	}
+	if (glob)
+		w.base = lin < 0 ? bl->base
+		                 : bin(c, SI_ADD, DT_I64, bl->base,
+		                       bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, dtype_bytes((DType)b->dtype))));
+	else
+		w.base = lin;
+	return w;
 }

@@ -123,7 +123,18 @@ void lower_dloop_end(L *c, DLoop *l);
 void lower_decompose(L *c, int32_t p, const int64_t *ext, int r, int32_t *idx);
 void lower_shape_of(L *c, const Buffer *b, int64_t *ext, int64_t *total);
 int32_t lower_inbounds(L *c, int32_t bufid, const int32_t *idx);
-void lower_region_idx(L *c, const Region *r, const int32_t *ti, int rank, int32_t *out);
+void lower_region_idx(L *c, const Region *r, const int32_t *ti, int32_t *out);
+/* The non-fragment side of a register-fragment copy, row-major: tile
+ * element (i, j) is element (off[0] + i) * pitch + off[1] + j from base
+ * (global: i64 address, bounds bound[] and the fixed indices' pred ok;
+ * shared: i32 element offset or -1 for none, pitch i32).  A 1-D tile
+ * uses only column 1 (rdim -1). */
+typedef struct {
+	int32_t base, pitch, ok, rdim;
+	int32_t off[2], bound[2];
+} Window;
+bool lower_window_ok(L *c, const Stmt *s, const Region *f, const Region *o);
+Window lower_window(L *c, const Stmt *s, const Region *o);
 
 /* lower_sync.c */
 void lower_barrier(L *c);
@@ -154,6 +165,7 @@ void rr_place(L *c, int32_t b);
 bool rr_find_block(L *c, const Block *b);
 void lower_parallel_rr(L *c, const Stmt *s);
 void reduce_rr(L *c, const Stmt *s);
+void reduce_rf_mem(L *c, const Stmt *s);
 
 /* lower_vec.c */
 void vf_analyze(L *c);

@@ -607,6 +607,8 @@ typedef struct {
 	bool pother;
 } RfScan;
 
+static int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row);
+
 /* A candidate MMA-row fragment: an f32 fragment of rank 1. */
 static bool rr_cand(L *c, int32_t b)
 {
@@ -738,10 +740,10 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			}
 			break;
 		}
-		/* whole fragment <-> a non-fragment only */
-		if (is_frag(c, s->src.buf) && (s->src.nidx || is_frag(c, s->dst.buf)))
+		/* whole fragment <-> a non-fragment only, as rows and columns */
+		if (is_frag(c, s->src.buf) && (is_frag(c, s->dst.buf) || !lower_window_ok(c, s, &s->src, &s->dst)))
 			rf_bad(r, s->src.buf);
-		if (is_frag(c, s->dst.buf) && (s->dst.nidx || is_frag(c, s->src.buf)))
+		if (is_frag(c, s->dst.buf) && (is_frag(c, s->src.buf) || !lower_window_ok(c, s, &s->dst, &s->src)))
 			rf_bad(r, s->dst.buf);
 		/* a local destination needs every element in every thread */
 		if (is_frag(c, s->src.buf) && BUF(s->dst.buf)->scope == SCOPE_LOCAL)
@@ -786,11 +788,18 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 	case S_REDUCE: {
 		/* reduce(F, D, dim=1): F in registers and D an MMA-row fragment */
 		int32_t F = s->src.buf, D = s->dst.buf;
-		bool ok = is_frag(c, F) && BUF(F)->rank == 2 && BUF(F)->dtype == DT_F32 && rr_cand(c, D) &&
-			  !r->rbad[D] && s->dim == 1 && !s->src.nidx && !s->dst.nidx &&
-			  bdim(c, BUF(F), 0) == bdim(c, BUF(D), 0) && !r->bad[F] && !(r->judge && !r->acc[F]);
+		bool fok = is_frag(c, F) && BUF(F)->rank == 2 && BUF(F)->dtype == DT_F32 && s->dim == 1 &&
+			   !s->src.nidx && !s->dst.nidx && bdim(c, BUF(F), 0) == bdim(c, BUF(D), 0) && !r->bad[F] &&
+			   !(r->judge && !r->acc[F]);
+		bool ok = fok && rr_cand(c, D) && !r->rbad[D];
+		int spr;
 		if (ok) {
 			rr_link(r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
+		} else if (fok && BUF(D)->dtype == DT_F32 && BUF(D)->scope != SCOPE_LOCAL &&
+			   rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr) > 0) {
+			/* F keeps its registers; D (in shared memory: another accumulator
+			 * shape owns the row layout) gets the rows (reduce_rf_mem) */
+			rr_bad_region(c, r, D);
 		} else {
 			if (is_frag(c, F))
 				rf_bad(r, F);
@@ -925,11 +934,20 @@ void rf_analyze(L *c)
 		if (rr_cand(c, (int32_t)b) && !r.rbad[b])
 			c->bl[b].rr = 1;
 	}
-	for (size_t b = 0; b < nb && c->rr_tile < 0; b++)
+	/* the row layout's tile, only when some row fragment uses it: a
+	 * parallel over a fragment of that shape then tracks row slots, which
+	 * needs rr_rows > 0 (two accumulator shapes leave the rows in shared) */
+	bool any_rr = false;
+	for (size_t b = 0; b < nb; b++)
+		any_rr |= c->bl[b].rr == 1;
+	for (size_t b = 0; b < nb && any_rr && c->rr_tile < 0; b++)
 		if (c->bl[b].rf == 1 && BUF(b)->dtype == DT_F32 && bdim(c, BUF(b), 0) == r.keyR &&
 		    bdim(c, BUF(b), 1) == r.keyC)
 			c->rr_tile = (int32_t)b;
-	if (c->rr_tile < 0) /* cannot happen after the scan; stay safe */
+	int spr;
+	if (c->rr_tile >= 0 && rr_rows(c, r.keyR, r.keyC, &spr) <= 0)
+		c->rr_tile = -1;
+	if (c->rr_tile < 0) /* no row layout: the row fragments live in shared memory */
 		for (size_t b = 0; b < nb; b++)
 			c->bl[b].rr = -1;
 out:
@@ -1194,35 +1212,69 @@ void lower_parallel_rr(L *c, const Stmt *s)
  * row slot a balanced fold of the thread's slots of that row (in layout
  * order; abs first for abssum/absmax), then the butterfly among the row's
  * lanes, then the old value for clear=false. */
+/* Row slot k of register fragment F reduced: a balanced fold of the
+ * thread's slots of that row (in layout order; abs first for abssum/absmax),
+ * then the butterfly among the row's lanes (all end with the value). */
+static int32_t rr_fold(L *c, int32_t F, int k, ReduceOp op)
+{
+	const BufLoc *fl = &c->bl[F];
+	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
+	bool ab = op == RED_ABSSUM || op == RED_ABSMAX;
+	int lanes = warp_shape(fl->rf_shape) ? 4 : 16;
+	int32_t vals[256];
+	int n = 0;
+	for (int e = 0; e < fl->rf_n && n < 256; e++)
+		if (rr_slot_of(c, F, e) == k) {
+			int32_t x = rf_get(c, F, e);
+			vals[n++] = ab ? un(c, SI_ABS, DT_F32, x) : x;
+		}
+	for (int w = 1; w < n; w *= 2)
+		for (int i = 0; i + w < n; i += 2 * w)
+			vals[i] = lower_combine(c, cop, DT_F32, vals[i], vals[i + w]);
+	int32_t acc = vals[0];
+	for (int off = lanes / 2; off >= 1; off /= 2) {
+		int32_t other = reg(c, VT_F32);
+		SInst in = I(SI_SHFL_BFLY, DT_F32, other, acc, -1);
+		in.imm = off;
+		emit(c, in);
+		acc = lower_combine(c, cop, DT_F32, acc, other);
+	}
+	return acc;
+}
+
 void reduce_rr(L *c, const Stmt *s)
+{
+	int32_t F = s->src.buf, D = s->dst.buf;
+	ReduceOp op = (ReduceOp)s->sub;
+	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
+	for (int k = 0; k < c->bl[D].rr_n; k++) {
+		int32_t acc = rr_fold(c, F, k, op);
+		int32_t d = c->bl[D].rr + k;
+		emit(c, I(SI_MOV, DT_F32, d, s->flag_clear ? acc : lower_combine(c, cop, DT_F32, d, acc), -1));
+	}
+}
+
+/* reduce(F, D, dim=1) with F a register fragment and D in shared memory:
+ * the row folds of reduce_rr, then the first lane holding each row writes
+ * it (the other lanes of the row hold the same value). */
+void reduce_rf_mem(L *c, const Stmt *s)
 {
 	int32_t F = s->src.buf, D = s->dst.buf;
 	const BufLoc *fl = &c->bl[F];
 	ReduceOp op = (ReduceOp)s->sub;
 	ReduceOp cop = op == RED_ABSSUM ? RED_SUM : op == RED_ABSMAX ? RED_MAX : op;
-	bool ab = op == RED_ABSSUM || op == RED_ABSMAX;
-	int lanes = warp_shape(fl->rf_shape) ? 4 : 16;
-	int32_t vals[256];
-	for (int k = 0; k < c->bl[D].rr_n; k++) {
-		int n = 0;
-		for (int e = 0; e < fl->rf_n && n < 256; e++)
-			if (rr_slot_of(c, F, e) == k) {
-				int32_t x = rf_get(c, F, e);
-				vals[n++] = ab ? un(c, SI_ABS, DT_F32, x) : x;
-			}
-		for (int w = 1; w < n; w *= 2)
-			for (int i = 0; i + w < n; i += 2 * w)
-				vals[i] = lower_combine(c, cop, DT_F32, vals[i], vals[i + w]);
-		int32_t acc = vals[0];
-		for (int off = lanes / 2; off >= 1; off /= 2) {
-			int32_t other = reg(c, VT_F32);
-			SInst in = I(SI_SHFL_BFLY, DT_F32, other, acc, -1);
-			in.imm = off;
-			emit(c, in);
-			acc = lower_combine(c, cop, DT_F32, acc, other);
-		}
-		int32_t d = c->bl[D].rr + k;
-		emit(c, I(SI_MOV, DT_F32, d, s->flag_clear ? acc : lower_combine(c, cop, DT_F32, d, acc), -1));
+	bool warp = warp_shape(fl->rf_shape);
+	int spr, n = rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr);
+	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
+	rf_bases(c, F, rb, cb);
+	int32_t lane = warp ? bin(c, SI_REM, DT_U32, c->tid, i32c(c, 4)) : amd_lane(c, simt_mma[fl->rf_shape].wave).i;
+	int32_t first = setp(c, CMP_EQ, DT_I32, lane, i32c(c, 0));
+	for (int k = 0; k < n; k++) {
+		int32_t acc = rr_fold(c, F, k, op);
+		int32_t row = rr_row(c, F, rb, cb, k);
+		if (!s->flag_clear)
+			acc = lower_combine(c, cop, DT_F32, lower_load_elem(c, D, &row, -1), acc); /* every lane: a row is in one warp */
+		lower_store_elem(c, D, &row, acc, first);
 	}
 }
 
@@ -1266,9 +1318,10 @@ void copy_rf(L *c, const Stmt *s)
 	int es = dtype_bytes(ot), NB = c->bl[F].rf_nb;
 	bool glob = ob->scope == SCOPE_GLOBAL;
 	const BufLoc *obl = &c->bl[other->buf];
-	int32_t off0 = other->nidx ? expr_as(c, other->idx[0], DT_I32) : i32c(c, 0);
-	int32_t off1 = other->nidx ? expr_as(c, other->idx[1], DT_I32) : i32c(c, 0);
-	int32_t d1 = glob ? obl->dim[1] : i32c(c, bdim(c, ob, 1));
+	Window w = lower_window(c, s, other); /* rank-reducing tiles: fixed indices in the base */
+	int32_t off0 = w.off[0], off1 = w.off[1], d1 = w.pitch;
+	int32_t shb = !glob && w.base >= 0 ? bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, w.base, i32c(c, es)))
+	                                   : c->shbase;
 	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
 	int S = rf_bases(c, F, rb, cb);
 	int32_t esr = i32c(c, es);
@@ -1281,7 +1334,7 @@ void copy_rf(L *c, const Stmt *s)
 	 * stride and the column checks are computed once (rs[h], colok[nb]) */
 	int32_t rs[8] = {0}, colok[8];
 	if (amd && glob) {
-		int32_t stride = bin(c, SI_MUL, DT_I64, obl->dim64[1], movi(c, DT_I64, es));
+		int32_t stride = bin(c, SI_MUL, DT_I64, w.pitch, movi(c, DT_I64, es));
 		for (int h = 1; h < nrows; h++)
 			rs[h] = bin(c, SI_MUL, DT_I64, stride, movi(c, DT_I64, h * qrow));
 	}
@@ -1289,24 +1342,26 @@ void copy_rf(L *c, const Stmt *s)
 		int32_t ocb = bin(c, SI_ADD, DT_I32, off1, cb[si]);
 		for (int nb = 0; amd && glob && nb < NB; nb++)
 			colok[nb] = setp(c, CMP_LT, DT_U32, nb ? bin(c, SI_ADD, DT_I32, ocb, i32c(c, 16 * nb)) : ocb,
-					 obl->dim[1]);
+					 w.bound[1]);
 		int32_t rowaddr0 = -1;
 		for (int h = 0; h < nrows; h++) {
 			int dr = amd ? h * qrow : 8 * h;
 			int32_t orow = bin(c, SI_ADD, DT_I32, off0, dr ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, dr)) : rb[si]);
-			int32_t rowok = glob ? setp(c, CMP_LT, DT_U32, orow, obl->dim[0]) : -1;
+			int32_t rowok = glob ? setp(c, CMP_LT, DT_U32, orow, w.bound[0]) : -1;
+			if (w.ok >= 0)
+				rowok = bin(c, SI_AND, DT_BOOL, rowok, w.ok);
 			/* address of (orow, ocb) */
 			int32_t rowaddr;
 			if (glob && amd && h) {
 				rowaddr = bin(c, SI_ADD, DT_I64, rowaddr0, rs[h]);
 			} else if (glob) {
-				int32_t lin = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, orow), obl->dim64[1]),
+				int32_t lin = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, orow), w.pitch),
 				                  cvt(c, DT_I64, DT_I32, ocb));
-				rowaddr = bin(c, SI_ADD, DT_I64, obl->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+				rowaddr = bin(c, SI_ADD, DT_I64, w.base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
 				rowaddr0 = rowaddr;
 			} else {
 				int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, orow, d1), ocb);
-				rowaddr = bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, esr));
+				rowaddr = bin(c, SI_ADD, DT_I32, shb, bin(c, SI_MUL, DT_I32, lin, esr));
 			}
 			/* PTX, f16/bf16 out: a row half whose columns are all inside and
 			 * whose address is 4-byte aligned (the columns are even: cb and
@@ -1343,7 +1398,7 @@ void copy_rf(L *c, const Stmt *s)
 					ok = bin(c, SI_AND, DT_BOOL, rowok, colok[nb]);
 				} else if (glob) {
 					int32_t ocol = bin(c, SI_ADD, DT_I32, ocb, i32c(c, dc));
-					ok = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_LT, DT_U32, ocol, obl->dim[1]));
+					ok = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_LT, DT_U32, ocol, w.bound[1]));
 				}
 				Space sp = glob ? SP_GLOBAL : SP_SHARED;
 				int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);

@@ -112,12 +112,12 @@ static void vf_block(L *c, VfScan *v, const Block *b);
 
 /* A whole-fragment copy side; the other side must be a global or shared
  * buffer of the same rank. */
-static void vf_copy_side(L *c, VfScan *v, const Region *f, const Region *o)
+static void vf_copy_side(L *c, VfScan *v, const Stmt *s, const Region *f, const Region *o)
 {
 	if (!vf_cand(c, f->buf))
 		return;
 	const Buffer *ob = BUF(o->buf);
-	if (f->nidx || is_frag(c, o->buf) || ob->scope == SCOPE_LOCAL || ob->rank != BUF(f->buf)->rank) {
+	if (is_frag(c, o->buf) || ob->scope == SCOPE_LOCAL || !lower_window_ok(c, s, f, o)) {
 		vf_bad(v, f->buf);
 		return;
 	}
@@ -143,8 +143,8 @@ static void vf_stmt(L *c, VfScan *v, int32_t id)
 		break;
 	case S_LET: break;
 	case S_COPY:
-		vf_copy_side(c, v, &s->src, &s->dst);
-		vf_copy_side(c, v, &s->dst, &s->src);
+		vf_copy_side(c, v, s, &s->src, &s->dst);
+		vf_copy_side(c, v, s, &s->dst, &s->src);
 		break;
 	case S_CLEAR:
 	case S_FILL:
@@ -550,25 +550,23 @@ static int32_t vf_aligned(L *c, const Region *r, int bytes)
 }
 
 /* Tile/column fragment <-> global, per chunk (vec) or per element. */
-static void copy_vf_global(L *c, bool from, int32_t F, const Region *o, bool vec)
+static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Region *o, bool vec)
 {
 	const VfLayout *l = &c->vl;
-	const BufLoc *obl = &c->bl[o->buf];
 	DType ot = (DType)BUF(o->buf)->dtype;
 	int es = dtype_bytes(ot);
 	bool tile = c->bl[F].vf_role == VF_TILE;
-	int32_t off0 = tile && o->nidx ? expr_as(c, o->idx[0], DT_I32) : -1;
-	int32_t offc = o->nidx ? expr_as(c, o->idx[tile ? 1 : 0], DT_I32) : i32c(c, 0);
-	int32_t dlast = obl->dim[tile ? 1 : 0];
+	Window w = lower_window(c, s, o); /* rank-reducing tiles: fixed indices in the base */
+	int32_t offc = w.off[1], dlast = w.bound[1];
 	int32_t sg = from ? (tile ? l->st_tile : l->st_col) : -1;
 	for (int kr = 0; kr < (tile ? l->NR : 1); kr++) {
-		int32_t rowok = -1, rowlin = -1;
+		int32_t rowok = w.ok, rowlin = -1;
 		if (tile) {
 			int32_t r = vf_row(c, kr);
-			if (off0 >= 0)
-				r = bin(c, SI_ADD, DT_I32, r, off0);
-			rowok = setp(c, CMP_LT, DT_U32, r, obl->dim[0]);
-			rowlin = bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, r), obl->dim64[1]);
+			if (o->nidx)
+				r = bin(c, SI_ADD, DT_I32, r, w.off[0]);
+			rowok = and_pred(c, setp(c, CMP_LT, DT_U32, r, w.bound[0]), w.ok);
+			rowlin = bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, r), w.pitch);
 		}
 		for (int cs = 0; cs < l->NC * l->V; cs += vec ? l->V : 1) {
 			int32_t col = bin(c, SI_ADD, DT_I32, offc, vf_col(c, cs));
@@ -576,7 +574,7 @@ static void copy_vf_global(L *c, bool from, int32_t F, const Region *o, bool vec
 			int32_t lin = cvt(c, DT_I64, DT_I32, col);
 			if (rowlin >= 0)
 				lin = bin(c, SI_ADD, DT_I64, rowlin, lin);
-			int32_t addr = bin(c, SI_ADD, DT_I64, obl->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+			int32_t addr = bin(c, SI_ADD, DT_I64, w.base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
 			int32_t f = vf_slot(c, F, kr, cs);
 			if (vec) {
 				vf_chunk(c, !from, ot, f, addr, ok);
@@ -608,15 +606,15 @@ void copy_vf(L *c, const Stmt *s)
 	if (glob && role != VF_ROW) {
 		bool can = (ot == DT_F16 || ot == DT_BF16 || ot == DT_F32) && l->V * es % 4 == 0;
 		if (!can) {
-			copy_vf_global(c, from, F, o, false);
+			copy_vf_global(c, s, from, F, o, false);
 			return;
 		}
 		int32_t lscalar = label(c), lend = label(c);
 		bra(c, lscalar, vf_aligned(c, o, l->V * es), true);
-		copy_vf_global(c, from, F, o, true);
+		copy_vf_global(c, s, from, F, o, true);
 		bra(c, lend, -1, false);
 		place(c, lscalar);
-		copy_vf_global(c, from, F, o, false);
+		copy_vf_global(c, s, from, F, o, false);
 		place(c, lend);
 		return;
 	}
@@ -625,13 +623,12 @@ void copy_vf(L *c, const Stmt *s)
 	int32_t sg = from ? (role == VF_TILE ? l->st_tile : role == VF_ROW ? l->st_row : l->st_col) : -1;
 	for (int kr = 0; kr < nr; kr++)
 		for (int cs = 0; cs < ncs; cs++) {
-			int32_t idx[2], n = 0;
+			int32_t ti[2], n = 0, idx[IR_MAX_RANK];
 			if (role != VF_COL)
-				idx[n++] = vf_row(c, kr);
+				ti[n++] = vf_row(c, kr);
 			if (role != VF_ROW)
-				idx[n++] = vf_col(c, cs);
-			for (int d = 0; d < n && o->nidx; d++)
-				idx[d] = bin(c, SI_ADD, DT_I32, idx[d], expr_as(c, o->idx[d], DT_I32));
+				ti[n++] = vf_col(c, cs);
+			lower_region_idx(c, o, ti, idx);
 			int32_t ok = glob ? lower_inbounds(c, o->buf, idx) : -1;
 			Addr a = lower_elem_addr(c, o->buf, idx);
 			int32_t f = vf_slot(c, F, kr, cs);

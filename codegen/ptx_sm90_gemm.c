@@ -105,7 +105,7 @@ static bool is_half(DType t)
  * Sets *g to G's buffer id. */
 static bool match_load(const Module *m, const Stmt *s, int32_t *g, int32_t *sh)
 {
-	if (s->kind != S_COPY || s->src.nidx != 2 || s->dst.nidx != 0)
+	if (s->kind != S_COPY || s->src.nidx != 2 || s->src.hi || s->dst.nidx != 0) /* the offsets form only */
 		return false;
 	const Buffer *src = BUF(s->src.buf), *dst = BUF(s->dst.buf);
 	if (src->scope != SCOPE_GLOBAL || src->rank != 2 || dst->scope != SCOPE_SHARED || dst->rank != 2 ||

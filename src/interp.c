@@ -474,24 +474,39 @@ static void tile_error(Interp *in, const Stmt *s, int32_t buf, const int64_t *ba
 		}
 }
 
+/* The tile of a copy/atomic_add: extents, and the element of each side
+ * (relative to its offsets) that tile index t maps to. */
+static void tile_ext(const Stmt *s, int64_t *ext)
+{
+	for (int d = 0; d < s->trank; d++)
+		ext[d] = s->text[d];
+}
+
+static void tile_point(const Region *r, int rank, const int64_t *t, int64_t *out)
+{
+	for (int d = 0; d < rank; d++)
+		out[d] = r->tdim[d] >= 0 ? t[r->tdim[d]] : 0;
+}
+
 static void exec_copy(Interp *in, const Stmt *s)
 {
 	BufState *src = &in->bufs[s->src.buf], *dst = &in->bufs[s->dst.buf];
-	int rank = src->rank;
-	int64_t so[IR_MAX_RANK], doff[IR_MAX_RANK], i[IR_MAX_RANK] = {0};
-	if (!region_offsets(in, &s->src, rank, so) || !region_offsets(in, &s->dst, rank, doff))
+	int64_t so[IR_MAX_RANK], doff[IR_MAX_RANK], t[IR_MAX_RANK] = {0}, ext[IR_MAX_RANK];
+	int64_t pi[IR_MAX_RANK], qi[IR_MAX_RANK];
+	if (!region_offsets(in, &s->src, src->rank, so) || !region_offsets(in, &s->dst, dst->rank, doff))
 		return;
-	/* The whole on-chip side gives the extent (verify guarantees one). */
-	const BufState *ext = (!src->global && !s->src.nidx) ? src : dst;
-	if (any_empty(ext->dims, rank))
+	tile_ext(s, ext);
+	if (any_empty(ext, s->trank))
 		return;
 	bool same = src->dt == dst->dt;
 	do {
-		int64_t si = tile_offset(src, so, i), di = tile_offset(dst, doff, i);
+		tile_point(&s->src, src->rank, t, pi);
+		tile_point(&s->dst, dst->rank, t, qi);
+		int64_t si = tile_offset(src, so, pi), di = tile_offset(dst, doff, qi);
 		if (si < 0 && !src->global)
-			return tile_error(in, s, s->src.buf, so, i);
+			return tile_error(in, s, s->src.buf, so, pi);
 		if (di < 0 && !dst->global)
-			return tile_error(in, s, s->dst.buf, doff, i);
+			return tile_error(in, s, s->dst.buf, doff, qi);
 		if (di < 0)
 			continue; /* outside the global tensor: not written */
 		if (si < 0) /* outside the global tensor: reads as 0 */
@@ -500,7 +515,7 @@ static void exec_copy(Interp *in, const Stmt *s)
 			memcpy(dst->cur + di * dst->esize, src->cur + si * src->esize, (size_t)dst->esize);
 		else
 			store_elem(dst, di, load_elem(src, si), src->dt);
-	} while (next_index(i, ext->dims, rank));
+	} while (next_index(t, ext, s->trank));
 }
 
 /* C (+)= op(A) * op(B): products in f32 of the exactly converted inputs,
@@ -663,16 +678,20 @@ static void exec_atomic_add(Interp *in, const Stmt *s)
 		return;
 	}
 	const BufState *x = &in->bufs[s->src.buf];
-	int64_t go[IR_MAX_RANK], zero[IR_MAX_RANK] = {0}, i[IR_MAX_RANK] = {0};
-	if (!region_offsets(in, &s->dst, g->rank, go) || any_empty(x->dims, x->rank))
+	int64_t go[IR_MAX_RANK], zero[IR_MAX_RANK] = {0}, t[IR_MAX_RANK] = {0}, ext[IR_MAX_RANK];
+	int64_t gp[IR_MAX_RANK], xp[IR_MAX_RANK];
+	tile_ext(s, ext);
+	if (!region_offsets(in, &s->dst, g->rank, go) || any_empty(ext, s->trank))
 		return;
 	do {
-		int64_t gi = tile_offset(g, go, i);
+		tile_point(&s->dst, g->rank, t, gp);
+		tile_point(&s->src, x->rank, t, xp);
+		int64_t gi = tile_offset(g, go, gp);
 		if (gi < 0)
 			continue;
-		Val v = convert(load_elem(x, tile_offset(x, zero, i)), x->dt, g->dt);
+		Val v = convert(load_elem(x, tile_offset(x, zero, xp)), x->dt, g->dt);
 		store_elem(g, gi, arith(OP_ADD, g->dt, load_elem(g, gi), v), g->dt);
-	} while (next_index(i, x->dims, x->rank));
+	} while (next_index(t, ext, s->trank));
 }
 
 /* ---- statements --------------------------------------------------------- */

@@ -117,8 +117,9 @@ typedef struct {
 	uint8_t type;  /* DType */
 	SrcPos pos;
 	int32_t index; /* V_BLOCKIDX: dim; V_PARAM/V_SYMBOL: position in the kernel's argument list */
-	bool has_value;/* V_SYMBOL specialised by -D */
+	bool has_value;/* V_SYMBOL specialised by -D (or by its default) */
 	int64_t value;
+	int64_t dflt;  /* V_SYMBOL declared NAME = N: N (the value unless -D overrides it), else 0 */
 } Var;
 
 /* ---- buffers --------------------------------------------------------- */
@@ -162,12 +163,20 @@ typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ABSSUM, RED_ABSMAX } ReduceOp;
 
 /* A buffer, or a tile of it starting at the given offsets.  nidx == 0 means
  * the whole buffer.  For S_STORE/E_LOAD-like element accesses idx is a full
- * index. */
+ * index.  The region form B[i, lo : hi, :] (copy and atomic_add only) keeps
+ * lo in idx and, per index, hi[d]: REGION_POINT (a fixed index), REGION_ALL
+ * (':', idx[d] is the literal 0) or the end expression; hi is NULL when no
+ * index is a range.  verify sets tdim for the tile of a copy/atomic_add:
+ * buffer dim d runs along tile dim tdim[d], or is fixed at idx[d] (-1). */
+#define REGION_POINT (-1)
+#define REGION_ALL (-2)
 typedef struct {
 	int32_t buf;
 	int32_t nidx;
 	int32_t *idx;
+	int32_t *hi;
 	SrcPos pos;
+	int8_t tdim[IR_MAX_RANK];
 } Region;
 
 /* A list of statement ids (a block). */
@@ -195,6 +204,10 @@ typedef struct {
 	int32_t *extents; /* S_PARALLEL extents (exprs) */
 	Block body, els;  /* loops and if */
 	bool per_thread;  /* S_IF whose condition uses tx: bodies run once per thread (set by verify) */
+	/* S_COPY, tile S_ATOMIC_ADD (set by verify): the tile every element of
+	 * which is moved, trank dims of text elements; Region.tdim maps it */
+	int32_t trank;
+	int32_t text[IR_MAX_RANK];
 } Stmt;
 
 /* ---- kernels and modules --------------------------------------------- */

@@ -257,7 +257,8 @@ static bool eq_var(Pair p, int32_t x, int32_t y)
 	if (x < 0 || y < 0)
 		return x == y;
 	const Var *u = &p.a->vars.data[x], *v = &p.b->vars.data[y];
-	return u->kind == v->kind && u->type == v->type && u->index == v->index && eq_str(u->name, v->name);
+	return u->kind == v->kind && u->type == v->type && u->index == v->index && u->dflt == v->dflt &&
+	       eq_str(u->name, v->name);
 }
 
 static bool eq_buf(Pair p, int32_t x, int32_t y)
@@ -289,7 +290,13 @@ static bool eq_expr(Pair p, int32_t x, int32_t y)
 
 static bool eq_region(Pair p, const Region *x, const Region *y)
 {
-	return x->nidx == y->nidx && eq_buf(p, x->buf, y->buf) && eq_ids(p, x->idx, y->idx, x->nidx);
+	if (x->nidx != y->nidx || !eq_buf(p, x->buf, y->buf) || !eq_ids(p, x->idx, y->idx, x->nidx) ||
+	    !x->hi != !y->hi)
+		return false;
+	for (int i = 0; x->hi && i < x->nidx; i++)
+		if (x->hi[i] < 0 || y->hi[i] < 0 ? x->hi[i] != y->hi[i] : !eq_expr(p, x->hi[i], y->hi[i]))
+			return false;
+	return true;
 }
 
 static bool eq_block(Pair p, const Block *x, const Block *y);

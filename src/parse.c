@@ -762,9 +762,55 @@ static bool parse_region(Parser *ps, Region *r, const char *what)
 	r->pos = t.pos;
 	r->nidx = 0;
 	r->idx = NULL;
-	if (accept(ps, T_LBRACK))
-		r->idx = parse_expr_list(ps, T_RBRACK, "']'", &r->nidx);
-	return !ps->failed;
+	r->hi = NULL;
+	if (!accept(ps, T_LBRACK))
+		return true;
+	/* index, lo : hi or ':'; pairs (lo, hi) go to tmp, hi = REGION_POINT for an index */
+	size_t from = ps->tmp.len;
+	bool ranged = false;
+	if (ps->tok.kind != T_RBRACK) {
+		do {
+			int32_t lo, hi = REGION_POINT;
+			if (ps->tok.kind == T_COLON) {
+				lo = ir_int(ps->m, 0, ps->tok.pos);
+				hi = REGION_ALL;
+				next(ps);
+			} else {
+				lo = parse_expr(ps);
+				if (!ps->failed && accept(ps, T_COLON))
+					hi = parse_expr(ps);
+			}
+			ranged |= hi != REGION_POINT;
+			if (ps->failed || lo < 0 || vec_push(&ps->tmp, lo) || vec_push(&ps->tmp, hi)) {
+				if (!ps->failed)
+					error_at(ps, ps->tok.pos, "out of memory");
+				ps->tmp.len = from;
+				return false;
+			}
+		} while (accept(ps, T_COMMA));
+	}
+	if (!expect(ps, T_RBRACK, "']'")) {
+		ps->tmp.len = from;
+		return false;
+	}
+	int32_t n = (int32_t)(ps->tmp.len - from) / 2;
+	r->nidx = n;
+	r->idx = arena_alloc(&ps->m->arena, (size_t)n * sizeof *r->idx);
+	r->hi = ranged ? arena_alloc(&ps->m->arena, (size_t)n * sizeof *r->hi) : NULL;
+	if ((n && !r->idx) || (ranged && !r->hi)) {
+		error_at(ps, ps->tok.pos, "out of memory");
+		ps->tmp.len = from;
+		return false;
+	}
+	for (int32_t i = 0; i < n; i++) {
+		r->idx[i] = ps->tmp.data[from + 2 * (size_t)i];
+		if (ranged)
+			r->hi[i] = ps->tmp.data[from + 2 * (size_t)i + 1];
+	}
+	ps->tmp.len = from;
+	if (!n)
+		r->idx = NULL;
+	return true;
 }
 
 /* Keyword arguments after the positional ones: `, name=value`. */
@@ -1242,6 +1288,22 @@ static bool parse_param(Parser *ps, ArgVec *args)
 		ps->in_dims = false;
 		if (e < 0)
 			return false;
+		if (ps->m->exprs.data[e].kind == E_VAR && accept(ps, T_ASSIGN)) { /* NAME = N: the symbol's default */
+			const Expr *x = &ps->m->exprs.data[e];
+			Var *sv = &ps->m->vars.data[x->var];
+			Tok vt = ps->tok;
+			if (vt.kind != T_INT || vt.ival < 1 || vt.ival > INT32_MAX) {
+				error_at(ps, vt.pos, "a shape symbol's default is a positive integer");
+				return false;
+			}
+			if (sv->kind != V_SYMBOL || sv->dflt || sv->pos.line != x->pos.line || sv->pos.col != x->pos.col) {
+				error_at(ps, x->pos, "a default for '%s' may be given only where it first appears", sv->name);
+				return false;
+			}
+			sv->has_value = true;
+			sv->value = sv->dflt = vt.ival;
+			next(ps);
+		}
 		b.shape[b.rank++] = e;
 	} while (accept(ps, T_COMMA));
 	if (!expect(ps, T_RBRACK, "']'"))

@@ -122,9 +122,25 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 static void print_region(Printer *p, const Region *r)
 {
 	sb_puts(p->sb, p->m->bufs.data[r->buf].name);
-	if (r->nidx) {
+	if (r->nidx && !r->hi) {
 		sb_putc(p->sb, '[');
 		print_list(p, r->idx, r->nidx);
+		sb_putc(p->sb, ']');
+	} else if (r->nidx) {
+		sb_putc(p->sb, '[');
+		for (int i = 0; i < r->nidx; i++) {
+			if (i)
+				sb_puts(p->sb, ", ");
+			if (r->hi[i] == REGION_ALL) {
+				sb_putc(p->sb, ':');
+				continue;
+			}
+			print_list(p, &r->idx[i], 1);
+			if (r->hi[i] != REGION_POINT) {
+				sb_puts(p->sb, " : ");
+				print_list(p, &r->hi[i], 1);
+			}
+		}
 		sb_putc(p->sb, ']');
 	}
 }
@@ -294,7 +310,15 @@ void ir_print(const Module *m, StrBuf *sb)
 			if (a->buf >= 0) {
 				const Buffer *b = &m->bufs.data[a->buf];
 				sb_printf(sb, "%s: %s[", b->name, dtype_name((DType)b->dtype));
-				print_list(&p, b->shape, b->rank);
+				for (int d = 0; d < b->rank; d++) {
+					const Expr *e = &m->exprs.data[b->shape[d]];
+					const Var *sv = e->kind == E_VAR ? &m->vars.data[e->var] : NULL;
+					sb_puts(sb, d ? ", " : "");
+					print_list(&p, &b->shape[d], 1);
+					/* a default at the symbol's first appearance (its position) */
+					if (sv && sv->dflt && sv->pos.line == e->pos.line && sv->pos.col == e->pos.col)
+						sb_printf(sb, " = %lld", (long long)sv->dflt);
+				}
 				sb_putc(sb, ']');
 			} else {
 				const Var *v = &m->vars.data[a->var];

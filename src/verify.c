@@ -363,53 +363,284 @@ static bool require_scope(Checker *c, const Region *r, unsigned mask, const char
 #define M_LOCAL (1u << SCOPE_LOCAL)
 #define M_ONCHIP (M_SHARED | M_FRAG | M_LOCAL)
 
+/* ---- copy tiles ------------------------------------------------------------
+ *
+ * A side of a copy (or tile atomic_add) either gives the tile's extent — a
+ * whole on-chip buffer, or the region form B[i, lo : hi, :] — or only
+ * offsets (B[o...], or a whole global tensor at offset 0).  The tile is the
+ * list of extents of the giving side; it runs along the trailing dimensions
+ * of an offsets side (leading indices fixed), and when both sides give
+ * extents their lists must agree, ignoring dimensions of size 1. */
+
+typedef struct {
+	int n;                     /* tile dims this side gives, -1: offsets only */
+	int8_t dim[IR_MAX_RANK];   /* the buffer dim of each */
+	int64_t ext[IR_MAX_RANK];
+} Span;
+
+/* Linear form: konst + sum coef[i] * var[i], for extents hi - lo. */
+typedef struct {
+	int n;
+	int32_t var[8];
+	int64_t coef[8];
+	int64_t konst;
+} Lin;
+
+static bool lin_add(Lin *a, const Lin *b, int64_t k)
+{
+	a->konst += k * b->konst;
+	for (int i = 0; i < b->n; i++) {
+		int j = 0;
+		while (j < a->n && a->var[j] != b->var[i])
+			j++;
+		if (j == a->n) {
+			if (a->n == 8)
+				return false;
+			a->var[a->n] = b->var[i], a->coef[a->n++] = 0;
+		}
+		a->coef[j] += k * b->coef[i];
+	}
+	return true;
+}
+
+static bool lin_of(Checker *c, int32_t id, Lin *out, int depth)
+{
+	*out = (Lin){0};
+	int64_t v;
+	if (ir_const_int(c->m, id, &v)) {
+		out->konst = v;
+		return true;
+	}
+	const Expr *e = EX(id);
+	if (depth > 32)
+		return false;
+	if (e->kind == E_VAR) {
+		out->n = 1, out->var[0] = e->var, out->coef[0] = 1;
+		return true;
+	}
+	Lin a, b;
+	if (e->kind == E_UNARY && e->op == OP_NEG)
+		return lin_of(c, e->a, &a, depth + 1) && lin_add(out, &a, -1);
+	if (e->kind != E_BINARY || !lin_of(c, e->a, &a, depth + 1) || !lin_of(c, e->b, &b, depth + 1))
+		return false;
+	if (e->op == OP_ADD || e->op == OP_SUB)
+		return lin_add(out, &a, 1) && lin_add(out, &b, e->op == OP_ADD ? 1 : -1);
+	if (e->op == OP_MUL && (!a.n || !b.n))
+		return lin_add(out, a.n ? &a : &b, a.n ? b.konst : a.konst);
+	return false;
+}
+
+/* hi - lo when it is the same for every value of the variables. */
+static bool const_diff(Checker *c, int32_t hi, int32_t lo, int64_t *out)
+{
+	Lin a, b, d = {0};
+	if (!lin_of(c, hi, &a, 0) || !lin_of(c, lo, &b, 0) || !lin_add(&d, &a, 1) || !lin_add(&d, &b, -1))
+		return false;
+	for (int i = 0; i < d.n; i++)
+		if (d.coef[i])
+			return false;
+	*out = d.konst;
+	return true;
+}
+
+static bool check_ranges(Checker *c, const Region *r, bool allowed)
+{
+	if (!r->hi)
+		return true;
+	if (!allowed) {
+		err(c, r->pos, "a range ('lo : hi' or ':') of '%s' may appear only in copy and atomic_add",
+		    region_buf(c, r)->name);
+		return false;
+	}
+	for (int i = 0; i < r->nidx; i++)
+		if (r->hi[i] >= 0)
+			check_int(c, r->hi[i], "the end of a range");
+	return true;
+}
+
+static bool side_span(Checker *c, const Region *r, Span *sp)
+{
+	Buffer *b = region_buf(c, r);
+	sp->n = -1;
+	if (!r->nidx) {
+		if (b->scope == SCOPE_GLOBAL)
+			return true;
+		sp->n = b->rank;
+		for (int d = 0; d < b->rank; d++)
+			sp->dim[d] = (int8_t)d, sp->ext[d] = ir_buf_dim(c->m, b, d);
+		return true;
+	}
+	if (!r->hi)
+		return true;
+	sp->n = 0;
+	for (int d = 0; d < r->nidx; d++) {
+		int64_t e, size = ir_buf_dim(c->m, b, d);
+		if (r->hi[d] == REGION_POINT)
+			continue;
+		if (r->hi[d] == REGION_ALL) {
+			if (size < 0) {
+				err(c, r->pos, "':' over dimension %d of '%s' needs a constant size; specialise its "
+				    "shape symbol with -D or write the range as lo : lo + N", d, b->name);
+				return false;
+			}
+			e = size;
+		} else if (!const_diff(c, r->hi[d], r->idx[d], &e)) {
+			err(c, EX(r->hi[d])->pos, "the range of dimension %d of '%s' must have a constant length "
+			    "(write it as lo : lo + N)", d, b->name);
+			return false;
+		} else if (e < 1 || e > (1 << 20)) {
+			err(c, EX(r->hi[d])->pos, "the range of dimension %d of '%s' has length %lld; it must be 1 "
+			    "to 1048576", d, b->name, (long long)e);
+			return false;
+		}
+		sp->dim[sp->n] = (int8_t)d, sp->ext[sp->n++] = e;
+	}
+	if (!sp->n) {
+		err(c, r->pos, "the region of '%s' has no range; give the tile's extent with lo : hi or ':'",
+		    b->name);
+		return false;
+	}
+	return true;
+}
+
+static void span_text(StrBuf *sb, const int64_t *ext, int n)
+{
+	sb_putc(sb, '[');
+	for (int i = 0; i < n; i++)
+		sb_printf(sb, "%s%lld", i ? ", " : "", (long long)ext[i]);
+	sb_putc(sb, ']');
+}
+
+/* Tile dims of a giving side: all of them, or only those of size != 1. */
+static void span_map(Region *r, const Span *sp, bool squeeze)
+{
+	int t = 0;
+	for (int i = 0; i < sp->n; i++)
+		if (!squeeze || sp->ext[i] != 1)
+			r->tdim[sp->dim[i]] = (int8_t)t++;
+}
+
+/* Sets s->trank/text and both regions' tdim; false after a diagnostic. */
+static bool match_tile(Checker *c, Stmt *s, Region *ra, Region *rb)
+{
+	Buffer *a = region_buf(c, ra), *b = region_buf(c, rb);
+	Span sa, sb_;
+	if (!side_span(c, ra, &sa) || !side_span(c, rb, &sb_))
+		return false;
+	for (int d = 0; d < IR_MAX_RANK; d++)
+		ra->tdim[d] = rb->tdim[d] = -1;
+	if (sa.n < 0 && sb_.n < 0) {
+		err(c, s->pos, "copy needs one side to be a whole shared/fragment/local buffer, which gives the "
+		    "tile's extent");
+		return false;
+	}
+	if (sa.n >= 0 && sb_.n >= 0) {
+		bool same = sa.n == sb_.n;
+		for (int i = 0; same && i < sa.n; i++)
+			same = sa.ext[i] == sb_.ext[i];
+		int64_t qa[IR_MAX_RANK], qb[IR_MAX_RANK];
+		int na = 0, nb = 0;
+		for (int i = 0; i < sa.n; i++)
+			if (sa.ext[i] != 1)
+				qa[na++] = sa.ext[i];
+		for (int i = 0; i < sb_.n; i++)
+			if (sb_.ext[i] != 1)
+				qb[nb++] = sb_.ext[i];
+		bool sq = na == nb;
+		for (int i = 0; sq && i < na; i++)
+			sq = qa[i] == qb[i];
+		if (!same && !sq) {
+			if (sa.n == sb_.n && !ra->nidx && !rb->nidx) {
+				for (int d = 0; d < sa.n; d++)
+					if (sa.ext[d] != sb_.ext[d]) {
+						err(c, s->pos, "copy between '%s' and '%s': shapes differ in dimension %d "
+						    "(%lld vs %lld)", a->name, b->name, d, (long long)sa.ext[d],
+						    (long long)sb_.ext[d]);
+						return false;
+					}
+			}
+			StrBuf t1 = {0}, t2 = {0};
+			span_text(&t1, sa.ext, sa.n);
+			span_text(&t2, sb_.ext, sb_.n);
+			err(c, s->pos, "copy between a %s tile of '%s' and a %s tile of '%s': the shapes differ "
+			    "(dimensions of size 1 aside)", t1.buf ? t1.buf : "", a->name, t2.buf ? t2.buf : "",
+			    b->name);
+			sb_free(&t1);
+			sb_free(&t2);
+			return false;
+		}
+		span_map(ra, &sa, !same);
+		span_map(rb, &sb_, !same);
+		s->trank = 0;
+		for (int i = 0; i < sa.n; i++)
+			if (same || sa.ext[i] != 1)
+				s->text[s->trank++] = (int32_t)sa.ext[i];
+		if (!s->trank) /* a 1-element tile of size-1 dims only */
+			s->text[s->trank++] = 1, ra->tdim[sa.dim[0]] = 0, rb->tdim[sb_.dim[0]] = 0;
+		return true;
+	}
+	/* one side gives the extent, the other the offsets */
+	Region *re = sa.n >= 0 ? ra : rb, *ro = sa.n >= 0 ? rb : ra;
+	const Span *sp = sa.n >= 0 ? &sa : &sb_;
+	Buffer *eb = region_buf(c, re), *ob = region_buf(c, ro);
+	int R = ob->rank, lead = sp->n > R ? sp->n - R : 0;
+	for (int i = 0; i < lead; i++)
+		if (sp->ext[i] != 1) {
+			StrBuf t = {0};
+			span_text(&t, sp->ext, sp->n);
+			err(c, s->pos, "the %s tile of '%s' has %d dimensions but '%s' has rank %d; only leading "
+			    "dimensions of size 1 can be dropped", t.buf ? t.buf : "", eb->name, sp->n, ob->name, R);
+			sb_free(&t);
+			return false;
+		}
+	s->trank = sp->n - lead;
+	for (int i = 0; i < s->trank; i++) {
+		s->text[i] = (int32_t)sp->ext[lead + i];
+		re->tdim[sp->dim[lead + i]] = (int8_t)i;
+		ro->tdim[R - s->trank + i] = (int8_t)i;
+	}
+	return true;
+}
+
+/* An on-chip tile given by offsets or a range must lie inside its buffer
+ * when the offsets are constant (a global one is bounds-checked per element). */
+static bool tile_fits(Checker *c, const Stmt *s, const Region *r)
+{
+	Buffer *b = region_buf(c, r);
+	if (b->scope == SCOPE_GLOBAL || !r->nidx)
+		return true;
+	for (int d = 0; d < b->rank; d++) {
+		int64_t off, size = ir_buf_dim(c->m, b, d);
+		int64_t ext = r->tdim[d] >= 0 ? s->text[r->tdim[d]] : 1;
+		if (!ir_const_int(c->m, r->idx[d], &off) || (off >= 0 && off + ext <= size))
+			continue;
+		if (r->tdim[d] < 0)
+			err(c, EX(r->idx[d])->pos, "index %lld is outside dimension %d of '%s' (size %lld)",
+			    (long long)off, d, b->name, (long long)size);
+		else
+			err(c, EX(r->idx[d])->pos, "tile [%lld, %lld) is outside dimension %d of '%s' (size %lld)",
+			    (long long)off, (long long)(off + ext), d, b->name, (long long)size);
+		return false;
+	}
+	return true;
+}
+
 static void check_copy(Checker *c, Stmt *s)
 {
 	if (!collective_ok(c, s, "copy"))
 		return;
-	if (!check_region_idx(c, &s->src, false) || !check_region_idx(c, &s->dst, false))
+	if (!check_region_idx(c, &s->src, false) || !check_region_idx(c, &s->dst, false) ||
+	    !check_ranges(c, &s->src, true) || !check_ranges(c, &s->dst, true))
 		return;
 	Buffer *a = region_buf(c, &s->src), *b = region_buf(c, &s->dst);
 	if (a->scope == SCOPE_GLOBAL && b->scope == SCOPE_GLOBAL) {
 		err(c, s->pos, "copy between two global tensors is not supported; stage through a shared buffer");
 		return;
 	}
-	if (a->rank != b->rank) {
-		err(c, s->pos, "copy between '%s' (rank %d) and '%s' (rank %d): ranks differ", a->name, a->rank,
-		    b->name, b->rank);
+	if (!match_tile(c, s, &s->src, &s->dst))
 		return;
-	}
-	bool a_ext = a->scope != SCOPE_GLOBAL && !s->src.nidx, b_ext = b->scope != SCOPE_GLOBAL && !s->dst.nidx;
-	if (!a_ext && !b_ext) {
-		err(c, s->pos, "copy needs one side to be a whole shared/fragment/local buffer, which gives the "
-		    "tile's extent");
-		return;
-	}
-	if (a_ext && b_ext) {
-		for (int d = 0; d < a->rank; d++)
-			if (ir_buf_dim(c->m, a, d) != ir_buf_dim(c->m, b, d)) {
-				err(c, s->pos, "copy between '%s' and '%s': shapes differ in dimension %d (%lld vs %lld)",
-				    a->name, b->name, d, (long long)ir_buf_dim(c->m, a, d),
-				    (long long)ir_buf_dim(c->m, b, d));
-				return;
-			}
-	}
-	/* A tile of an on-chip buffer must fit when its offsets are constant. */
-	const Region *tile = a_ext ? &s->dst : &s->src;
-	Buffer *ext = a_ext ? a : b, *tb = a_ext ? b : a;
-	if (tb->scope != SCOPE_GLOBAL && tile->nidx) {
-		for (int d = 0; d < tb->rank; d++) {
-			int64_t off;
-			if (ir_const_int(c->m, tile->idx[d], &off) &&
-			    (off < 0 || off + ir_buf_dim(c->m, ext, d) > ir_buf_dim(c->m, tb, d))) {
-				err(c, EX(tile->idx[d])->pos,
-				    "tile [%lld, %lld) is outside dimension %d of '%s' (size %lld)", (long long)off,
-				    (long long)(off + ir_buf_dim(c->m, ext, d)), d, tb->name,
-				    (long long)ir_buf_dim(c->m, tb, d));
-				return;
-			}
-		}
-	}
+	if (tile_fits(c, s, &s->src))
+		tile_fits(c, s, &s->dst);
 }
 
 static void check_gemm(Checker *c, Stmt *s)
@@ -536,6 +767,8 @@ static void check_stmt(Checker *c, int32_t id)
 	}
 	case S_STORE: {
 		Buffer *b = region_buf(c, &s->dst);
+		if (!check_ranges(c, &s->dst, false))
+			return;
 		check_region_idx(c, &s->dst, true);
 		DType t = check_expr(c, s->value, (DType)b->dtype);
 		if (t == DT_BOOL && b->dtype != DT_BOOL)
@@ -568,15 +801,16 @@ static void check_stmt(Checker *c, int32_t id)
 			return;
 		}
 		if (s->value >= 0) { /* element form */
-			check_region_idx(c, &s->dst, true);
+			if (check_ranges(c, &s->dst, false))
+				check_region_idx(c, &s->dst, true);
 			check_expr(c, s->value, (DType)g->dtype);
 			return;
 		}
 		if (!collective_ok(c, s, "atomic_add of a tile") || !check_region_idx(c, &s->dst, false) ||
-		    !require_scope(c, &s->src, M_ONCHIP, "atomic_add's source"))
+		    !check_ranges(c, &s->dst, true) || !require_scope(c, &s->src, M_ONCHIP, "atomic_add's source") ||
+		    !require_whole(c, &s->src, "atomic_add's source"))
 			return;
-		if (region_buf(c, &s->src)->rank != g->rank)
-			err(c, s->pos, "atomic_add between tensors of different rank");
+		match_tile(c, s, &s->src, &s->dst);
 		break;
 	}
 	case S_BARRIER: collective_ok(c, s, "barrier"); break;

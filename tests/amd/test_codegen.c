@@ -249,6 +249,25 @@ Test(amd_codegen, lds_limit_is_a_compile_error)
 	rmdir_all(dir);
 }
 
+/* Over the limit because a fragment fell back to shared memory: the
+ * message separates the declared bytes and names the fragment. */
+Test(amd_codegen, lds_limit_names_fragments)
+{
+	char *dir = tmpdir(), cmd[1024];
+	for (size_t t = 0; t < NT; t++) {
+		snprintf(cmd, sizeof cmd, "'%s' compile '%s/tests/amd/smem_limit_counts_fragments.tile' --target=%s -o '%s/k.hsaco' 2>&1",
+			 env("TILEASM"), env("TILEASM_SRCDIR"), targets[t], dir);
+		int st;
+		char *log = run_cmd(cmd, &st);
+		cr_assert_eq(st, 1, "%s: %s", targets[t], log);
+		cr_assert(strstr(log, "needs 65552 bytes of shared memory") &&
+			  strstr(log, "shared buffers and scratch 49168 bytes") && strstr(log, "'F' 16384 bytes"),
+			  "%s: %s", targets[t], log);
+		free(log);
+	}
+	rmdir_all(dir);
+}
+
 /* Runs an example on the emulator with the given arguments; asserts PASS. */
 static void emu_run(const char *dir, const char *e, const char *t, const char *args)
 {

@@ -22,8 +22,9 @@ static void run_example(const char *example, const char *target, const char *def
 	cr_assert(fd >= 0);
 	close(fd);
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "%s run %s/examples/%s.tile --backend=emu --target=%s %s >%s 2>&1", exe, src, example,
-		 target, defs, out);
+	/* a name without '/' is an example; a path is relative to the source root */
+	snprintf(cmd, sizeof cmd, "%s run %s/%s%s.tile --backend=emu --target=%s %s >%s 2>&1", exe, src,
+		 strchr(example, '/') ? "" : "examples/", example, target, defs, out);
 	int rc = system(cmd);
 	size_t n = 0;
 	char *text = read_file(out, &n);
@@ -62,3 +63,29 @@ Test(emu_examples, gemm_matrix_cores)
 	each_target("flash_attention_fwd", "-D S=192");
 }
 Test(emu_examples, flash_attention_fwd) { each_target("flash_attention_fwd", "-D S=64"); each_target("flash_attention_fwd", "-D S=100"); }
+/* Multi-head attention [B, H, S, D]: rank-reducing copies, two accumulator
+ * shapes (S 64x64, O 64x128) sharing the row statistics at D = 128. */
+Test(emu_examples, mha_fwd)
+{
+	each_target("mha_fwd", "-D D=64 --arg B=2 --arg H=2 --arg S=64 --arg causal=0 --arg scale=0.125");
+	each_target("mha_fwd", "-D D=64 --arg B=1 --arg H=3 --arg S=100 --arg causal=1 --arg scale=0.125");
+	each_target("mha_fwd", "-D D=128 --arg B=2 --arg H=1 --arg S=77 --arg causal=1 --arg scale=0.125");
+	each_target("mha_fwd", "-D D=128 --arg B=1 --arg H=2 --arg S=128 --arg causal=0 --arg scale=0.125");
+}
+
+/* Regression kernels (tests/emu/regress/): each from a report, run on every
+ * AMD target against the interpreter. */
+Test(emu_regress, accumulator_shapes)
+{
+	/* a row statistic of a 64x64 (16x16) accumulator used over a 64x128 (16x256) one (SIGFPE before) */
+	each_target("tests/emu/regress/rowfrag_two_shapes", "");
+	each_target("tests/emu/regress/rowfrag_wide_acc", "");
+	/* reduce from a register accumulator into a row fragment that is copied out */
+	each_target("tests/emu/regress/reduce_acc_rows_out", "");
+}
+
+Test(emu_regress, rank_reducing_copies)
+{
+	each_target("tests/emu/regress/copy_rank_reducing", "--arg B=2 --arg H=3 --arg S=70");
+	each_target("tests/emu/regress/copy_rank_reducing", "--arg B=1 --arg H=2 --arg S=128");
+}

@@ -25,8 +25,8 @@ static inline Module *h_load(const char *name, const char *text, const Define *d
 	return m;
 }
 
-/* Loads TILEASM_SRCDIR/examples/<file>. */
-static inline Module *h_load_example(const char *file)
+/* Loads TILEASM_SRCDIR/examples/<file> with -D defines. */
+static inline Module *h_load_example_defs(const char *file, const Define *defs, int ndefs)
 {
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root, "TILEASM_SRCDIR is not set (run through meson test)");
@@ -35,10 +35,13 @@ static inline Module *h_load_example(const char *file)
 	size_t len;
 	char *text = read_file(path, &len);
 	cr_assert(text, "cannot read %s", path);
-	Module *m = h_load(path, text, NULL, 0);
+	Module *m = h_load(path, text, defs, ndefs);
 	free(text);
 	return m;
 }
+
+/* Loads TILEASM_SRCDIR/examples/<file>. */
+static inline Module *h_load_example(const char *file) { return h_load_example_defs(file, NULL, 0); }
 
 /* Argument list of kernel 0 with lookup by name. */
 typedef struct {

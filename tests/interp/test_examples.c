@@ -196,6 +196,30 @@ Test(examples, softmax) { run_rows("softmax.tile", softmax_ref, NULL, NULL, fals
 Test(examples, rmsnorm) { run_rows("rmsnorm.tile", rmsnorm_ref, "W", NULL, true); }
 Test(examples, layernorm) { run_rows("layernorm.tile", layernorm_ref, "G", "Bias", true); }
 
+/* want[i, d] += softmax(scale * q k^T [causal])[i, :] v for one head [S, D]. */
+static void attention_ref(const double *q, const double *k, const double *v, double *want, int64_t S, int64_t D,
+                          int causal, double scale)
+{
+	double *p = malloc((size_t)S * sizeof(double));
+	for (int64_t i = 0; i < S; i++) {
+		int64_t nk = causal ? i + 1 : S;
+		double mx = -INFINITY, sum = 0;
+		for (int64_t j = 0; j < nk; j++) {
+			double dot = 0;
+			for (int64_t d = 0; d < D; d++)
+				dot += q[i * D + d] * k[j * D + d];
+			p[j] = dot * scale;
+			mx = fmax(mx, p[j]);
+		}
+		for (int64_t j = 0; j < nk; j++)
+			sum += (p[j] = exp(p[j] - mx));
+		for (int64_t j = 0; j < nk; j++)
+			for (int64_t d = 0; d < D; d++)
+				want[i * D + d] += p[j] / sum * v[j * D + d];
+	}
+	free(p);
+}
+
 static void run_flash(int causal)
 {
 	Module *m = h_load_example("flash_attention_fwd.tile");
@@ -219,27 +243,11 @@ static void run_flash(int causal)
 		h_run(&a, NULL);
 		double *q = decode16(Q, n, false), *k = decode16(K, n, false), *v = decode16(V, n, false);
 		double *got = decode16(O, n, false), *want = calloc(n, sizeof(double));
-		double *p = malloc((size_t)S * sizeof(double));
-		for (int64_t i = 0; i < S; i++) {
-			int64_t nk = causal ? i + 1 : S;
-			double mx = -INFINITY, sum = 0;
-			for (int64_t j = 0; j < nk; j++) {
-				double dot = 0;
-				for (int64_t d = 0; d < D; d++)
-					dot += q[i * D + d] * k[j * D + d];
-				p[j] = dot * scale;
-				mx = fmax(mx, p[j]);
-			}
-			for (int64_t j = 0; j < nk; j++)
-				sum += (p[j] = exp(p[j] - mx));
-			for (int64_t j = 0; j < nk; j++)
-				for (int64_t d = 0; d < D; d++)
-					want[i * D + d] += p[j] / sum * v[j * D + d];
-		}
+		attention_ref(q, k, v, want, S, D, causal, scale);
 		char what[128];
 		snprintf(what, sizeof what, "flash attention S=%lld causal=%d", (long long)S, causal);
 		h_close(what, got, want, n, 4e-3, 1e-2);
-		free(Q), free(K), free(V), free(O), free(q), free(k), free(v), free(got), free(want), free(p);
+		free(Q), free(K), free(V), free(O), free(q), free(k), free(v), free(got), free(want);
 	}
 	ir_module_free(m);
 }
@@ -247,13 +255,58 @@ static void run_flash(int causal)
 Test(examples, flash_attention_noncausal) { run_flash(0); }
 Test(examples, flash_attention_causal) { run_flash(1); }
 
+/* Multi-head attention [B, H, S, D]: every (batch, head) against the
+ * reference above, D = 64 and 128, ragged S. */
+static void run_mha(int64_t D, int causal)
+{
+	Define def = {"D", D};
+	Module *m = h_load_example_defs("mha_fwd.tile", &def, 1);
+	static const int64_t ss[] = {100, 64, 129};
+	const int64_t B = 2, H = 3;
+	for (size_t si = 0; si < TA_ARRAY_LEN(ss); si++) {
+		int64_t S = ss[si], hs = S * D;
+		size_t n = (size_t)(B * H * hs);
+		uint16_t *Q = h_f16_array(n, 41 + si, 1), *K = h_f16_array(n, 43 + si, 1), *V = h_f16_array(n, 45 + si, 1);
+		uint16_t *O = malloc(n * 2);
+		memset(O, 0xff, n * 2);
+		double scale = 0.125;
+		Args a = {.m = m};
+		h_tensor(&a, "Q", Q, n * 2);
+		h_tensor(&a, "K", K, n * 2);
+		h_tensor(&a, "V", V, n * 2);
+		h_tensor(&a, "O", O, n * 2);
+		h_float(&a, "scale", scale);
+		h_int(&a, "causal", causal);
+		h_int(&a, "B", B);
+		h_int(&a, "H", H);
+		h_int(&a, "S", S);
+		h_run(&a, NULL);
+		double *q = decode16(Q, n, false), *k = decode16(K, n, false), *v = decode16(V, n, false);
+		double *got = decode16(O, n, false), *want = calloc(n, sizeof(double));
+		for (int64_t bh = 0; bh < B * H; bh++)
+			attention_ref(q + bh * hs, k + bh * hs, v + bh * hs, want + bh * hs, S, D, causal, scale);
+		char what[128];
+		snprintf(what, sizeof what, "mha D=%lld S=%lld causal=%d", (long long)D, (long long)S, causal);
+		h_close(what, got, want, n, 4e-3, 1e-2);
+		free(Q), free(K), free(V), free(O), free(q), free(k), free(v), free(got), free(want);
+	}
+	ir_module_free(m);
+}
+
+Test(examples, mha_d64) { run_mha(64, 0); run_mha(64, 1); }
+Test(examples, mha_d128) { run_mha(128, 0); run_mha(128, 1); }
+
 /* Every example must parse, verify and have a reference above; a new
  * example without one fails here so it does not go untested. */
 Test(examples, all_examples_have_a_reference)
 {
-	static const char *const known[] = {"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "vector_add.tile", "reduce_sum.tile",
-	                                    "softmax.tile", "rmsnorm.tile", "layernorm.tile",
-	                                    "flash_attention_fwd.tile"};
+	/* with the -D an example needs to verify (a symbol that sizes on-chip tiles) */
+	static const struct {
+		const char *file;
+		Define def;
+	} known[] = {{"gemm.tile", {0}}, {"gemm_bf16_tn.tile", {0}}, {"gemm_bias_relu.tile", {0}}, {"vector_add.tile", {0}},
+	             {"reduce_sum.tile", {0}}, {"softmax.tile", {0}}, {"rmsnorm.tile", {0}}, {"layernorm.tile", {0}},
+	             {"flash_attention_fwd.tile", {0}}, {"mha_fwd.tile", {"D", 64}}};
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root);
 	char path[1024];
@@ -266,11 +319,15 @@ Test(examples, all_examples_have_a_reference)
 		if (len < 5 || strcmp(de->d_name + len - 5, ".tile"))
 			continue;
 		n++;
-		bool found = false;
+		int found = -1;
 		for (size_t i = 0; i < TA_ARRAY_LEN(known); i++)
-			found |= !strcmp(known[i], de->d_name);
-		cr_expect(found, "examples/%s has no C reference in tests/interp/test_examples.c", de->d_name);
-		ir_module_free(h_load_example(de->d_name));
+			if (!strcmp(known[i].file, de->d_name))
+				found = (int)i;
+		cr_expect(found >= 0, "examples/%s has no C reference in tests/interp/test_examples.c", de->d_name);
+		if (found >= 0 && known[found].def.name)
+			ir_module_free(h_load_example_defs(de->d_name, &known[found].def, 1));
+		else
+			ir_module_free(h_load_example(de->d_name));
 	}
 	closedir(dir);
 	cr_assert_geq(n, (int)TA_ARRAY_LEN(known));

@@ -50,6 +50,47 @@ Test(snippets, copy_out_of_bounds_tails)
 	ir_module_free(m);
 }
 
+/* Rank-reducing and region copies: leading indices fixed, ranges, ':',
+ * size-1 dims dropped, global bounds on every index (fixed ones too). */
+Test(snippets, copy_rank_reducing_regions)
+{
+	Module *m = snip("kernel k(A: f32[2, 3, 4], R: f32[6, 4], B: f32[2, 2, 4])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  T = shared f32[4]\n"
+	                 "  copy(A[1, 2, 0], T)\n"             /* A[1][2][*]: 20..23 */
+	                 "  copy(T, R[0, 0])\n"
+	                 "  S = fragment f32[3]\n"
+	                 "  copy(A[1, 0 : 3, 2], S)\n"         /* a column: 14, 18, 22 */
+	                 "  copy(S, R[1, 0 : 3])\n"
+	                 "  U = shared f32[2, 4]\n"
+	                 "  copy(A[0, 1 : 3, 1 : 5], U)\n"     /* ragged: column 4 is outside A */
+	                 "  copy(U, R[2, 0])\n"
+	                 "  copy(U, B[1, 0, 0])\n"
+	                 "  X = shared f32[1, 4]\n"
+	                 "  copy(A[1, 1, :], X)\n"             /* [4] into [1, 4] */
+	                 "  copy(X, R[4, 0 : 4])\n"            /* [1, 4] into [4] */
+	                 "  copy(A[2, 0, 0], T)\n"             /* fixed index outside A: zeros */
+	                 "  copy(T, R[5, 0])\n"
+	                 "  copy(T[1 : 3], B[0, 1, 1 : 3])\n"  /* both sides ranged */
+	                 "}\n");
+	float A[24], R[24], B[16], nan = NAN;
+	for (int i = 0; i < 24; i++)
+		A[i] = (float)i;
+	for (int i = 0; i < 24; i++)
+		R[i] = nan;
+	for (int i = 0; i < 16; i++)
+		B[i] = -1;
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "R", R, sizeof R);
+	h_tensor(&a, "B", B, sizeof B);
+	h_run(&a, NULL);
+	f32s_eq(R, (float[]){20, 21, 22, 23, 14, 18, 22, nan, 5, 6, 7, 0, 9, 10, 11, 0, 16, 17, 18, 19, 0, 0, 0, 0},
+	        24, "R");
+	f32s_eq(B, (float[]){-1, -1, -1, -1, -1, 0, 0, -1, 5, 6, 7, 0, 9, 10, 11, 0}, 16, "B");
+	ir_module_free(m);
+}
+
 Test(snippets, copy_converts_dtypes)
 {
 	Module *m = snip("kernel k(A: f32[6], H: f16[6], I: i8[6], P: fp8e4m3[6], Back: f32[6])\n"

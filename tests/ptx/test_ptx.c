@@ -29,7 +29,7 @@ static Module *parse(const char *text, const Define *defs, int ndefs)
 	return m;
 }
 
-static Module *parse_file(const char *name)
+static Module *parse_file_defs(const char *name, const Define *defs, int ndefs)
 {
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root, "TILEASM_SRCDIR is not set");
@@ -38,15 +38,12 @@ static Module *parse_file(const char *name)
 	size_t len;
 	char *text = read_file(path, &len);
 	cr_assert(text, "cannot read %s", path);
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse(path, text, len, &d);
+	Module *m = parse(text, defs, ndefs);
 	free(text);
-	cr_assert(m, "%s", diag_text(&d));
-	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
-	diag_free(&d);
 	return m;
 }
+
+static Module *parse_file(const char *name) { return parse_file_defs(name, NULL, 0); }
 
 static char *compile(const Module *m, ta_target id)
 {
@@ -99,6 +96,35 @@ Test(ptx, examples_pass_ptxas, .timeout = 120)
 			cr_expect(strstr(ptx, tg[j].id == TA_TARGET_SM80 ? ".target sm_80" : ".target sm_90a"));
 			int rc = ptxas(ptx, tg[j].arch, log, sizeof log);
 			cr_expect(rc == 0, "%s for %s rejected by ptxas:\n%s", examples[i], tg[j].arch, log);
+			free(ptx);
+		}
+		ir_module_free(m);
+	}
+}
+
+/* Examples whose tile sizes come from a -D symbol, at each size they document. */
+Test(ptx, sized_examples_pass_ptxas, .timeout = 120)
+{
+	static const struct {
+		const char *file;
+		Define def[2];
+		int ndefs;
+	} ex[] = {
+		{"mha_fwd.tile", {{"D", 64}}, 1},
+		{"mha_fwd.tile", {{"D", 128}}, 1},
+	};
+	static const struct {
+		ta_target id;
+		const char *arch;
+	} tg[] = {{TA_TARGET_SM80, "sm_80"}, {TA_TARGET_SM90A, "sm_90a"}};
+	for (size_t i = 0; i < TA_ARRAY_LEN(ex); i++) {
+		Module *m = parse_file_defs(ex[i].file, ex[i].def, ex[i].ndefs);
+		for (size_t j = 0; j < TA_ARRAY_LEN(tg); j++) {
+			char *ptx = compile(m, tg[j].id);
+			char log[8192];
+			int rc = ptxas(ptx, tg[j].arch, log, sizeof log);
+			cr_expect(rc == 0, "%s %s=%lld for %s rejected by ptxas:\n%s", ex[i].file, ex[i].def[0].name,
+			          (long long)ex[i].def[0].value, tg[j].arch, log);
 			free(ptx);
 		}
 		ir_module_free(m);
@@ -200,16 +226,17 @@ Test(lower, gemm_uses_mma)
 	ir_module_free(m);
 }
 
-Test(lower, reduced_fragment_stays_in_shared_memory)
+Test(lower, reduced_fragment_keeps_registers)
 {
 	SimtFunc f;
-	/* S_f feeds a reduction, so it cannot live in registers: 48 KB + */
+	/* S_f feeds a reduction whose row result r is copied out, so r cannot
+	 * live in registers; S_f still does (reduce_rf_mem), r is in shared */
 	char *s = simt("kernel g(A: f16[64, 64], R: f32[64]) grid(1) threads(128) {\n"
 	               "  A_s = shared f16[64, 64]\n  S_f = fragment f32[64, 64]\n  r = fragment f32[64]\n"
 	               "  copy(A, A_s)\n  gemm(A_s, A_s, S_f, clear=true)\n  reduce_max(S_f, r)\n  copy(r, R)\n}\n",
 	               TA_TARGET_SM80, &f);
 	cr_expect(f.nmma == 1);
-	cr_expect(f.smem_bytes == 64 * 64 * 2 + 64 * 64 * 4 + 64 * 4, "smem %lld", (long long)f.smem_bytes);
+	cr_expect(f.smem_bytes == 64 * 64 * 2 + 64 * 4, "smem %lld", (long long)f.smem_bytes);
 	free(s);
 }
 
