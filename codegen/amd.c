@@ -31,18 +31,11 @@ unsigned amd_wgid_dims(const SimtFunc *sf)
 
 int amd_kernarg_layout(const SimtFunc *sf, AmdAbi *abi)
 {
-	uint32_t off = 0;
+	/* SIMT parameters are the kernel's arguments in order (lower.h). */
 	abi->param_offset = malloc(sizeof(uint32_t) * (sf->params.len + 1));
 	if (!abi->param_offset)
 		return -1;
-	for (size_t i = 0; i < sf->params.len; i++) {
-		int vt = sf->params.data[i].vt;
-		uint32_t size = vt == VT_I64 || vt == VT_F64 ? 8 : 4;
-		off = (off + size - 1) / size * size;
-		abi->param_offset[i] = off;
-		off += size;
-	}
-	abi->kernarg_size = off;
+	abi->kernarg_size = ir_arg_layout(sf->m, sf->kernel, abi->param_offset);
 	return 0;
 }
 

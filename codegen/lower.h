@@ -206,9 +206,4 @@ int simt_verify(const SimtFunc *f, StrBuf *err);
  * the AMD driver dumps from its pass list).  Returns 0, or -1 with d. */
 int simt_dump_module(const Module *m, const Target *t, StrBuf *out, Diag *d);
 
-/* Evaluates the integer expression e (grid sizes) with the kernel argument
- * values vals[i] for Kernel.args[i] (symbols and integer scalars).  Returns
- * 0, or -1 if it is not an integer expression over those or divides by 0. */
-int lower_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out);
-
 #endif

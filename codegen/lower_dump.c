@@ -1,5 +1,5 @@
-/* lower_dump.c — simt_print, the readable SIMT IR dump, and lower_eval_int,
- * the host-side evaluation of grid sizes. */
+/* lower_dump.c — simt_print, the readable SIMT IR dump, and
+ * simt_dump_module (--dump-simt for PTX). */
 #include "lower.h"
 
 /* ---- dump ---------------------------------------------------------------- */
@@ -72,11 +72,4 @@ int simt_dump_module(const Module *m, const Target *t, StrBuf *out, Diag *d)
 		simt_free(&f);
 	}
 	return rc;
-}
-
-/* ---- host-side integer evaluation (grid sizes) ---------------------------- */
-
-int lower_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out)
-{
-	return ir_eval_int(m, k, e, vals, out) ? 0 : -1;
 }

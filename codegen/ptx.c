@@ -639,17 +639,3 @@ void ptx_info_free(PtxKernelInfo *info, int n)
 	}
 	free(info);
 }
-
-int ptx_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3])
-{
-	const Kernel *kn = &m->kernels.data[k];
-	for (int i = 0; i < 3; i++) {
-		int64_t v = 1;
-		if (i < kn->ngrid && lower_eval_int(m, k, kn->grid[i], vals, &v))
-			return -1;
-		if (v < 0 || v > 0x7fffffffLL)
-			return -1;
-		grid[i] = (uint32_t)v;
-	}
-	return 0;
-}

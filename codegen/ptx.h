@@ -39,11 +39,6 @@ void ptx_info_free(PtxKernelInfo *info, int n);
  * it launches. */
 int ptx_compile_split(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d);
 
-/* Grid size of kernel k for the argument values vals[i] (per Kernel.args;
- * tensors ignored).  Returns 0, or -1 if a size is not computable or < 1
- * is fine (0 blocks) but negative is an error. */
-int ptx_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3]);
-
 /* One SIMT function as PTX (used by ptx_compile; exposed for tests). */
 int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d);
 

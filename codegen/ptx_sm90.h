@@ -30,7 +30,7 @@
  * Launch contract (Sm90Launch):
  *   - parameters: the generic entry's (PtxKernelInfo.params, same values),
  *     then one 128-byte CUtensorMap by value per tmaps[i] (A, then B), then
- *     two u32: the IR grid's x and y extents (ptx_grid);
+ *     two u32: the IR grid's x and y extents (ir_grid);
  *   - tensor maps encoded from Sm90Tmap (runtime/cuda_tma.h does it);
  *   - grid from sm90_grid, block (threads, 1, 1), dynamic shared memory
  *     smem_bytes (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first);

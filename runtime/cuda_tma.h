@@ -51,7 +51,7 @@ typedef struct {
 
 /* Fills *a for kernel launch l.  gparams: the generic entry's kernelParams
  * (l->ngeneric pointers, as cuLaunchKernel of the generic entry takes
- * them; only the pointers are copied), irgrid: the IR grid (ptx_grid),
+ * them; only the pointers are copied), irgrid: the IR grid (ir_grid),
  * dptr[i]: the device address of tensor argument i (Kernel.args order),
  * M, N, K: the problem sizes.  Returns 0, or -1 with t->err set (a TMA
  * constraint the sizes violate, or the driver refusing a map).

@@ -42,12 +42,15 @@ struct ta_binary {
 	int npasses;
 	const char *pass_name[TA_MAX_PASSES];
 	double pass_ms[TA_MAX_PASSES];
+	char *dump;              /* ta_compile_options.dump_after, or NULL */
 	Arena arena; /* names and argument tables */
 };
 
 /* Parse, specialise with the context's -D values, verify. */
 Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st);
 ta_module *ta_module_wrap(Module *m);
+/* The module behind a public handle. */
+Module *ta_module_ir(ta_module *m);
 void ta_cache_free(ta_ctx *c);
 
 #endif

@@ -55,6 +55,7 @@ static void binary_free(ta_binary *b)
 	if (b->ptx_info)
 		ptx_info_free(b->ptx_info, b->nkernels);
 	free(b->summary);
+	free(b->dump);
 	free(b->data);
 	ir_module_free(b->m);
 	arena_free(&b->arena);
@@ -73,21 +74,21 @@ TA_API void ta_binary_release(ta_binary *b)
 		binary_free(b);
 }
 
-/* Argument table in Tile IR order with natural-alignment offsets (the layout
- * of a C struct of the parameters, which is what PTX's .param list and the
- * AMD kernarg segment both use for these types). */
+/* Argument table in Tile IR order, laid out by ir_arg_layout (the layout
+ * both PTX's .param list and the AMD kernarg segment use). */
 static ta_arg_info *arg_table(ta_binary *b, const Module *m, int k, uint32_t *size)
 {
 	const Kernel *kn = &m->kernels.data[k];
 	ta_arg_info *a = arena_alloc(&b->arena, ((size_t)kn->nargs + 1) * sizeof *a);
-	if (!a)
+	uint32_t *off = arena_alloc(&b->arena, ((size_t)kn->nargs + 1) * sizeof *off);
+	if (!a || !off)
 		return NULL;
-	uint32_t off = 0;
+	*size = ir_arg_layout(m, k, off);
 	for (int i = 0; i < kn->nargs; i++) {
-		uint32_t sz;
+		uint32_t sz = ir_arg_size(m, &kn->args[i]);
 		if (kn->args[i].buf >= 0) {
 			const Buffer *buf = &m->bufs.data[kn->args[i].buf];
-			a[i] = (ta_arg_info){buf->name, TA_ARG_TENSOR, buf->dtype, 0, 8, buf->rank, {0}};
+			a[i] = (ta_arg_info){buf->name, TA_ARG_TENSOR, buf->dtype, off[i], sz, buf->rank, {0}};
 			for (int d = 0; d < buf->rank; d++) {
 				const Expr *e = &m->exprs.data[buf->shape[d]];
 				const Var *v = e->kind == E_VAR ? &m->vars.data[e->var] : NULL;
@@ -95,17 +96,10 @@ static ta_arg_info *arg_table(ta_binary *b, const Module *m, int k, uint32_t *si
 			}
 		} else {
 			const Var *v = &m->vars.data[kn->args[i].var];
-			DType t = (DType)v->type;
-			/* Small scalars travel as 32-bit values, f16/bf16/fp8 as f32. */
-			sz = dtype_bytes(t) == 8 ? 8 : 4;
-			a[i] = (ta_arg_info){v->name, v->kind == V_SYMBOL ? TA_ARG_SYMBOL : TA_ARG_SCALAR, t, 0, sz, 0, {0}};
+			a[i] = (ta_arg_info){v->name, v->kind == V_SYMBOL ? TA_ARG_SYMBOL : TA_ARG_SCALAR, v->type, off[i], sz,
+			                     0, {0}};
 		}
-		sz = a[i].size;
-		off = (off + sz - 1) & ~(sz - 1);
-		a[i].offset = off;
-		off += sz;
 	}
-	*size = off;
 	return a;
 }
 
@@ -128,10 +122,21 @@ static ta_status package_kernels(ta_binary *b, const Module *m)
 	return TA_OK;
 }
 
-static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, ta_binary *b)
+static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, const ta_compile_options *o,
+                             ta_binary *b)
 {
 	StrBuf sb = {0};
 	PtxKernelInfo *info = NULL;
+	if (o->dump_after || o->verify) {
+		/* The PTX backend has one pass over the SIMT IR: check or show that. */
+		if (simt_dump_module(m, t, &sb, &c->diag)) {
+			sb_free(&sb);
+			return TA_ERR_UNSUPPORTED;
+		}
+		if (o->dump_after && !(b->dump = sb_take(&sb)))
+			return TA_ERR_NOMEM;
+		sb_free(&sb);
+	}
 	double t0 = now_ms();
 	if (ptx_compile_split(m, t, &sb, &info, &c->diag)) {
 		sb_free(&sb);
@@ -170,9 +175,12 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, ta_bin
 	return b->data ? st : TA_ERR_NOMEM;
 }
 
-static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_binary *b)
+static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, const ta_compile_options *o,
+                             ta_binary *b)
 {
 	AmdOutput out = {0};
+	out.dump_after = o->dump_after;
+	out.verify = o->verify;
 	if (amd_compile(m, t, &out, &c->diag)) {
 		amd_output_free(&out);
 		return TA_ERR_UNSUPPORTED;
@@ -190,6 +198,8 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_bin
 	}
 	if (sum.oom || !(b->summary = sb_take(&sum)))
 		st = TA_ERR_NOMEM;
+	if (st == TA_OK && o->dump_after && !(b->dump = sb_take(&out.dump)))
+		st = TA_ERR_NOMEM;
 	for (int k = 0; st == TA_OK && k < b->nkernels && k < out.nkernels; k++) {
 		const AmdKernelInfo *s = &out.kernels[k];
 		ta_kernel_info *ki = &b->kernels[k];
@@ -199,12 +209,6 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_bin
 		ki->vgprs = s->vgprs;
 		ki->agprs = s->agprs;
 		ki->waves_per_simd = s->waves;
-		/* The backend's kernarg layout is the authority on AMD. */
-		ta_arg_info *args = (ta_arg_info *)ki->args;
-		for (int p = 0; p < s->nparams; p++)
-			if (s->params[p].arg >= 0 && s->params[p].arg < ki->nargs)
-				args[s->params[p].arg].offset = s->param_offset[p];
-		ki->kernarg_size = s->kernarg_size;
 	}
 	b->data = out.code_object;
 	b->size = out.code_object_len;
@@ -214,8 +218,12 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, ta_bin
 }
 
 /* Compiles a verified module; takes ownership of m (kept for ta_binary_grid). */
-static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, double frontend_ms, ta_binary **out)
+static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, const ta_compile_options *o,
+                                double frontend_ms, ta_binary **out)
 {
+	static const ta_compile_options none;
+	if (!o)
+		o = &none;
 	ta_binary *b = binary_new(t, target_is_amd(t->id) ? "hsaco" : "ptx");
 	if (!b) {
 		ir_module_free(m);
@@ -223,7 +231,7 @@ static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, double fr
 	}
 	b->m = m;
 	add_pass(b, "frontend", frontend_ms);
-	ta_status st = target_is_amd(t->id) ? compile_amd(c, m, t, b) : compile_ptx(c, m, t, b);
+	ta_status st = target_is_amd(t->id) ? compile_amd(c, m, t, o, b) : compile_ptx(c, m, t, o, b);
 	if (st != TA_OK) {
 		binary_free(b);
 		return st;
@@ -281,7 +289,7 @@ TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_bin
 		ir_module_free(m);
 		return TA_ERR_VERIFY;
 	}
-	return compile_module(c, m, &t, now_ms() - t0, out);
+	return compile_module(c, m, &t, NULL, now_ms() - t0, out);
 }
 
 /* ---- cache --------------------------------------------------------------- */
@@ -339,8 +347,27 @@ static char *cache_key(const ta_ctx *c, const char *target, const char *text, si
 	return sb_take(&sb);
 }
 
+/* dump_after names a pass of the target's backend. */
+static ta_status check_options(ta_ctx *c, const Target *t, const ta_compile_options *o)
+{
+	if (!o || !o->dump_after)
+		return TA_OK;
+	for (int p = 0; p < AMD_PASS_COUNT; p++)
+		if (!strcmp(o->dump_after, amd_pass_name[p]) && (p == AMD_PASS_LOWER || target_is_amd(t->id)))
+			return TA_OK;
+	diag_error(&c->diag, "no pass '%s' to dump after (AMD: lower isel opt sched regalloc waitcnt hazard emit; "
+	           "PTX: lower)", o->dump_after);
+	return TA_ERR_INVALID;
+}
+
 TA_API ta_status ta_compile_source(ta_ctx *c, const char *filename, const char *text, size_t len,
                                    const char *target, ta_binary **out)
+{
+	return ta_compile_source_with(c, filename, text, len, target, NULL, out);
+}
+
+TA_API ta_status ta_compile_source_with(ta_ctx *c, const char *filename, const char *text, size_t len,
+                                        const char *target, const ta_compile_options *o, ta_binary **out)
 {
 	if (!c || !text || !out)
 		return TA_ERR_INVALID;
@@ -348,7 +375,9 @@ TA_API ta_status ta_compile_source(ta_ctx *c, const char *filename, const char *
 	size_t klen = 0;
 	char *key = NULL;
 	uint64_t h = 0;
-	if (c->cache_max) {
+	/* A dump or a verified compile is one compile's: no cache. */
+	int cached = c->cache_max && (!o || (!o->dump_after && !o->verify));
+	if (cached) {
 		key = cache_key(c, target ? target : "", text, len, &klen);
 		if (!key)
 			return TA_ERR_NOMEM;
@@ -369,10 +398,12 @@ TA_API ta_status ta_compile_source(ta_ctx *c, const char *filename, const char *
 	Target t;
 	double t0 = now_ms();
 	ta_status st = parse_target(c, target, &t);
+	if (st == TA_OK)
+		st = check_options(c, &t, o);
 	Module *m = st == TA_OK ? ta_frontend(c, filename, text, len, &st) : NULL;
 	if (m)
-		st = compile_module(c, m, &t, now_ms() - t0, out);
-	if (st != TA_OK || !c->cache_max) {
+		st = compile_module(c, m, &t, o, now_ms() - t0, out);
+	if (st != TA_OK || !cached) {
 		free(key);
 		return st;
 	}
@@ -415,17 +446,10 @@ TA_API ta_status ta_binary_grid(const ta_binary *b, int k, const int64_t *vals, 
 {
 	if (!b || k < 0 || k >= b->nkernels || !grid)
 		return TA_ERR_INVALID;
-	const Kernel *kn = &b->m->kernels.data[k];
-	for (int i = 0; i < 3; i++) {
-		int64_t v = 1;
-		if (i < kn->ngrid && !ir_eval_int(b->m, k, kn->grid[i], vals, &v))
-			return TA_ERR_INVALID;
-		if (v < 0 || v > UINT32_MAX)
-			return TA_ERR_INVALID;
-		grid[i] = (uint32_t)v;
-	}
-	return TA_OK;
+	return ir_grid(b->m, k, vals, grid) ? TA_ERR_INVALID : TA_OK;
 }
+
+TA_API const char *ta_binary_dump(const ta_binary *b) { return b ? b->dump : NULL; }
 
 TA_API int ta_binary_pass_times(const ta_binary *b, const char **names, double *ms, int max)
 {

@@ -286,8 +286,15 @@ void ir_print(const Module *m, StrBuf *sb);
  * read).  Arrays have k->nargs entries. */
 void ir_written_args(const Module *m, int k, bool *written, bool *accumulated);
 
-/* api.c: the module behind a public handle. */
-struct ta_module;
-Module *ta_module_ir(struct ta_module *m);
+/* launch.c: the grid of kernel k for one value per kernel argument
+ * (ir_eval_int's vals).  Returns 0, or -1 when a size is not computable or
+ * outside 0..IR_GRID_MAX (what both launchers take: CUDA's x limit). */
+enum { IR_GRID_MAX = 0x7fffffff };
+int ir_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3]);
+/* The argument block of kernel k as a C struct of its arguments in order
+ * (natural alignment; tensors 8-byte pointers, scalars 4 bytes or 8 for
+ * 64-bit types, symbols 4): offset[i] per argument, returns the size. */
+uint32_t ir_arg_layout(const Module *m, int k, uint32_t *offset);
+uint32_t ir_arg_size(const Module *m, const KernelArg *a);
 
 #endif

@@ -180,6 +180,20 @@ TA_API char *ta_binary_listing(ta_ctx *ctx, const ta_binary *b);
  * kernels).  Returns the number of passes (at most max) and fills names[]
  * and ms[].  A cached binary reports the times of the compile that made it. */
 TA_API int ta_binary_pass_times(const ta_binary *b, const char **names, double *ms, int max);
+/* Compiling with requests for what the backends can show besides the
+ * listing and pass times (the CLI's `compile --dump-after=PASS --verify`).
+ * A zeroed struct (or NULL) asks for nothing; the bytes are the same either
+ * way.  Such compiles bypass the cache. */
+typedef struct ta_compile_options {
+	const char *dump_after; /* ta_binary_dump: the IR of every kernel after this pass: "lower" (SIMT
+	                         * IR, every target) or an AMD pass (isel opt sched regalloc waitcnt
+	                         * hazard emit); another name is TA_ERR_INVALID */
+	int verify;             /* check the IR after every pass (internal errors name the pass) */
+} ta_compile_options;
+TA_API ta_status ta_compile_source_with(ta_ctx *ctx, const char *filename, const char *text, size_t len,
+                                        const char *target, const ta_compile_options *opts, ta_binary **out);
+/* The dump_after text (NUL-terminated; NULL when not asked for). */
+TA_API const char *ta_binary_dump(const ta_binary *b);
 
 /* In-memory compile cache of up to max_entries binaries (0 disables it). */
 TA_API ta_status ta_ctx_set_cache(ta_ctx *ctx, size_t max_entries);

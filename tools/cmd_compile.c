@@ -3,12 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "amd.h"
 #include "cli.h"
-#include "codeobj.h"
-#include "ptx.h"
 #include "target.h"
 #include "tileasm.h"
 #include "util.h"
@@ -83,93 +79,55 @@ static int write_output(const char *file, const char *out, int dump_isa, const c
 	return rc;
 }
 
-/* --target=sm_80|sm_90a: PTX to -o FILE (default: the input with .ptx for
- * .tile), and to stdout with --dump-isa (then a file only if -o is given). */
-static double now_ms(void)
+/* Compiles through the public API: the output to -o FILE (default: the
+ * input with .hsaco or .ptx for .tile; none with only --dump-isa or
+ * --dump-after and no -o), the listing (--dump-isa) and dumps to stdout,
+ * pass times to stderr.  Returns the exit status. */
+static int compile_file(ta_ctx *ctx, const char *file, const char *target, const char *out, int dump_isa,
+                        int time_passes, const char *dump_after, int verify)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int compile_ptx(const Module *m, const Target *t, const char *file, const char *out, int dump_isa,
-                       int time_passes, int dump_simt)
-{
-	Diag d;
-	diag_init(&d);
-	StrBuf sb = {0};
-	if (dump_simt) {
-		int bad = simt_dump_module(m, t, &sb, &d);
-		if (!bad)
-			fwrite(sb.buf, 1, sb.len, stdout);
-		sb_free(&sb);
-		fputs(diag_text(&d), stderr);
-		diag_free(&d);
-		return bad || !out ? bad : compile_ptx(m, t, file, out, dump_isa, time_passes, 0);
+	size_t len;
+	char *text = read_file(file, &len);
+	if (!text) {
+		fprintf(stderr, "tileasm: error: cannot read '%s': %s\n", file, strerror(errno));
+		return 1;
 	}
-	double t0 = now_ms();
-	int rc = ptx_compile(m, t, &sb, NULL, &d) ? 1 : 0;
-	if (time_passes)
-		fprintf(stderr, "  %-10s %8.3f ms  (lowering and PTX text, all kernels)\n", "ptx", now_ms() - t0);
-	fputs(diag_text(&d), stderr);
-	diag_free(&d);
-	if (!rc && sb.oom) {
-		fprintf(stderr, "tileasm: error: out of memory\n");
-		rc = 1;
-	}
-	if (!rc && dump_isa)
-		fwrite(sb.buf, 1, sb.len, stdout);
-	if (!rc)
-		rc = write_output(file, out, dump_isa, ".ptx", sb.buf, sb.len);
-	sb_free(&sb);
-	return rc;
-}
-
-/* --target=gfx1100|gfx90a|gfx942: a code object to -o FILE (default: the
- * input with .hsaco for .tile); --dump-isa prints the code with encodings
- * and per-kernel resources, --time-passes the backend's pass times. */
-static int compile_amd(const Module *m, const Target *t, const char *file, const char *out, int dump_isa,
-		       int time_passes, const char *dump_after, int verify)
-{
-	Diag d;
-	diag_init(&d);
-	AmdOutput ao;
-	memset(&ao, 0, sizeof ao);
-	ao.dump_after = dump_after;
-	ao.verify = verify;
-	int rc = amd_compile(m, t, &ao, &d) ? 1 : 0;
-	if (ao.dump.len)
-		fwrite(ao.dump.buf, 1, ao.dump.len, stdout);
-	if (!rc && dump_isa) {
-		/* The listing is assembly source: `tileasm asm` turns it back into
-		 * this very code object (tests/amd checks it). */
-		StrBuf src = {0};
-		for (int i = 0; i < ao.nkernels; i++) {
-			const AmdKernelInfo *k = &ao.kernels[i];
-			sb_printf(&src, "; kernel %s: sgprs %d, vgprs %d, agprs %d, lds %d bytes, scratch %d bytes, "
-			          "waves/SIMD %d (limited by %s), %d instructions, %d bytes\n",
-			          k->name, k->sgprs, k->vgprs, k->agprs, k->lds_bytes, k->scratch_bytes, k->waves,
-			          k->waves_limit ? k->waves_limit : "?", k->ninsns, k->code_bytes);
-		}
-		if (co_source(ao.code_object, ao.code_object_len, 1, &src, &d) == 0 && src.buf)
-			fwrite(src.buf, 1, src.len, stdout);
+	ta_compile_options o = {.dump_after = dump_after, .verify = verify};
+	ta_binary *bin = NULL;
+	ta_status st = ta_compile_source_with(ctx, file, text, len, target, &o, &bin);
+	free(text);
+	fputs(ta_ctx_diagnostics(ctx), stderr);
+	ta_ctx_clear_diagnostics(ctx);
+	if (st != TA_OK)
+		return st == TA_ERR_INVALID ? 2 : 1;
+	if (ta_binary_dump(bin))
+		fputs(ta_binary_dump(bin), stdout);
+	int rc = 0;
+	if (dump_isa) {
+		char *l = ta_binary_listing(ctx, bin);
+		fputs(ta_ctx_diagnostics(ctx), stderr);
+		if (l)
+			fputs(l, stdout);
 		else
 			rc = 1;
-		sb_free(&src);
+		ta_free(l);
 	}
-	fputs(diag_text(&d), stderr);
-	diag_free(&d);
-	if (!rc && time_passes) {
-		double total = 0;
-		for (int p = 0; p < AMD_PASS_COUNT; p++)
-			total += ao.pass_ms[p];
-		for (int p = 0; p < AMD_PASS_COUNT; p++)
-			fprintf(stderr, "  %-10s %8.3f ms\n", amd_pass_name[p], ao.pass_ms[p]);
+	if (time_passes) {
+		const char *names[32];
+		double ms[32], total = 0;
+		int n = ta_binary_pass_times(bin, names, ms, 32);
+		for (int i = 0; i < n; i++) {
+			fprintf(stderr, "  %-10s %8.3f ms\n", names[i], ms[i]);
+			total += ms[i];
+		}
 		fprintf(stderr, "  %-10s %8.3f ms\n", "total", total);
 	}
+	size_t size;
+	const void *data = ta_binary_data(bin, &size);
+	int is_ptx = !strcmp(ta_binary_format(bin), "ptx");
 	if (!rc)
-		rc = write_output(file, out, dump_isa || dump_after, ".hsaco", ao.code_object, ao.code_object_len);
-	amd_output_free(&ao);
+		rc = write_output(file, out, dump_isa || dump_after, is_ptx ? ".ptx" : ".hsaco", data, size);
+	ta_binary_release(bin);
 	return rc;
 }
 
@@ -243,40 +201,19 @@ int cli_compile(int argc, char **argv)
 		rc = 2;
 		goto done;
 	}
-	if (dump_after) {
-		int known = 0;
-		for (int p = 0; p < AMD_PASS_COUNT; p++)
-			known |= !strcmp(dump_after, amd_pass_name[p]);
-		if (!known || (target && !target_is_amd(t.id) && strcmp(dump_after, "lower"))) {
-			fprintf(stderr, "tileasm: error: --dump-after=%s: no such pass (AMD: lower isel opt sched "
-			                "regalloc waitcnt hazard emit; PTX: lower)\n", dump_after);
-			rc = 2;
-			goto done;
-		}
-	}
-	double t_front = now_ms();
-	ta_module *m = cli_load_module(ctx, file);
-	t_front = now_ms() - t_front;
-	if (m && time_passes)
-		fprintf(stderr, "  %-10s %8.3f ms  (read, parse, specialise, verify)\n", "frontend", t_front);
-	if (!m)
-		goto done;
 	if (dump_ir) {
-		char *s = ta_module_print(m);
-		if (s)
-			fputs(s, stdout);
-		ta_free(s);
+		ta_module *m = cli_load_module(ctx, file);
+		if (!m)
+			goto done;
+		char *txt = ta_module_print(m);
+		if (txt)
+			fputs(txt, stdout);
+		ta_free(txt);
+		ta_module_destroy(m);
+		rc = 0;
 	}
-	rc = 0;
-	if (target && target_is_nvidia(t.id)) {
-		rc = compile_ptx(ta_module_ir(m), &t, file, out, dump_isa, time_passes, dump_after != NULL);
-	} else if (target && target_is_amd(t.id)) {
-		rc = compile_amd(ta_module_ir(m), &t, file, out, dump_isa, time_passes, dump_after, verify);
-	} else if (target) {
-		fprintf(stderr, "tileasm: error: code generation for %s is not available yet\n", target_name(t.id));
-		rc = 2;
-	}
-	ta_module_destroy(m);
+	if (target)
+		rc = compile_file(ctx, file, target, out, dump_isa, time_passes, dump_after, verify);
 done:
 	ta_ctx_destroy(ctx);
 	return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api.h"
 #include "cli.h"
 #include "dtype.h"
 #include "run.h"

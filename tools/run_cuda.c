@@ -96,7 +96,7 @@ int run_backend_cuda(RunCase *rc)
 		params[i] = &pv[i];
 	}
 	uint32_t grid[3], block[3] = {(uint32_t)ki->threads, 1, 1};
-	if (ptx_grid(m, rc->kernel, vals, grid)) {
+	if (ir_grid(m, rc->kernel, vals, grid)) {
 		fprintf(stderr, "tileasm: error: cannot evaluate the grid of kernel '%s'\n", k->name);
 		goto out;
 	}

@@ -72,7 +72,7 @@ int run_amd_plan(RunCase *rc, const CoObject *obj, RunAmdPlan *p)
 		return 1;
 	for (int i = 0; i < k->nargs; i++)
 		vals[i] = rc->args[i].ival;
-	int bad = ptx_grid(m, rc->kernel, vals, p->grid);
+	int bad = ir_grid(m, rc->kernel, vals, p->grid);
 	free(vals);
 	if (bad) {
 		fprintf(stderr, "tileasm: error: cannot evaluate the grid of kernel '%s'\n", k->name);

@@ -129,11 +129,7 @@ static void run_case(const Case *k)
 	cr_assert_eq(interp_run(m, 0, args, &d), 0, "%s: %s", k->label, diag_text(&d));
 	int64_t vals[16] = {0};
 	uint32_t grid[3] = {1, 1, 1};
-	for (int g = 0; g < kn->ngrid; g++) {
-		int64_t v;
-		cr_assert_eq(lower_eval_int(m, 0, kn->grid[g], vals, &v), 0);
-		grid[g] = (uint32_t)v;
-	}
+	cr_assert_eq(ir_grid(m, 0, vals, grid), 0);
 	for (int t = 0; t < 3; t++) {
 		Target tg;
 		cr_assert_eq(target_parse(targets[t], &tg), 0);

@@ -276,11 +276,7 @@ static void run(const Module *m, const Target *t, const AmdOutput *out, Result *
 	}
 	int64_t vals[16] = {0};
 	uint32_t grid[3] = {1, 1, 1}, block[3] = {(uint32_t)ki->threads, 1, 1};
-	for (int g = 0; g < k->ngrid; g++) {
-		int64_t v;
-		cr_assert(ir_eval_int(m, 0, k->grid[g], vals, &v));
-		grid[g] = (uint32_t)v;
-	}
+	cr_assert_eq(ir_grid(m, 0, vals, grid), 0);
 	cr_assert_eq(emu_launch(dev, ki->name, grid, block, karg, ki->kernarg_size, 0, &d), 0, "%s %s: %s",
 		     ki->name, target_name(t->id), diag_text(&d));
 	for (int i = 0; i < res->nbuf; i++)

@@ -250,3 +250,45 @@ Test(api, bad_target_and_null_arguments)
 	ta_binary_release(NULL);
 	ta_ctx_destroy(ctx);
 }
+
+/* ta_compile_source_with: dumps after a pass, verification, no change to
+ * the bytes, no use of the cache, bad pass names. */
+Test(api, compile_options)
+{
+	static const char src[] = "kernel k(A: f32[64], B: f32[64]) grid(1) threads(64) {\n"
+	                          "  A_f = fragment f32[64]\n  copy(A[0], A_f)\n"
+	                          "  parallel (i) in (64) {\n    A_f[i] = A_f[i] + 1.0\n  }\n  copy(A_f, B[0])\n}\n";
+	ta_ctx *ctx = ta_ctx_create();
+	cr_assert_eq(ta_ctx_set_cache(ctx, 4), TA_OK);
+	for (int t = 0; t < NTARGETS; t++) {
+		int amd = targets[t][0] == 'g';
+		ta_binary *plain = NULL, *b = NULL;
+		cr_assert_eq(ta_compile_source(ctx, "k.tile", src, strlen(src), targets[t], &plain), TA_OK, "%s",
+		             ta_ctx_diagnostics(ctx));
+		cr_expect_null(ta_binary_dump(plain));
+		uint64_t hits, misses, hits2, misses2;
+		ta_ctx_cache_stats(ctx, &hits, &misses);
+		ta_compile_options o = {.dump_after = amd ? "sched" : "lower", .verify = 1};
+		cr_assert_eq(ta_compile_source_with(ctx, "k.tile", src, strlen(src), targets[t], &o, &b), TA_OK, "%s",
+		             ta_ctx_diagnostics(ctx));
+		ta_ctx_cache_stats(ctx, &hits2, &misses2);
+		cr_expect(hits == hits2 && misses == misses2, "%s: an options compile used the cache", targets[t]);
+		size_t n1, n2;
+		const void *d1 = ta_binary_data(plain, &n1), *d2 = ta_binary_data(b, &n2);
+		cr_expect(n1 == n2 && !memcmp(d1, d2, n1), "%s: options changed the output", targets[t]);
+		const char *dump = ta_binary_dump(b);
+		cr_assert(dump);
+		if (amd)
+			cr_expect(!strncmp(dump, "; after sched: k\n", 17) && strstr(dump, "%v"), "%.40s", dump);
+		else
+			cr_expect(!strncmp(dump, "; after lower: k\nfunc k threads(64)", 34), "%.40s", dump);
+		ta_binary_release(b);
+		ta_binary_release(plain);
+	}
+	ta_compile_options bad = {.dump_after = "sched"};
+	ta_binary *b = NULL;
+	cr_expect_eq(ta_compile_source_with(ctx, "k.tile", src, strlen(src), "sm_80", &bad, &b), TA_ERR_INVALID);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "no pass 'sched'"), "%s", ta_ctx_diagnostics(ctx));
+	cr_expect_null(b);
+	ta_ctx_destroy(ctx);
+}

@@ -334,7 +334,7 @@ Test(ptx, grid_and_params)
 		vals[info[0].params[i].arg] = !strcmp(n, "M") ? 200 : !strcmp(n, "N") ? 130 : !strcmp(n, "K") ? 70 : 0;
 	}
 	uint32_t grid[3];
-	cr_assert(ptx_grid(m, 0, vals, grid) == 0);
+	cr_assert(ir_grid(m, 0, vals, grid) == 0);
 	cr_expect(grid[0] == 2 && grid[1] == 2 && grid[2] == 1, "grid %u %u %u", grid[0], grid[1], grid[2]);
 	ptx_info_free(info, (int)m->kernels.len);
 	sb_free(&sb);

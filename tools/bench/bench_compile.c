@@ -17,6 +17,7 @@
 
 #include "amd.h"
 #include "api.h"
+#include "api.h"
 #include "tileasm.h"
 
 /* Minor page faults so far: a fresh large allocation (glibc mmaps above

@@ -213,7 +213,7 @@ static int launch_args(const Case *c, Prob *p, Sm90Args *a)
 		}
 	}
 	uint32_t irgrid[3];
-	if (ptx_grid(c->m, c->g.kernel, vals, irgrid) ||
+	if (ir_grid(c->m, c->g.kernel, vals, irgrid) ||
 	    cuda_sm90_args(&tma, ki->sm90, p->gparams, irgrid, dptr, p->M, p->N, p->K, sm_count, a)) {
 		printf("FAIL: %s\n", tma.err);
 		return -1;
