@@ -1207,6 +1207,23 @@ static void sel_ld(Isel *s, const SInst *in)
 		valu1(s, ISA_V_MOV_B32, dst_of(s, in->dst + k, 0, 1), reg(d.vreg, k, 1));
 }
 
+/* The AMD instruction of a native atomic (lower_atomic checks the set). */
+static unsigned atom_op(const SInst *in)
+{
+	bool g = in->sub == SP_GLOBAL, w64 = in->type == DT_I64;
+	bool sg = in->type == DT_I32 || in->type == DT_I64, f = in->type == DT_F32;
+	if (in->op == SI_ATOM_ADD)
+		return g ? (f ? ISA_GLOBAL_ATOMIC_ADD_F32 : w64 ? ISA_GLOBAL_ATOMIC_ADD_X2 : ISA_GLOBAL_ATOMIC_ADD)
+		         : (f ? ISA_DS_ADD_F32 : w64 ? ISA_DS_ADD_U64 : ISA_DS_ADD_U32);
+	bool mx = in->op == SI_ATOM_MAX;
+	if (g)
+		return w64 ? (mx ? ISA_GLOBAL_ATOMIC_SMAX_X2 : ISA_GLOBAL_ATOMIC_SMIN_X2)
+		           : mx ? (sg ? ISA_GLOBAL_ATOMIC_SMAX : ISA_GLOBAL_ATOMIC_UMAX)
+		                : (sg ? ISA_GLOBAL_ATOMIC_SMIN : ISA_GLOBAL_ATOMIC_UMIN);
+	return f ? (mx ? ISA_DS_MAX_F32 : ISA_DS_MIN_F32)
+	         : mx ? (sg ? ISA_DS_MAX_I32 : ISA_DS_MAX_U32) : (sg ? ISA_DS_MIN_I32 : ISA_DS_MIN_U32);
+}
+
 static void sel_st(Isel *s, const SInst *in)
 {
 	int bytes = dtype_bytes_of(in->type);
@@ -1224,9 +1241,7 @@ static void sel_st(Isel *s, const SInst *in)
 	}
 	if (in->sub == SP_GLOBAL) {
 		GAddr g = global_addr(s, in->a, in->imm);
-		MInst *mi = emit(s, in->op == SI_ATOM_ADD ? (in->type == DT_F32 ? ISA_GLOBAL_ATOMIC_ADD_F32
-									: ISA_GLOBAL_ATOMIC_ADD)
-						      : global_store_op(bytes), 0);
+		MInst *mi = emit(s, in->op != SI_ST ? atom_op(in) : global_store_op(bytes), 0);
 		put(s, mi, 0, g.vaddr, ISA_TY_B32);
 		put(s, mi, 1, v, ISA_TY_B32);
 		if (g.saddr.kind == VK_CONST)
@@ -1234,10 +1249,10 @@ static void sel_st(Isel *s, const SInst *in)
 		else
 			put(s, mi, 2, g.saddr, ISA_TY_B32);
 		mi->in.mod.offset = g.off;
-	} else if (in->sub == SP_SHARED && in->op == SI_ST) {
+	} else if (in->sub == SP_SHARED) {
 		int32_t off;
 		Val a = lds_addr(s, in, &off);
-		MInst *mi = emit(s, ds_store_op(bytes), 0);
+		MInst *mi = emit(s, in->op != SI_ST ? atom_op(in) : ds_store_op(bytes), 0);
 		put(s, mi, 0, a, ISA_TY_B32);
 		put(s, mi, 1, v, ISA_TY_B32);
 		mi->in.mod.offset = off;
@@ -2425,7 +2440,7 @@ static void sel_inst(Isel *s, int i)
 		break;
 	case SI_LOCALADDR: unsupported(s, "local (per-thread array) memory"); break;
 	case SI_LD: sel_ld(s, in); break;
-	case SI_ST: case SI_ATOM_ADD: sel_st(s, in); break;
+	case SI_ST: case SI_ATOM_ADD: case SI_ATOM_MAX: case SI_ATOM_MIN: sel_st(s, in); break;
 	case SI_BAR: emit(s, ISA_S_BARRIER, 0); break;
 	case SI_SHFL_BFLY: sel_shfl(s, in); break;
 	case SI_HALF: /* a b16 value in the low bits, zero-extended */

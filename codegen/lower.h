@@ -69,7 +69,9 @@ typedef enum {
 	SI_LD,     /* dst (storage of type) = [a + imm] in space sub; guard: only if pred.
 	            * vec 2/4: type I32 only, dst..dst+vec-1 = 8/16 aligned bytes */
 	SI_ST,     /* [a + imm] = b (storage of type); vec as for SI_LD (b..b+vec-1) */
-	SI_ATOM_ADD, /* global [a + imm] += b (storage of type) */
+	SI_ATOM_ADD, /* [a + imm] += b (storage of type) in space sub (global or shared) */
+	SI_ATOM_MAX, /* [a + imm] = max([a + imm], b), as SI_ATOM_ADD */
+	SI_ATOM_MIN, /* [a + imm] = min([a + imm], b), as SI_ATOM_ADD */
 	SI_BAR,    /* block barrier (also orders shared and global memory within the block) */
 	SI_SHFL_BFLY, /* dst = a from lane (lane ^ imm) of the warp, 32-bit; whole warp executes it */
 	SI_MMA,    /* warp/wave matrix multiply-accumulate of shape sub (MmaShape), type

@@ -239,23 +239,56 @@ void lower_fill(L *c, const Stmt *s)
 	lower_dloop_end(c, &l);
 }
 
+/* Native atomics: PTX red.{add,max,min} and AMD global/ds atomics.  The
+ * rest is refused with the target and the combination. */
+static bool atomic_native(L *c, AtomicOp op, Space sp, DType t)
+{
+	bool ptx = c->t->id == TA_TARGET_SM80 || c->t->id == TA_TARGET_SM90A;
+	bool i32 = t == DT_I32 || t == DT_U32;
+	if (op == ATOMIC_ADD)
+		return i32 || t == DT_I64 || t == DT_F32 ||
+		       (ptx && (t == DT_F64 || t == DT_F16 || (t == DT_BF16 && c->t->id == TA_TARGET_SM90A)));
+	if (i32)
+		return true;
+	if (t == DT_I64)
+		return ptx || sp == SP_GLOBAL; /* LDS has only unsigned 64-bit max/min */
+	return t == DT_F32 && !ptx && sp == SP_SHARED; /* ds_max_f32 / ds_min_f32 */
+}
+
+static void atomic_elem(L *c, const Stmt *s, Addr a, int32_t v, int32_t guard)
+{
+	DType t = (DType)BUF(s->dst.buf)->dtype;
+	static const uint8_t ops[] = {SI_ATOM_ADD, SI_ATOM_MAX, SI_ATOM_MIN};
+	SInst in = I(ops[s->sub], t, -1, a.addr, pack(c, t, v));
+	in.sub = (uint8_t)a.sp;
+	in.imm = a.off;
+	in.guard = guard;
+	emit(c, in);
+}
+
 void lower_atomic(L *c, const Stmt *s)
 {
 	const Buffer *g = BUF(s->dst.buf);
 	DType t = (DType)g->dtype;
-	if (t != DT_F32 && t != DT_I32 && t != DT_U32 && t != DT_I64 && t != DT_F64 && t != DT_F16) {
-		fail(c, s->pos, "atomic_add on %s tensors is not supported by the PTX backend", dtype_name(t));
+	Space sp = g->scope == SCOPE_SHARED ? SP_SHARED : SP_GLOBAL;
+	if (!atomic_native(c, (AtomicOp)s->sub, sp, t)) {
+		if (!c->failed)
+			diag_at(c->d, DIAG_ERROR, &c->m->src, s->pos,
+			        "%s on %s %s is not supported on %s (atomics there: %s)", atomic_name((AtomicOp)s->sub),
+			        sp == SP_SHARED ? "shared" : "global", dtype_name(t), target_name(c->t->id),
+			        c->t->id == TA_TARGET_SM80 || c->t->id == TA_TARGET_SM90A
+			                ? "add of i32, u32, i64, f32, f64, f16 (bf16 on sm_90a); max/min of i32, u32, i64"
+			                : sp == SP_SHARED ? "add of i32, u32, i64, f32; max/min of i32, u32, f32"
+			                                  : "add of i32, u32, i64, f32; max/min of i32, u32, i64");
+		c->failed = true;
 		return;
 	}
 	if (s->value >= 0) {
 		int32_t idx[IR_MAX_RANK];
 		for (int i = 0; i < s->dst.nidx; i++)
 			idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
-		int32_t v = pack(c, t, expr_as(c, s->value, t));
-		Addr a = lower_elem_addr(c, s->dst.buf, idx);
-		SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
-		in.guard = single_thread_guard(c, s->dst.buf);
-		emit(c, in);
+		atomic_elem(c, s, lower_elem_addr(c, s->dst.buf, idx), expr_as(c, s->value, t),
+		            single_thread_guard(c, s->dst.buf));
 		return;
 	}
 	const Buffer *x = BUF(s->src.buf);
@@ -267,12 +300,10 @@ void lower_atomic(L *c, const Stmt *s)
 	lower_decompose(c, l.p, ext, s->trank, ti);
 	lower_region_idx(c, &s->dst, ti, gi);
 	lower_region_idx(c, &s->src, ti, xi);
-	int32_t ok = lower_inbounds(c, s->dst.buf, gi);
-	int32_t v = pack(c, t, cvt(c, t, (DType)x->dtype, lower_load_elem(c, s->src.buf, xi, -1)));
-	Addr a = lower_elem_addr(c, s->dst.buf, gi);
-	SInst in = I(SI_ATOM_ADD, t, -1, a.addr, v);
-	in.guard = ok;
-	emit(c, in);
+	/* a global tile skips elements outside the tensor (shared: verify/interp rule) */
+	int32_t ok = sp == SP_GLOBAL ? lower_inbounds(c, s->dst.buf, gi) : -1;
+	int32_t v = cvt(c, t, (DType)x->dtype, lower_load_elem(c, s->src.buf, xi, -1));
+	atomic_elem(c, s, lower_elem_addr(c, s->dst.buf, gi), v, ok);
 	lower_dloop_end(c, &l);
 }
 

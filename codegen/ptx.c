@@ -473,10 +473,15 @@ static void emit_inst(P *p, const SInst *in)
 		R(p, in->a);
 		sb_printf(p->o, "+%lld], %s;\n", (long long)in->imm, rn(p, in->b, a));
 		return;
-	case SI_ATOM_ADD: {
+	case SI_ATOM_ADD:
+	case SI_ATOM_MAX:
+	case SI_ATOM_MIN: {
+		bool add = in->op == SI_ATOM_ADD;
 		const char *ty = t == DT_F32 ? "f32" : t == DT_F64 ? "f64" : t == DT_F16 ? "noftz.f16"
-		                 : t == DT_I64 ? "u64" : t == DT_U32 ? "u32" : "s32";
-		sb_printf(p->o, "\tred.global.add.%s [", ty);
+		                 : t == DT_BF16 ? "noftz.bf16" : t == DT_I64 ? (add ? "u64" : "s64")
+		                 : t == DT_U32 ? "u32" : "s32";
+		sb_printf(p->o, "\tred.%s.%s.%s [", in->sub == SP_SHARED ? "shared" : "global",
+		          add ? "add" : in->op == SI_ATOM_MAX ? "max" : "min", ty);
 		R(p, in->a);
 		sb_printf(p->o, "+%lld], %s;\n", (long long)in->imm, rn(p, in->b, a));
 		return;

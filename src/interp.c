@@ -667,6 +667,7 @@ static void exec_cumsum(Interp *in, const Stmt *s)
 static void exec_atomic_add(Interp *in, const Stmt *s)
 {
 	BufState *g = &in->bufs[s->dst.buf];
+	Op op = s->sub == ATOMIC_MAX ? OP_MAX : s->sub == ATOMIC_MIN ? OP_MIN : OP_ADD;
 	if (s->value >= 0) { /* element form: full index, out of bounds is an error */
 		int64_t off;
 		if (!elem_offset(in, g, bname(in, s->dst.buf), s->dst.idx, s->dst.pos, &off))
@@ -674,7 +675,7 @@ static void exec_atomic_add(Interp *in, const Stmt *s)
 		Val v = convert(eval(in, s->value), (DType)EX(s->value)->type, g->dt);
 		if (in->failed)
 			return;
-		store_elem(g, off, arith(OP_ADD, g->dt, load_elem(g, off), v), g->dt);
+		store_elem(g, off, arith(op, g->dt, load_elem(g, off), v), g->dt);
 		return;
 	}
 	const BufState *x = &in->bufs[s->src.buf];
@@ -687,10 +688,12 @@ static void exec_atomic_add(Interp *in, const Stmt *s)
 		tile_point(&s->dst, g->rank, t, gp);
 		tile_point(&s->src, x->rank, t, xp);
 		int64_t gi = tile_offset(g, go, gp);
+		if (gi < 0 && !g->global)
+			return tile_error(in, s, s->dst.buf, go, gp);
 		if (gi < 0)
 			continue;
 		Val v = convert(load_elem(x, tile_offset(x, zero, xp)), x->dt, g->dt);
-		store_elem(g, gi, arith(OP_ADD, g->dt, load_elem(g, gi), v), g->dt);
+		store_elem(g, gi, arith(op, g->dt, load_elem(g, gi), v), g->dt);
 	} while (next_index(t, ext, s->trank));
 }
 

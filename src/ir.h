@@ -151,7 +151,7 @@ typedef enum {
 	S_FILL,      /* dst.buf = value */
 	S_REDUCE,    /* dst = reduce(src, dim) */
 	S_CUMSUM,    /* dst = inclusive prefix sum of src along dim */
-	S_ATOMIC_ADD,/* dst += src (region src) or dst[idx] += value */
+	S_ATOMIC_ADD,/* dst op= src (region src) or dst[idx] op= value; op (sub) add, max or min */
 	S_BARRIER,
 	S_PARALLEL,  /* for (vars) in extents: body — iterations are independent */
 	S_FOR,       /* serial / unroll / pipelined loop */
@@ -160,6 +160,8 @@ typedef enum {
 
 typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_PIPELINED } LoopKind;
 typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ABSSUM, RED_ABSMAX } ReduceOp;
+typedef enum { ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN } AtomicOp; /* S_ATOMIC_ADD.sub */
+const char *atomic_name(AtomicOp op); /* "atomic_add", ... */
 
 /* A buffer, or a tile of it starting at the given offsets.  nidx == 0 means
  * the whole buffer.  For S_STORE/E_LOAD-like element accesses idx is a full
@@ -187,7 +189,7 @@ typedef struct {
 
 typedef struct {
 	uint8_t kind;   /* StmtKind */
-	uint8_t sub;    /* LoopKind for S_FOR, ReduceOp for S_REDUCE */
+	uint8_t sub;    /* LoopKind for S_FOR, ReduceOp for S_REDUCE, AtomicOp for S_ATOMIC_ADD */
 	SrcPos pos;
 	Region dst, src;  /* copy/gemm(C in dst, A in src, B in src2)/store/fill/clear/reduce/cumsum/atomic */
 	Region src2;

@@ -110,6 +110,8 @@ static int64_t floordiv(int64_t a, int64_t b)
 	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+const char *atomic_name(AtomicOp op) { return op == ATOMIC_MAX ? "atomic_max" : op == ATOMIC_MIN ? "atomic_min" : "atomic_add"; }
+
 bool ir_const_int(const Module *m, int32_t id, int64_t *out) { return ir_eval_int(m, -1, id, NULL, out); }
 
 bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_t *out)

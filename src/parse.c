@@ -295,7 +295,7 @@ static const char *tok_name(Parser *ps)
 static const char *const reserved[] = {
 	"kernel", "grid", "threads", "shared", "fragment", "local", "let", "copy", "gemm", "clear",
 	"fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax", "cumsum",
-	"atomic_add", "barrier", "parallel", "in", "serial", "unroll", "pipelined", "stages", "if",
+	"atomic_add", "atomic_max", "atomic_min", "barrier", "parallel", "in", "serial", "unroll", "pipelined", "stages", "if",
 	"else", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "min", "max", "abs", "exp",
 	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv", "floor", "ceil", "round",
 	"sin", "cos", "erf", "sigmoid", "pow", "fmod", "clamp", "if_then_else", "step",
@@ -1090,8 +1090,9 @@ static int32_t parse_builtin(Parser *ps, Tok t)
 		Kwarg kw[] = {{"dim", false, NULL, &s.dim}, {"reverse", true, &s.flag_reverse, NULL}};
 		if (!parse_kwargs(ps, kw, 2))
 			return -1;
-	} else if (tok_is(&t, "atomic_add")) {
+	} else if (tok_is(&t, "atomic_add") || tok_is(&t, "atomic_max") || tok_is(&t, "atomic_min")) {
 		s.kind = S_ATOMIC_ADD;
+		s.sub = (uint8_t)(tok_is(&t, "atomic_max") ? ATOMIC_MAX : tok_is(&t, "atomic_min") ? ATOMIC_MIN : ATOMIC_ADD);
 		if (!parse_region(ps, &s.dst, "the destination") || !expect(ps, T_COMMA, "','"))
 			return -1;
 		/* Tile form when the second argument names a whole buffer. */

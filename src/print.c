@@ -227,7 +227,7 @@ static void print_stmt(Printer *p, int32_t id, int depth)
 		sb_putc(sb, ')');
 		break;
 	case S_ATOMIC_ADD:
-		sb_puts(sb, "atomic_add(");
+		sb_printf(sb, "%s(", atomic_name((AtomicOp)s->sub));
 		print_region(p, &s->dst);
 		sb_puts(sb, ", ");
 		if (s->value >= 0)

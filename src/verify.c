@@ -8,6 +8,8 @@
 #include "dtype.h"
 #include "ir.h"
 
+#include <stdio.h>
+
 typedef struct {
 	Module *m;
 	Diag *d;
@@ -793,11 +795,14 @@ static void check_stmt(Checker *c, int32_t id)
 	case S_REDUCE: check_reduce(c, s, false); break;
 	case S_CUMSUM: check_reduce(c, s, true); break;
 	case S_ATOMIC_ADD: {
-		if (!require_scope(c, &s->dst, M_GLOBAL, "atomic_add's destination"))
+		const char *an = atomic_name((AtomicOp)s->sub);
+		char what[64];
+		snprintf(what, sizeof what, "%s's destination", an);
+		if (!require_scope(c, &s->dst, M_GLOBAL | M_SHARED, what))
 			return;
 		Buffer *g = region_buf(c, &s->dst);
 		if (!is_numeric((DType)g->dtype)) {
-			err(c, s->dst.pos, "atomic_add needs a numeric destination");
+			err(c, s->dst.pos, "%s needs a numeric destination", an);
 			return;
 		}
 		if (s->value >= 0) { /* element form */
@@ -806,9 +811,12 @@ static void check_stmt(Checker *c, int32_t id)
 			check_expr(c, s->value, (DType)g->dtype);
 			return;
 		}
-		if (!collective_ok(c, s, "atomic_add of a tile") || !check_region_idx(c, &s->dst, false) ||
-		    !check_ranges(c, &s->dst, true) || !require_scope(c, &s->src, M_ONCHIP, "atomic_add's source") ||
-		    !require_whole(c, &s->src, "atomic_add's source"))
+		snprintf(what, sizeof what, "%s of a tile", an);
+		char swhat[64];
+		snprintf(swhat, sizeof swhat, "%s's source", an);
+		if (!collective_ok(c, s, what) || !check_region_idx(c, &s->dst, false) ||
+		    !check_ranges(c, &s->dst, true) || !require_scope(c, &s->src, M_ONCHIP, swhat) ||
+		    !require_whole(c, &s->src, swhat))
 			return;
 		match_tile(c, s, &s->src, &s->dst);
 		break;

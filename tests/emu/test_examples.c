@@ -89,3 +89,11 @@ Test(emu_regress, rank_reducing_copies)
 	each_target("tests/emu/regress/copy_rank_reducing", "--arg B=2 --arg H=3 --arg S=70");
 	each_target("tests/emu/regress/copy_rank_reducing", "--arg B=1 --arg H=2 --arg S=128");
 }
+
+/* Native atomics: add/max/min, element and tile forms, global and shared
+ * (tests/emu/regress/atomics.tile; ptxas checks it in tests/ptx). */
+Test(emu_regress, atomics)
+{
+	each_target("tests/emu/regress/atomics", "--arg N=300");
+	each_target("tests/emu/regress/atomics", "--arg N=64");
+}

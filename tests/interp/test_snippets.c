@@ -91,6 +91,41 @@ Test(snippets, copy_rank_reducing_regions)
 	ir_module_free(m);
 }
 
+/* atomic_max / atomic_min (element and tile forms, floats ignore NaN like
+ * max/min) and atomics into shared memory. */
+Test(snippets, atomic_max_min_shared)
+{
+	Module *m = snip("kernel k(G: f32[4], I: i32[4], R: i32[4])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  T = fragment f32[4]\n"
+	                 "  T[0] = 5.0\n  T[1] = -1.0\n  T[2] = nan\n  T[3] = 2.0\n"
+	                 "  atomic_max(G, T)\n"
+	                 "  atomic_min(I[1], -7)\n"
+	                 "  S = shared i32[4]\n"
+	                 "  fill(S, 10)\n"
+	                 "  parallel (i) in (8) {\n"
+	                 "    atomic_add(S[i % 4], i)\n"
+	                 "    atomic_max(I[i % 4], i * 3)\n"
+	                 "  }\n"
+	                 "  copy(S, R)\n"
+	                 "}\n");
+	float G[4] = {1, 0, 3, NAN};
+	int32_t I[4] = {100, 0, -50, 4}, R[4];
+	Args a = {.m = m};
+	h_tensor(&a, "G", G, sizeof G);
+	h_tensor(&a, "I", I, sizeof I);
+	h_tensor(&a, "R", R, sizeof R);
+	h_run(&a, NULL);
+	f32s_eq(G, (float[]){5, 0, 3, 2}, 4, "G");
+	/* I[1]: min(0, -7) = -7, then max with 3 and 15; I[2]: max(-50, 6, 18) */
+	int32_t wi[4] = {100, 15, 18, 21}, wr[4] = {14, 16, 18, 20};
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(I[i], wi[i], "I[%d] = %d, expected %d", i, I[i], wi[i]);
+		cr_assert_eq(R[i], wr[i], "R[%d] = %d, expected %d", i, R[i], wr[i]);
+	}
+	ir_module_free(m);
+}
+
 Test(snippets, copy_converts_dtypes)
 {
 	Module *m = snip("kernel k(A: f32[6], H: f16[6], I: i8[6], P: fp8e4m3[6], Back: f32[6])\n"
