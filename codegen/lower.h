@@ -1,9 +1,9 @@
 /* lower.h — Tile IR -> per-thread SIMT IR, and the backends that consume it.
  *
  * lower_kernel turns one verified Tile IR kernel into a SimtFunc: the code
- * ONE thread of the block executes, target-independent.  Backends (ptx.c
- * today, an AMD one later) translate it instruction by instruction; the
- * SIMT IR is documented in docs/lowering.md.
+ * ONE thread of the block executes, target-independent.  Both backends
+ * translate it instruction by instruction: PTX (ptx.c) and AMD (amd_isel.c,
+ * then the passes of amd.h); the SIMT IR is documented in docs/lowering.md.
  *
  * Values live in typed virtual registers.  A value of IR dtype T is held in
  * its "canonical" register class (simt_vt):

@@ -270,7 +270,7 @@ int64_t ir_buf_dim(const Module *m, const Buffer *b, int d);
 /* parse.c: text -> Module; returns NULL on error (diagnostics in d). */
 Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d);
 
-/* specialize.c: apply -D NAME=VALUE to every kernel's symbols. Unknown names are errors. */
+/* verify.c (ir_specialize): apply -D NAME=VALUE to every kernel's symbols. Unknown names are errors. */
 typedef struct {
 	const char *name;
 	int64_t value;

@@ -9,6 +9,7 @@ llvm-mc-19 (a developer-time oracle only; the build never runs this script,
 the generated isa/isa_ops.def is committed).
 
     python3 tools/gen_isa.py            # rewrite isa/isa_ops.def
+    python3 tools/gen_isa.py -o FILE    # write it elsewhere (tests/isa/gen_isa_sync.sh diffs the two)
 
 Signature tokens (operands in LLVM syntax order):
   sdN  scalar dst (N SGPRs)          ssN  scalar src (SGPR/special/const/literal)
@@ -590,6 +591,8 @@ def main():
             if t in rs and e[key] and e[key] != rs[t][1]:
                 out.append("ISA_ALIAS(%s, %s, \"%s\")" % (idn, "ISA_T_" + t.upper(), e[key]))
     path = os.path.join(root, "isa", "isa_ops.def")
+    if len(sys.argv) == 3 and sys.argv[1] == "-o":
+        path = sys.argv[2]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
     print("wrote %s: %d entries" % (path, len(ids)), file=sys.stderr)
