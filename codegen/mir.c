@@ -7,6 +7,7 @@ void mir_init(MFunc *f, ta_target t)
 {
 	memset(f, 0, sizeof *f);
 	f->target = t;
+	f->long_branch_sgpr = -1;
 }
 
 void mir_free(MFunc *f)

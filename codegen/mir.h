@@ -75,6 +75,8 @@ typedef struct {
 	VEC(MBlock) blocks;
 	MInstVec spare;       /* no content: the array the last rebuilding pass left
 	                       * behind, recycled by the next (mir_spare) */
+	int16_t long_branch_sgpr; /* even SGPR of a pair kept free for branches beyond
+	                           * the SOPP range (amd_emit), -1: none (ra_run sets it) */
 } MFunc;
 
 void mir_init(MFunc *f, ta_target t);

@@ -117,13 +117,25 @@ static int default_limit(ta_target t, int cls)
 
 int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 {
+	Liveness lv;
+	if (liveness_compute(f, &lv)) {
+		memset(r, 0, sizeof *r);
+		r->fail_cls = -1;
+		r->fail_at = -1;
+		return -1;
+	}
+	int rc = ra_allocate_live(f, opt, &lv, r, d);
+	liveness_free(&lv);
+	return rc;
+}
+
+int ra_allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d)
+{
 	memset(r, 0, sizeof *r);
 	r->fail_cls = -1;
 	r->fail_at = -1;
 	int nv = (int)f->vregs.len;
-	Liveness lv;
-	if (liveness_compute(f, &lv))
-		return -1;
+	const Liveness lv = *lvp; /* (a shallow copy: shorter names) */
 	r->phys = malloc(sizeof(int16_t) * (nv + 1));
 	Ival *iv = malloc(sizeof(Ival) * (nv + 1));
 	Heap hp = {malloc(sizeof(Ival) * (nv + 1)), 0};
@@ -228,7 +240,6 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 out:
 	free(iv);
 	free(hp.h);
-	liveness_free(&lv);
 	if (rc)
 		ra_result_free(r);
 	return rc;

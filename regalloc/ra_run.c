@@ -22,20 +22,31 @@ static int ssa_defined(MFunc *f, const RaOptions *lim, const Liveness *live, RaR
 int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 {
 	memset(rep, 0, sizeof *rep);
+	/* A kernel this long may need branches beyond the SOPP range (+-128 KiB):
+	 * amd_emit makes those with s_getpc/s_setpc in an SGPR pair kept free
+	 * here.  At most 12 bytes per instruction and half as many again from
+	 * waitcnt and the hazard pass stay below the range up to this count. */
+	RaOptions lim = opt->limits;
+	f->long_branch_sgpr = -1;
+	if (f->insns.len > RA_LONG_BRANCH_INSNS) {
+		int sl = ((lim.reg_limit[MR_S] ? lim.reg_limit[MR_S] : 96) - 2) & ~1;
+		lim.reg_limit[MR_S] = sl;
+		f->long_branch_sgpr = (int16_t)sl;
+	}
 	RaResult ra;
 	memset(&ra, 0, sizeof ra);
 	Diag quiet;
 	diag_init(&quiet);
 	/* The SSA allocator first (it frees registers where values are dead and
 	 * splits live ranges for tuples), the linear scan when it gives up. */
-	int rc = ssa_defined(f, &opt->limits, opt->live, &ra, &quiet);
+	int rc = ssa_defined(f, &lim, opt->live, &ra, &quiet);
 	if (rc == -2) {
 		diag_free(&quiet);
 		diag_error(d, "out of memory in register allocation");
 		return -1;
 	}
 	if (rc)
-		rc = ra_allocate(f, &opt->limits, &ra, &quiet);
+		rc = ra_allocate(f, &lim, &ra, &quiet);
 	diag_free(&quiet);
 	/* The scheduler bounds the demand, but the allocator's interval hulls
 	 * can need more: a schedule that costs occupancy is not kept. */
@@ -56,7 +67,7 @@ int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 		if (opt->rebuild(opt->rebuild_arg, f, d))
 			return -1;
 		diag_init(&quiet);
-		rc = ssa_defined(f, &opt->limits, NULL, &ra, &quiet);
+		rc = ssa_defined(f, &lim, NULL, &ra, &quiet);
 		diag_free(&quiet);
 		if (rc == -2) {
 			diag_error(d, "out of memory in register allocation");
@@ -64,7 +75,7 @@ int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 		}
 	}
 	if (rc) /* then spilling, in a bounded number of rounds */
-		rc = ra_allocate_spill_abi(f, &opt->limits, opt->wave_sgpr, &ra, &rep->spills, d);
+		rc = ra_allocate_spill_abi(f, &lim, opt->wave_sgpr, &ra, &rep->spills, d);
 	else
 		rep->spills.rounds = 1;
 	if (rc)

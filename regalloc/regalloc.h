@@ -95,6 +95,8 @@ typedef struct {
 /* Assigns a physical register range to every vreg.  Returns 0, or -1 with
  * an error in d when the demand does not fit (no spilling yet). */
 int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
+/* The same with f's block live sets and demand (liveness section). */
+int ra_allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
 void ra_result_free(RaResult *r);
 /* Replaces virtual operands with r's registers and lowers COPY/PCOPY into
  * moves.  Returns 0 or -1 (allocation failure). */
@@ -123,6 +125,7 @@ int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lv, RaR
  * *ndefs > 0), 0 when nothing changed and lv still holds, -1 when out of
  * memory (f still valid).  *ndefs: the MOP_UNDEFs inserted. */
 int ra_define_undef(MFunc *f, const Liveness *lv, Liveness *out, int *ndefs);
+enum { RA_UNDEF_MAX = 64 }; /* MOP_UNDEFs per vreg, at most (more: left live from the entry) */
 
 /* ---- spill.c ------------------------------------------------------------ */
 
@@ -240,5 +243,8 @@ typedef struct {
  * virtual operand, no pseudo instruction left).  Returns 0, or -1 with an
  * error in d. */
 int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d);
+/* Kernels with more MIR instructions than this get an SGPR pair for long
+ * branches (MFunc.long_branch_sgpr). */
+enum { RA_LONG_BRANCH_INSNS = 6000 };
 
 #endif

@@ -199,9 +199,14 @@ static void hulls(const MFunc *f, const Liveness *lvp, int32_t *lo, int32_t *hi,
 	}
 }
 
-static int vreg_hulls(const MFunc *f, int32_t *lo, int32_t *hi)
+/* lv: f's liveness, or NULL (computed here). */
+static int vreg_hulls(const MFunc *f, const Liveness *given, int32_t *lo, int32_t *hi)
 {
 	Liveness lv;
+	if (given) {
+		hulls(f, given, lo, hi, NULL);
+		return 0;
+	}
 	if (liveness_compute(f, &lv))
 		return -1;
 	hulls(f, &lv, lo, hi, NULL);
@@ -306,8 +311,9 @@ static int bystart_cmp(const void *a, const void *b)
 	return x->v - y->v;
 }
 
+/* lv: f's liveness (f before spilling), or NULL (computed here). */
 static int spill_slots(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st,
-		       int32_t *slot_of)
+		       int32_t *slot_of, const Liveness *lv)
 {
 	int nv = (int)f->vregs.len, wave = 64;
 	ta_target base = ISA_TARGET(f->target);
@@ -320,7 +326,7 @@ static int spill_slots(MFunc *f, const uint8_t *spill, int agpr_room, int wave_s
 	Colouring cg = {malloc(sizeof(Colour) * ((size_t)nv + 1)), 0, malloc(sizeof(int) * ((size_t)nv + 1)), 0, {{0}}, {{0}}};
 	int lane_slot = -1, lanes_used = wave, rc = -1, first_lane_slot = -1, new_rsrc = 0, n = 0;
 	int rsrc = st->scratch_rsrc - 1;
-	if (!slots || !ilo || !ihi || !order || !cg.c || !cg.heap || vreg_hulls(f, ilo, ihi))
+	if (!slots || !ilo || !ihi || !order || !cg.c || !cg.heap || vreg_hulls(f, lv, ilo, ihi))
 		goto out;
 	memset(cg.free, -1, sizeof cg.free);
 	for (int v = 0; v < nv; v++) {
@@ -522,7 +528,7 @@ out:
 
 int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpillStats *st)
 {
-	return spill_slots(f, spill, agpr_room, wave_sgpr, st, NULL);
+	return spill_slots(f, spill, agpr_room, wave_sgpr, st, NULL, NULL);
 }
 
 /* Vregs whose other lanes are read (DPP, readlane, bpermute...): a reload
@@ -681,8 +687,8 @@ static int live_segs(const MFunc *f, const Liveness *lv, int cls, int32_t *sa, i
 static const double sqrt_size[17] = {0,     1,     1.414, 1.732, 2,     2.236, 2.449, 2.646, 2.828,
 				      3,     3.162, 3.317, 3.464, 3.606, 3.742, 3.873, 4};
 
-static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, int fail_at, int need,
-		  const uint8_t *done, uint8_t *pick)
+static int choose(const MFunc *f, const Liveness *lvp, int cls, int norig, int limit, int live_only, int fail_at,
+		  int need, const uint8_t *done, uint8_t *pick)
 {
 	int nv = (int)f->vregs.len, ni = (int)f->insns.len, np = 2 * ni + 2;
 	int32_t *lo = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *hi = malloc(sizeof(int32_t) * ((size_t)nv + 1));
@@ -695,11 +701,10 @@ static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, 
 	SegVec segs = {0};
 	Seg *byv = NULL;
 	int32_t *bseg = NULL;
-	Liveness lv;
-	int rc = -1, got = 0, have_lv = 0;
-	if (!lo || !hi || !acc || !soff || !dem || !bad || !c || !t.mx || !t.add || liveness_compute(f, &lv))
+	const Liveness lv = *lvp; /* (a shallow copy: shorter names) */
+	int rc = -1, got = 0;
+	if (!lo || !hi || !acc || !soff || !dem || !bad || !c || !t.mx || !t.add)
 		goto out;
-	have_lv = 1;
 	hulls(f, &lv, lo, hi, acc + 1);
 	/* Accesses per vreg (CSR: the instructions of v at at[acc[v]..acc[v+1])). */
 	for (int v = 0; v < nv; v++)
@@ -793,8 +798,6 @@ static int choose(const MFunc *f, int cls, int norig, int limit, int live_only, 
 	}
 	rc = got;
 out:
-	if (have_lv)
-		liveness_free(&lv);
 	free(lo);
 	free(hi);
 	free(acc);
@@ -869,19 +872,42 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 	Saved orig = {0};
 	ta_target base = ISA_TARGET(f->target);
 	int cdna = base == TA_TARGET_GFX90A || base == TA_TARGET_GFX942;
+	/* One liveness of f per round serves both allocators and every choice
+	 * (none of them changes f when it fails), and one of the original code
+	 * every spill rewrite; each used to compute its own (33 liveness
+	 * passes for a kernel that took 12 rounds). */
+	Liveness lv, olv;
+	int have_lv = 0, have_olv = 0;
 	for (int round = 0; round < RA_SPILL_ROUNDS; round++) {
 		Diag quiet;
 		diag_init(&quiet);
+		if (have_lv)
+			liveness_free(&lv);
+		if (!(have_lv = !liveness_compute(f, &lv))) {
+			diag_free(&quiet);
+			diag_error(d, "out of memory");
+			break;
+		}
 		/* After spilling, the SSA allocator first (registers free where
 		 * values are dead: it needs the least), then the linear scan. */
-		int rc = round ? ra_allocate_ssa(f, opt, r, &quiet) : -1;
+		int rc = round ? ra_allocate_ssa_live(f, opt, &lv, r, &quiet) : -1;
+		int changed = !rc; /* its split copies are in f now */
 		if (!rc && st->scratch_rsrc && r->phys[st->scratch_rsrc - 1] != 0) {
 			ra_result_free(r); /* the V# must be s[0:3]: the scan's hint does that */
 			rc = -1;
 		}
-		if (rc)
-			rc = ra_allocate(f, opt, r, round + 1 < RA_SPILL_ROUNDS ? &quiet : d);
+		if (rc) {
+			Diag *to = round + 1 < RA_SPILL_ROUNDS ? &quiet : d;
+			rc = changed ? ra_allocate(f, opt, r, to) : ra_allocate_live(f, opt, &lv, r, to);
+		}
 		diag_free(&quiet);
+		if (rc && changed) { /* (rare) f has the rejected allocation's copies: measure it again */
+			liveness_free(&lv);
+			if (!(have_lv = !liveness_compute(f, &lv))) {
+				diag_error(d, "out of memory");
+				break;
+			}
+		}
 		st->rounds = round + 1;
 		if (!rc && st->scratch_rsrc && r->phys[st->scratch_rsrc - 1] != 0) {
 			/* The V# prologue runs before the input copy: anywhere but
@@ -895,15 +921,17 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 			free(now);
 			vec_free(&orig.insns);
 			vec_free(&orig.blocks);
+			liveness_free(&lv);
+			if (have_olv)
+				liveness_free(&olv);
 			return 0;
 		}
 		int cls = r->fail_cls;
 		if (cls < 0 || round + 1 == RA_SPILL_ROUNDS)
 			break;
 		if (!spill) {
-			Liveness lv;
 			if (!(spill = calloc((size_t)norig + 1, 1)) || !(now = calloc((size_t)norig + 1, 1)) ||
-			    save(f, &orig) || liveness_compute(f, &lv)) {
+			    save(f, &orig) || !(have_olv = !liveness_compute(f, &olv))) {
 				diag_error(d, "out of memory");
 				break;
 			}
@@ -911,8 +939,7 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 			 * (the colours) fit next to the code's own peak AGPR demand:
 			 * then the AGPR file runs out only by alignment (below). */
 			int alimit = opt && opt->reg_limit[MR_A] ? opt->reg_limit[MR_A] : 256;
-			room = cdna ? TA_MAX(alimit - lv.max.a, 0) : 0;
-			liveness_free(&lv);
+			room = cdna ? TA_MAX(alimit - olv.max.a, 0) : 0;
 		}
 		if (cls == MR_A) {
 			/* Matrix accumulators are never spilled; the AGPR slots can
@@ -930,22 +957,17 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 			 * lower: 2, 4, ... 32 registers below the limit. */
 			int got;
 			memset(now, 0, (size_t)norig);
-			got = margin ? 0 : choose(f, cls, norig, limit, 1, -1, 0, spill, now);
+			got = margin ? 0 : choose(f, &lv, cls, norig, limit, 1, -1, 0, spill, now);
 			if (!got && r->fail_at >= 0 && round < RA_SPILL_ROUNDS - 3 && !margin)
-				got = choose(f, cls, norig, limit, 0, r->fail_at, 1, spill, now);
+				got = choose(f, &lv, cls, norig, limit, 0, r->fail_at, 1, spill, now);
 			for (; !got;) {
-				got = choose(f, cls, norig, limit - margin, 0, -1, 0, spill, now);
+				got = choose(f, &lv, cls, norig, limit - margin, 0, -1, 0, spill, now);
 				if (got || margin >= 32)
 					break;
 				margin = margin ? 2 * margin : 2;
 			}
 			if (got <= 0) {
-				Liveness lv;
-				int dem = 0;
-				if (!liveness_compute(f, &lv)) {
-					dem = cls == MR_S ? lv.max.s : lv.max.v;
-					liveness_free(&lv);
-				}
+				int dem = cls == MR_S ? lv.max.s : lv.max.v;
 				if (got < 0)
 					diag_error(d, "out of memory");
 				else
@@ -957,7 +979,7 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 			 * file that runs out): one round for both. */
 			int other = cls == MR_S ? MR_V : MR_S;
 			int olimit = opt && opt->reg_limit[other] ? opt->reg_limit[other] : other == MR_S ? 96 : 256;
-			if (choose(f, other, norig, olimit, 1, -1, 0, spill, now) < 0) {
+			if (choose(f, &lv, other, norig, olimit, 1, -1, 0, spill, now) < 0) {
 				diag_error(d, "out of memory");
 				break;
 			}
@@ -968,7 +990,7 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 		memset(st, 0, sizeof *st);
 		for (int v = 0; slot_of && v < norig; v++)
 			slot_of[v] = -1;
-		int e = restore(f, &orig) ? -1 : spill_slots(f, spill, room, wave_sgpr, st, slot_of);
+		int e = restore(f, &orig) ? -1 : spill_slots(f, spill, room, wave_sgpr, st, slot_of, &olv);
 		if (e == -2) {
 			diag_error(d, "register allocation failed: spilling needs more than %d bytes of scratch per "
 				      "work-item", RA_SCRATCH_MAX);
@@ -988,5 +1010,9 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 	free(now);
 	vec_free(&orig.insns);
 	vec_free(&orig.blocks);
+	if (have_lv)
+		liveness_free(&lv);
+	if (have_olv)
+		liveness_free(&olv);
 	return -1;
 }

@@ -19,7 +19,8 @@
  * meaningless) value, so the vreg is live only from there: its registers
  * are free before, and the validator sees one value on every path.
  * MOP_UNDEF emits nothing (ra_rewrite drops it).  Cost: O(n + B) plus the
- * blocks those vregs are live into, then one liveness. */
+ * blocks those vregs are live into, then one liveness; at most
+ * RA_UNDEF_MAX insertions per vreg. */
 #include "regalloc.h"
 
 #include <stdlib.h>
@@ -128,8 +129,14 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 					stack[top++] = s;
 			}
 		}
-		/* Reached blocks entered from where no definition reaches. */
-		for (int r = 0; r < nreach; r++) {
+		/* Reached blocks entered from where no definition reaches.  A
+		 * vreg that would need more than RA_UNDEF_MAX of them, or more
+		 * than half the instructions in all, stays as it was (live from
+		 * the entry): an undefined path that meets defined ones at every
+		 * label of a deep nest would otherwise cost a MOP_UNDEF per label
+		 * and vreg (250 nested loops: 250,000 of them). */
+		int mark = nins;
+		for (int r = 0; r < nreach && nins - mark <= RA_UNDEF_MAX; r++) {
 			int t = reach[r];
 			for (int q = pstart[t]; q < pstart[t + 1]; q++) {
 				int p = pred[q] >> 2, pe = pred[q] & 3;
@@ -147,6 +154,8 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 				nins++;
 			}
 		}
+		if (nins - mark > RA_UNDEF_MAX || (size_t)nins > f->insns.len / 2)
+			nins = mark;
 	}
 	if (!nins) {
 		rc = given ? 0 : 1;

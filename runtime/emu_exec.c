@@ -1467,8 +1467,21 @@ static int exec_salu(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 		return 0;
 	}
 	case ISA_S_GETPC_B64: res = 0x1000ull + dev->k->off[insn] + 4; break;
-	case ISA_S_SETPC_B64: case ISA_S_SWAPPC_B64:
-		emu_fail(dev, w, insn, "indirect branches are not emulated");
+	case ISA_S_SETPC_B64: { /* to an instruction of this kernel, addressed as s_getpc gives them
+	                          * (amd_emit's long branches); calls (s_swappc) are not emulated */
+		int64_t tgt = (int64_t)sread(w, &o[0], 2) - 0x1000;
+		EmuKernel *k = dev->k;
+		if (tgt < 0 || tgt >= (int64_t)k->size || (tgt & 3) || k->at[tgt / 4] < 0) {
+			emu_fail(dev, w, insn, "s_setpc to 0x%llx, which is not an instruction of the kernel",
+				 (long long)(tgt + 0x1000));
+			return -1;
+		}
+		w->pc = k->at[tgt / 4];
+		dev->stats.branches++;
+		return 0;
+	}
+	case ISA_S_SWAPPC_B64:
+		emu_fail(dev, w, insn, "indirect calls are not emulated");
 		return -1;
 	/* SOPK */
 	case ISA_S_MOVK_I32: res = (uint32_t)(int32_t)(int16_t)o[1].imm; dst_n = 1; break;

@@ -39,6 +39,19 @@ static char *ifnest(int n)
 	return sb_take(&sb);
 }
 
+/* One parallel loop of n dependent statements: ~9 instructions each. */
+static char *straight(int n)
+{
+	StrBuf sb = {0};
+	sb_puts(&sb, "kernel straight(A: f32[N], B: f32[N], C: f32[N]) grid(ceildiv(N, 256)) threads(256) {\n"
+		     "  A_f = fragment f32[256]\n  B_f = fragment f32[256]\n"
+		     "  copy(A[bx * 256], A_f)\n  copy(B[bx * 256], B_f)\n  parallel (i) in (256) {\n");
+	for (int r = 0; r < n; r++)
+		sb_printf(&sb, "    B_f[i] = B_f[i] * A_f[i] + %d.5\n", r % 7);
+	sb_puts(&sb, "  }\n  copy(B_f, C[bx * 256])\n}\n");
+	return sb_take(&sb);
+}
+
 static void compile(const char *text, const char *target, AmdOutput *out)
 {
 	Diag d;
@@ -130,4 +143,48 @@ Test(scale, nested_ifs_grow_linearly)
 	char *t60 = ifnest(60);
 	run_on_emulator(t60, "-D N=1024");
 	free(t60);
+}
+
+/* A loop body of ~210 KB: its exit branch and back edge are beyond the
+ * SOPP range (+-128 KiB) and become s_getpc/s_add/s_addc/s_setpc through
+ * a reserved SGPR pair (amd_emit.c); it used to be rejected ("branch offset
+ * out of range").  llvm-objdump-19 decodes it, and it runs like the
+ * interpreter.  Half the body fits the range and needs none. */
+Test(scale, long_branches_beyond_the_sopp_range)
+{
+	cr_assert(access("/usr/bin/llvm-objdump-19", X_OK) == 0, "oracle /usr/bin/llvm-objdump-19 is missing");
+	char *big = straight(4096), *half = straight(2048);
+	for (size_t i = 0; i < TA_ARRAY_LEN(amd_targets); i++) {
+		AmdOutput out;
+		compile(half, amd_targets[i], &out);
+		cr_expect_null(strstr(out.listing.buf, "s_setpc_b64"), "%s: a long branch in a short kernel", amd_targets[i]);
+		amd_output_free(&out);
+		compile(big, amd_targets[i], &out);
+		cr_expect_gt(out.kernels[0].code_bytes, 140000, "%s: the kernel is too small to test this", amd_targets[i]);
+		cr_expect(strstr(out.listing.buf, "s_getpc_b64 s[") && strstr(out.listing.buf, "s_setpc_b64 s["),
+			  "%s: no long branch", amd_targets[i]);
+		char obj[] = "/tmp/tileasm-long-XXXXXX";
+		int fd = mkstemp(obj);
+		cr_assert(fd >= 0);
+		cr_assert_eq(write(fd, out.code_object, out.code_object_len), (ssize_t)out.code_object_len);
+		close(fd);
+		char cmd[256];
+		snprintf(cmd, sizeof cmd, "llvm-objdump-19 -d --mcpu=%s %s 2>&1", amd_targets[i], obj);
+		FILE *p = popen(cmd, "r");
+		cr_assert(p);
+		char line[512];
+		int setpc = 0, unknown = 0;
+		while (fgets(line, sizeof line, p)) {
+			setpc += strstr(line, "s_setpc_b64") != NULL;
+			unknown += strstr(line, "<unknown>") != NULL;
+		}
+		cr_expect_eq(pclose(p), 0, "%s: llvm-objdump-19 failed", amd_targets[i]);
+		cr_expect_geq(setpc, 2, "%s: llvm-objdump-19 shows %d s_setpc_b64", amd_targets[i], setpc);
+		cr_expect_eq(unknown, 0, "%s: undecodable bytes", amd_targets[i]);
+		remove(obj);
+		amd_output_free(&out);
+	}
+	run_on_emulator(big, "-D N=600");
+	free(big);
+	free(half);
 }
