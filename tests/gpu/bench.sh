@@ -51,7 +51,7 @@ run gemm_bias_relu generic M=64 N=130 K=70
 echo "== memory-bound and attention kernels (generic path), tileasm run --bench"
 bench() { # example, args...
   local ex=$1; shift
-  local args=(); for a in "$@"; do args+=(--arg "$a"); done
+  local args=(); for a in "$@"; do case $a in D:*) args+=(-D "${a#D:}") ;; *) args+=(--arg "$a") ;; esac; done
   out=$(timeout 300 "$T" run "examples/$ex.tile" --backend=cuda --target=sm_90a --bench "${args[@]}" 2>&1)
   rc=$?
   ms=$(echo "$out" | sed -n 's/.*bench: \([0-9.]*\) ms.*/\1/p')
@@ -64,6 +64,9 @@ bench rmsnorm M=8192 N=2048 eps=0.000001
 bench layernorm M=8192 N=2048 eps=0.000001
 bench flash_attention_fwd S=1024 causal=0 scale=0.125
 bench flash_attention_fwd S=4096 causal=0 scale=0.125
+bench mha_fwd B=1 H=4 S=2048 causal=0 scale=0.125
+bench mha_fwd B=1 H=4 S=2048 causal=1 scale=0.125
+bench mha_fwd D:D=128 B=1 H=4 S=1024 causal=0 scale=0.088
 python3 - <<'PY' || true
 import torch, torch.nn.functional as F
 def t(f, n=50):
@@ -91,6 +94,10 @@ for S in (1024, 4096):
     q, k, v = (torch.randn(1, 1, S, 64, device='cuda', dtype=torch.float16) for _ in range(3))
     ms = t(lambda: F.scaled_dot_product_attention(q, k, v))
     print(f"TORCH sdpa S={S} d=64 1 head f16: {ms:.4f} ms, {4*S*S*64/ms/1e9:.1f} TFLOP/s")
+for H, S, D, causal in ((4, 2048, 64, False), (4, 2048, 64, True), (4, 1024, 128, False)):
+    q, k, v = (torch.randn(1, H, S, D, device='cuda', dtype=torch.float16) for _ in range(3))
+    ms = t(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+    print(f"TORCH sdpa B=1 H={H} S={S} D={D} causal={int(causal)} f16: {ms:.4f} ms")
 PY
 echo "bench.sh: $fails failure(s)"
 [ $fails -eq 0 ]

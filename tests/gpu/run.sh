@@ -43,6 +43,11 @@ CASES=(
   "$EX/flash_attention_fwd.tile|flash_attention_fwd|S=200 causal=0 scale=0.125"
   "$EX/flash_attention_fwd.tile|flash_attention_fwd|S=256 causal=1 scale=0.125"
   "$EX/flash_attention_fwd.tile|flash_attention_fwd|S=100 causal=1 scale=0.125"
+  "$EX/mha_fwd.tile|mha_fwd|B=1 H=2 S=64 causal=0 scale=0.125"
+  "$EX/mha_fwd.tile|mha_fwd|B=2 H=3 S=200 causal=0 scale=0.125"
+  "$EX/mha_fwd.tile|mha_fwd|B=2 H=2 S=129 causal=1 scale=0.125"
+  "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=1 H=2 S=100 causal=0 scale=0.088"
+  "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=2 H=2 S=256 causal=1 scale=0.088"
   "$F|copies|N=64"
   "$F|copies|N=100"
   "$F|reductions|R=8"
@@ -61,7 +66,8 @@ for tgt in ${TARGETS:-sm_80 sm_90a}; do
   for c in "${CASES[@]}"; do
     IFS='|' read -r file ex shape <<<"$c"
     args=()
-    for a in $shape; do args+=(--arg "$a"); done
+    # D:NAME=V specialises a shape symbol at compile time (-D), the rest are --arg values
+    for a in $shape; do case $a in D:*) args+=(-D "${a#D:}") ;; *) args+=(--arg "$a") ;; esac; done
     out=$(timeout 300 "$T" run "$file" --kernel "$ex" --backend="${BACKEND:-cuda}" --target="$tgt" "${args[@]}" 2>&1)
     rc=$?
     { echo "=== $ex $tgt $shape (rc $rc)"; echo "$out"; } >>"$LOG"
