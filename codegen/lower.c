@@ -154,7 +154,10 @@ static void lower_for(L *c, const Stmt *s)
 	int32_t top = label(c), end = label(c);
 	place(c, top);
 	bra(c, end, setp(c, st > 0 ? CMP_GE : CMP_LE, o, i, hi), false);
+	int32_t outer = c->brk;
+	c->brk = end;
 	lower_block(c, &s->body);
+	c->brk = outer;
 	if (!c->par)
 		lower_flush(c);
 	emit(c, I(SI_ADD, o, i, i, o == DT_I64 ? movi(c, DT_I64, st) : i32c(c, st)));
@@ -221,6 +224,11 @@ static void stmt(L *c, int32_t id)
 	case S_CUMSUM: lower_cumsum(c, s); break;
 	case S_ATOMIC_ADD: lower_atomic(c, s); break;
 	case S_BARRIER: lower_barrier(c); break;
+	case S_BREAK: /* to the loop's end, with the barrier its body's end would have */
+		if (!c->par)
+			lower_flush(c);
+		bra(c, c->brk, -1, false);
+		break;
 	case S_PARALLEL: lower_parallel(c, s); break;
 	case S_FOR:
 		if (c->wg && id == c->wg->loop) { /* sm_90a GEMM path: TMA + wgmma (lower_wg_loop) */
@@ -365,6 +373,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	for (size_t i = 0; i < nb; i++)
 		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = c->bl[i].rr = -1;
 	c->rf_slot = c->rr_slot = c->rr_tile = -1;
+	c->brk = -1;
 	c->vf_kr = c->vf_cs = -1;
 	c->vf_mode = vf_override >= 0 ? vf_override : 1;
 	/* parameters */

@@ -65,6 +65,7 @@ typedef struct {
 	int32_t tid, shbase;
 	int nthreads;
 	bool par;        /* inside parallel / per-thread code */
+	int32_t brk;     /* label a break goes to: the end of the innermost serial loop, -1 outside */
 	bool failed;
 	/* barrier tracking */
 	uint32_t *rd_ep, *wr_ep, epoch;

@@ -46,6 +46,7 @@ typedef struct {
 	bool private_mode; /* inside a parallel iteration or per-thread body */
 	bool thread_mode;  /* tx is defined */
 	bool failed;
+	bool breaking;     /* a break is leaving the innermost loop */
 } Interp;
 
 #define EX(id) (&in->m->exprs.data[id])
@@ -782,16 +783,21 @@ static void exec_stmt(Interp *in, int32_t id)
 		for (int64_t k = 0; k < n && !in->failed; k++) {
 			in->vars[s->var] = (Val){lo + k * st, 0};
 			exec_block(in, &s->body);
+			if (in->breaking) {
+				in->breaking = false;
+				break;
+			}
 		}
 		break;
 	}
 	case S_IF: exec_if(in, s); break;
+	case S_BREAK: in->breaking = true; break;
 	}
 }
 
 static void exec_block(Interp *in, const Block *b)
 {
-	for (int i = 0; i < b->n && !in->failed; i++)
+	for (int i = 0; i < b->n && !in->failed && !in->breaking; i++)
 		exec_stmt(in, b->ids[i]);
 }
 

@@ -156,6 +156,7 @@ typedef enum {
 	S_PARALLEL,  /* for (vars) in extents: body — iterations are independent */
 	S_FOR,       /* serial / unroll / pipelined loop */
 	S_IF,
+	S_BREAK,     /* leaves the innermost serial/unroll loop */
 } StmtKind;
 
 typedef enum { LOOP_SERIAL, LOOP_UNROLL, LOOP_PIPELINED } LoopKind;

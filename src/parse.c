@@ -296,7 +296,7 @@ static const char *const reserved[] = {
 	"kernel", "grid", "threads", "shared", "fragment", "local", "let", "copy", "gemm", "clear",
 	"fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax", "cumsum",
 	"atomic_add", "atomic_max", "atomic_min", "barrier", "parallel", "in", "serial", "unroll", "pipelined", "stages", "if",
-	"else", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "min", "max", "abs", "exp",
+	"else", "break", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "min", "max", "abs", "exp",
 	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv", "floor", "ceil", "round",
 	"sin", "cos", "erf", "sigmoid", "pow", "fmod", "clamp", "if_then_else", "step",
 };
@@ -1162,6 +1162,8 @@ static int32_t parse_stmt(Parser *ps)
 	}
 	if (tok_is(&t, "serial") || tok_is(&t, "unroll") || tok_is(&t, "pipelined"))
 		return parse_for(ps, t);
+	if (tok_is(&t, "break"))
+		return add_stmt(ps, mk_stmt(S_BREAK, t.pos));
 	if (tok_is(&t, "parallel"))
 		return parse_parallel(ps, t);
 	if (tok_is(&t, "if"))

@@ -237,6 +237,7 @@ static void print_stmt(Printer *p, int32_t id, int depth)
 		sb_putc(sb, ')');
 		break;
 	case S_BARRIER: sb_puts(sb, "barrier()"); break;
+	case S_BREAK: sb_puts(sb, "break"); break;
 	case S_PARALLEL:
 		sb_puts(sb, "parallel (");
 		for (int i = 0; i < s->nvars; i++)

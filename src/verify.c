@@ -16,6 +16,7 @@ typedef struct {
 	Kernel *k;
 	int in_parallel; /* inside a parallel body */
 	int per_thread;  /* inside a per-thread if */
+	int loop;        /* LoopKind + 1 of the innermost loop a break may leave, 0: none */
 	bool failed;
 } Checker;
 
@@ -822,6 +823,12 @@ static void check_stmt(Checker *c, int32_t id)
 		break;
 	}
 	case S_BARRIER: collective_ok(c, s, "barrier"); break;
+	case S_BREAK:
+		if (c->loop == 0)
+			err(c, s->pos, "break outside a serial loop (it cannot leave a parallel body or a per-thread if)");
+		else if (c->loop == LOOP_PIPELINED + 1)
+			err(c, s->pos, "break cannot leave a pipelined loop; use a serial loop");
+		break;
 	case S_PARALLEL: {
 		if (c->in_parallel) {
 			err(c, s->pos, "parallel loops cannot be nested; use one parallel loop with several variables");
@@ -836,12 +843,15 @@ static void check_stmt(Checker *c, int32_t id)
 			if (const_int(c, s->extents[i], "a parallel extent", &v) && v < 1)
 				err(c, EX(s->extents[i])->pos, "parallel extent must be positive, not %lld", (long long)v);
 		}
+		int outer = c->loop;
+		c->loop = 0;
 		c->in_parallel++;
 		check_block(c, &s->body);
 		c->in_parallel--;
+		c->loop = outer;
 		break;
 	}
-	case S_FOR:
+	case S_FOR: {
 		check_int(c, s->lo, "a loop bound");
 		check_int(c, s->hi, "a loop bound");
 		if (s->step >= 0) {
@@ -865,8 +875,12 @@ static void check_stmt(Checker *c, int32_t id)
 				err(c, s->pos, "unroll of %lld iterations is too large (at most 1024)",
 				    (long long)ir_trip_count(lo, hi, st));
 		}
+		int outer = c->loop;
+		c->loop = s->sub + 1;
 		check_block(c, &s->body);
+		c->loop = outer;
 		break;
+	}
 	case S_IF: {
 		bool thread = uses_var_kind(c, s->value, V_THREADIDX);
 		if (thread && c->in_parallel) {
@@ -875,10 +889,13 @@ static void check_stmt(Checker *c, int32_t id)
 		}
 		if (thread)
 			s->per_thread = true;
-		if (thread && !c->per_thread)
+		int outer = c->loop;
+		if (thread && !c->per_thread) {
 			c->per_thread++;
-		else
+			c->loop = 0; /* a per-thread break would leave a block-level loop divergently */
+		} else {
 			thread = false;
+		}
 		DType t = check_expr(c, s->value, DT_BOOL);
 		if (t != DT_VOID && t != DT_BOOL)
 			err(c, EX(s->value)->pos, "if condition must be bool, not %s", dtype_name(t));
@@ -886,6 +903,7 @@ static void check_stmt(Checker *c, int32_t id)
 		check_block(c, &s->els);
 		if (thread)
 			c->per_thread--;
+		c->loop = outer;
 		break;
 	}
 	}

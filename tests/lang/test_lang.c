@@ -359,3 +359,30 @@ Test(interp, dimension_expressions)
 	cr_expect_eq(B[0], 53.0f, "A[5, 8] is the last element");
 	ir_module_free(m);
 }
+
+Test(interp, break_leaves_the_innermost_loop)
+{
+	Module *m = snip("kernel k(n: i32, Out: i32[3]) grid(1) threads(32) {\n"
+	                 "  Out[0] = 0\n"
+	                 "  serial i in 0 .. 100 {\n"
+	                 "    if i == n { break }\n"
+	                 "    Out[0] = Out[0] + i\n"
+	                 "  }\n"
+	                 "  Out[1] = 0\n"
+	                 "  serial i in 0 .. 4 {\n"
+	                 "    serial j in 0 .. 4 { if j > i { break } Out[1] = Out[1] + 1 }\n"
+	                 "    Out[1] = Out[1] + 100\n"
+	                 "  }\n"
+	                 "  Out[2] = 0\n"
+	                 "  serial i in 10 .. 0 step -1 { Out[2] = i if i < 7 { break } }\n"
+	                 "}\n");
+	int32_t Out[3];
+	Args a = {.m = m};
+	h_tensor(&a, "Out", Out, sizeof Out);
+	h_int(&a, "n", 5);
+	h_run(&a, NULL);
+	cr_expect_eq(Out[0], 0 + 1 + 2 + 3 + 4);
+	cr_expect_eq(Out[1], 1 + 2 + 3 + 4 + 400, "the inner loop runs i + 1 times, the outer all 4");
+	cr_expect_eq(Out[2], 6);
+	ir_module_free(m);
+}
