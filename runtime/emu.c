@@ -23,6 +23,7 @@ EmuDevice *emu_create(ta_target t)
 	dev->g11 = dev->target == TA_TARGET_GFX1100;
 	dev->checks = EMU_CHECK_WAITCNT | EMU_CHECK_UNINIT | EMU_CHECK_HAZARD;
 	dev->insn_limit = 1000000000ull;
+	dev->work_limit = EMU_DEFAULT_WORK_LIMIT;
 	dev->next_va = VA_START;
 	return dev;
 }
@@ -61,6 +62,7 @@ void emu_destroy(EmuDevice *dev)
 void emu_set_checks(EmuDevice *dev, unsigned checks) { dev->checks = checks; }
 void emu_set_profile(EmuDevice *dev, int on) { dev->profiling = on != 0; }
 void emu_set_insn_limit(EmuDevice *dev, uint64_t limit) { dev->insn_limit = limit ? limit : 1; }
+void emu_set_work_limit(EmuDevice *dev, uint64_t limit) { dev->work_limit = limit ? limit : 1; }
 const EmuStats *emu_stats(const EmuDevice *dev) { return &dev->stats; }
 void emu_reset_stats(EmuDevice *dev) { memset(&dev->stats, 0, sizeof dev->stats); }
 const CoObject *emu_code_object(const EmuDevice *dev) { return dev->co; }
@@ -563,6 +565,13 @@ static int run_group(EmuDevice *dev, EmuWave *waves, int nw)
 						 (unsigned long long)dev->insn_limit);
 					return -1;
 				}
+				if (++dev->work > dev->work_limit) {
+					emu_fail(dev, w, w->pc < dev->k->ninsn ? w->pc : -1,
+						 "work bound exceeded: more than %llu instructions in this launch, all waves "
+						 "and workgroups together (raise it with --max-steps)",
+						 (unsigned long long)dev->work_limit);
+					return -1;
+				}
 				if (r)
 					break;
 			}
@@ -615,6 +624,7 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 	dev->k = k;
 	dev->d = d;
 	dev->failed = 0;
+	dev->work = 0;
 	uint32_t rsrc1 = kd->rsrc1, rsrc2 = kd->rsrc2;
 	dev->denorm32 = (int)(rsrc1 >> 16 & 3);
 	dev->denorm16 = (int)(rsrc1 >> 18 & 3);

@@ -77,6 +77,11 @@ void emu_set_checks(EmuDevice *dev, unsigned checks);
 /* Stops a launch after this many instructions per wave (default 1e9): an
  * endless loop becomes an error instead of a hang. */
 void emu_set_insn_limit(EmuDevice *dev, uint64_t limit);
+/* Stops a launch after this many instructions in all, every wave of every
+ * workgroup counted (default EMU_DEFAULT_WORK_LIMIT): a huge grid of short
+ * waves becomes an error too ("work bound exceeded"). */
+#define EMU_DEFAULT_WORK_LIMIT 10000000000ull
+void emu_set_work_limit(EmuDevice *dev, uint64_t limit);
 
 /* Counts since emu_create (or the last reset). */
 const EmuStats *emu_stats(const EmuDevice *dev);

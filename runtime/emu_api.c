@@ -77,6 +77,12 @@ TA_API ta_status ta_emu_launch(ta_emu *e, const char *kernel, const uint32_t gri
 												    : TA_OK;
 }
 
+TA_API void ta_emu_set_max_steps(ta_emu *e, uint64_t max_steps)
+{
+	if (e)
+		emu_set_work_limit(e->dev, max_steps ? max_steps : EMU_DEFAULT_WORK_LIMIT);
+}
+
 TA_API void ta_emu_set_profile(ta_emu *e, int on)
 {
 	if (e)

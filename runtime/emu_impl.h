@@ -80,6 +80,7 @@ struct EmuDevice {
 	int g11;          /* gfx1100 */
 	unsigned checks;
 	uint64_t insn_limit;
+	uint64_t work_limit, work; /* instructions of a launch, all waves and workgroups */
 	VEC(EmuBuf) bufs; /* sorted by base */
 	uint64_t next_va;
 	size_t last_buf;

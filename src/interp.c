@@ -47,6 +47,7 @@ typedef struct {
 	bool thread_mode;  /* tx is defined */
 	bool failed;
 	bool breaking;     /* a break is leaving the innermost loop */
+	uint64_t steps, max_steps; /* work done and its bound (interp_run_bounded) */
 } Interp;
 
 #define EX(id) (&in->m->exprs.data[id])
@@ -65,6 +66,21 @@ static void rt_error(Interp *in, SrcPos pos, const char *fmt, ...)
 	va_end(ap);
 	diag_at(in->d, DIAG_ERROR, &in->m->src, pos, "%s (in block (%lld, %lld, %lld))", msg,
 	        (long long)in->blk[0], (long long)in->blk[1], (long long)in->blk[2]);
+}
+
+/* Charges n steps of work (a statement, a loop iteration, a block, an
+ * element of a tile operation) against the run's bound. */
+static bool charge(Interp *in, uint64_t n, SrcPos pos)
+{
+	if (in->failed) /* stop the loops that test only the bound after an error */
+		return false;
+	if (n <= in->max_steps - in->steps) {
+		in->steps += n;
+		return true;
+	}
+	rt_error(in, pos, "work bound exceeded: more than %llu interpreter steps (raise it with --max-steps)",
+		 (unsigned long long)in->max_steps);
+	return false;
 }
 
 /* ---- scalar semantics ------------------------------------------------ */
@@ -497,7 +513,10 @@ static void exec_copy(Interp *in, const Stmt *s)
 	if (!region_offsets(in, &s->src, src->rank, so) || !region_offsets(in, &s->dst, dst->rank, doff))
 		return;
 	tile_ext(s, ext);
-	if (any_empty(ext, s->trank))
+	uint64_t tile = 1;
+	for (int d = 0; d < s->trank; d++) /* saturating: a huge tile is over any bound */
+		tile = ext[d] > 0 && tile > UINT64_MAX / (uint64_t)ext[d] ? UINT64_MAX : tile * (uint64_t)(ext[d] > 0 ? ext[d] : 0);
+	if (any_empty(ext, s->trank) || !charge(in, tile, s->pos))
 		return;
 	bool same = src->dt == dst->dt;
 	do {
@@ -526,6 +545,8 @@ static void exec_gemm(Interp *in, const Stmt *s)
 	const BufState *A = &in->bufs[s->src.buf], *B = &in->bufs[s->src2.buf];
 	BufState *C = &in->bufs[s->dst.buf];
 	int64_t M = C->dims[0], N = C->dims[1], K = A->dims[s->flag_a ? 0 : 1];
+	if (!charge(in, (uint64_t)M * (uint64_t)N * (uint64_t)K + (uint64_t)(M + N) * (uint64_t)K, s->pos))
+		return;
 	bool integer = !is_float(A->dt);
 	/* a[m*K + k] and bt[n*K + k]: both operands K-contiguous. */
 	size_t esz = integer ? sizeof(int64_t) : sizeof(float);
@@ -581,6 +602,8 @@ done:
 static void exec_fill(Interp *in, const Stmt *s)
 {
 	BufState *b = &in->bufs[s->dst.buf];
+	if (!charge(in, (uint64_t)b->elems, s->pos))
+		return;
 	uint8_t pat[8] = {0};
 	if (s->kind == S_FILL) {
 		Val v = eval(in, s->value);
@@ -627,6 +650,8 @@ static void exec_reduce(Interp *in, const Stmt *s)
 	DType at = is_float(dst->dt) && dst->dt != DT_F64 ? DT_F32 : dst->dt;
 	int64_t outer, n, inner;
 	split_dims(src, s->dim, &outer, &n, &inner);
+	if (!charge(in, (uint64_t)src->elems, s->pos))
+		return;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t j = 0; j < inner; j++) {
 			/* Fold from the first element so no identity value (and no
@@ -651,6 +676,8 @@ static void exec_cumsum(Interp *in, const Stmt *s)
 	BufState *dst = &in->bufs[s->dst.buf];
 	int64_t outer, n, inner;
 	split_dims(src, s->dim, &outer, &n, &inner);
+	if (!charge(in, (uint64_t)src->elems, s->pos))
+		return;
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t j = 0; j < inner; j++) {
 			Val acc = {0, 0};
@@ -717,6 +744,8 @@ static void exec_parallel(Interp *in, const Stmt *s)
 	bool outer = !in->private_mode;
 	in->private_mode = true;
 	do {
+		if (!charge(in, 1, s->pos))
+			break;
 		for (int d = 0; d < n; d++)
 			in->vars[s->vars[d]] = (Val){i[d], 0};
 		private_begin(in);
@@ -741,7 +770,7 @@ static void exec_if(Interp *in, const Stmt *s)
 		return;
 	}
 	in->private_mode = in->thread_mode = true;
-	for (int t = 0; t < in->k->threads && !in->failed; t++) {
+	for (int t = 0; t < in->k->threads && charge(in, 1, s->pos); t++) {
 		in->vars[in->k->threadidx] = (Val){t, 0};
 		private_begin(in);
 		Val c = eval(in, s->value);
@@ -755,6 +784,8 @@ static void exec_if(Interp *in, const Stmt *s)
 static void exec_stmt(Interp *in, int32_t id)
 {
 	const Stmt *s = ST(id);
+	if (!charge(in, 1, s->pos))
+		return;
 	switch ((StmtKind)s->kind) {
 	case S_ALLOC: poison(&in->bufs[s->buf]); break;
 	case S_LET: in->vars[s->var] = eval(in, s->value); break;
@@ -780,7 +811,7 @@ static void exec_stmt(Interp *in, int32_t id)
 	case S_FOR: {
 		int64_t lo = eval(in, s->lo).i, hi = eval(in, s->hi).i, st = s->step >= 0 ? eval(in, s->step).i : 1;
 		int64_t n = ir_trip_count(lo, hi, st);
-		for (int64_t k = 0; k < n && !in->failed; k++) {
+		for (int64_t k = 0; k < n && charge(in, 1, s->pos); k++) {
 			in->vars[s->var] = (Val){lo + k * st, 0};
 			exec_block(in, &s->body);
 			if (in->breaking) {
@@ -954,6 +985,11 @@ static int setup(Interp *in, const InterpArg *args)
 
 int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
 {
+	return interp_run_bounded(m, k, args, INTERP_DEFAULT_MAX_STEPS, d);
+}
+
+int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t max_steps, Diag *d)
+{
 	if (!m->verified || k < 0 || (size_t)k >= m->kernels.len) {
 		diag_error(d, "interp_run needs a verified module and a valid kernel index");
 		return -1;
@@ -963,7 +999,7 @@ int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
 		           m->kernels.data[k].nargs);
 		return -1;
 	}
-	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d};
+	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps};
 	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
 	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);
 	if (!in.vars || !in.bufs) {
@@ -983,6 +1019,8 @@ int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
 		for (int64_t y = 0; y < grid[1] && !in.failed; y++)
 			for (int64_t x = 0; x < grid[0] && !in.failed; x++) {
 				int64_t idx[3] = {x, y, z};
+				if (!charge(&in, 1, in.k->pos))
+					break;
 				for (int dd = 0; dd < 3; dd++) {
 					in.blk[dd] = idx[dd];
 					if (in.k->blockidx[dd] >= 0)

@@ -49,6 +49,15 @@ typedef struct {
  * (bx fastest); a failing run may have modified the tensors. */
 int interp_run(const Module *m, int k, const InterpArg *args, Diag *d);
 
+/* interp_run with a bound on the work of the whole run, all blocks
+ * together: every statement, loop iteration, parallel iteration, thread of
+ * a per-thread if, block, and element of a copy/fill/reduce/cumsum (M*N*K
+ * for gemm) is one step.  Past max_steps the run stops with "work bound
+ * exceeded" (a runtime error at the statement that crossed it).
+ * interp_run uses INTERP_DEFAULT_MAX_STEPS. */
+#define INTERP_DEFAULT_MAX_STEPS 1000000000ull
+int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t max_steps, Diag *d);
+
 /* Shape of the tensor argument argi of kernel k given the symbol values in
  * args (or their -D values).  Returns the rank and fills dims, or -1 if argi
  * is not a tensor or a needed symbol is negative (no diagnostic). */

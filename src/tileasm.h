@@ -334,6 +334,10 @@ TA_API ta_status ta_emu_load(ta_emu *e, const void *code_object, size_t n);
  * dynamic shared memory). */
 TA_API ta_status ta_emu_launch(ta_emu *e, const char *kernel, const uint32_t grid[3], const uint32_t block[3],
                                const void *kernarg, size_t kernarg_size, uint32_t dynamic_lds);
+/* Work bound: a launch stops with TA_ERR_RUNTIME ("work bound exceeded")
+ * after max_steps instructions in all, every wave of every workgroup
+ * counted (0: the default, 1e10; each wave is also limited to 1e9). */
+TA_API void ta_emu_set_max_steps(ta_emu *e, uint64_t max_steps);
 
 /* Profiling: with it on, every launch records what it executed and a cycle
  * estimate from a small issue model (docs/emulator.md, "Profiling").  The

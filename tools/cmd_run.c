@@ -143,7 +143,7 @@ int cli_run(int argc, char **argv)
 	const char *file = NULL, *backend = NULL, *target = NULL, *kname = NULL, *val;
 	const char *argspecs[64];
 	int nargspecs = 0, bench = 0, profile = 0, r, rc = 2;
-	uint64_t seed = 1;
+	uint64_t seed = 1, max_steps = 0;
 	ta_ctx *ctx = ta_ctx_create();
 	ta_module *tm = NULL;
 	InterpArg *args = NULL, *ref = NULL;
@@ -155,7 +155,7 @@ int cli_run(int argc, char **argv)
 		const char *a = argv[i];
 		if ((r = cli_opt(argc, argv, &i, "backend", &val)) || (r = cli_opt(argc, argv, &i, "target", &val)) ||
 		    (r = cli_opt(argc, argv, &i, "seed", &val)) || (r = cli_opt(argc, argv, &i, "kernel", &val)) ||
-		    (r = cli_opt(argc, argv, &i, "arg", &val))) {
+		    (r = cli_opt(argc, argv, &i, "arg", &val)) || (r = cli_opt(argc, argv, &i, "max-steps", &val))) {
 			if (r < 0) {
 				fprintf(stderr, "tileasm: error: option '%s' needs a value\n", a);
 				goto done;
@@ -172,6 +172,14 @@ int cli_run(int argc, char **argv)
 					goto done;
 				}
 				argspecs[nargspecs++] = val;
+			} else if (!strncmp(a, "--max-steps", 11)) {
+				char *end;
+				errno = 0;
+				max_steps = strtoull(val, &end, 0);
+				if (*end || !*val || *val == '-' || errno || !max_steps) {
+					fprintf(stderr, "tileasm: error: --max-steps needs a positive integer\n");
+					goto done;
+				}
 			} else {
 				char *end;
 				seed = strtoull(val, &end, 0);
@@ -307,7 +315,8 @@ int cli_run(int argc, char **argv)
 	Diag d;
 	diag_init(&d);
 	clock_t t0 = clock();
-	int ir = interp_run(m, kid, ref, &d);
+	uint64_t bound = max_steps ? max_steps : INTERP_DEFAULT_MAX_STEPS;
+	int ir = interp_run_bounded(m, kid, ref, bound, &d);
 	double interp_ms = (double)(clock() - t0) * 1000.0 / CLOCKS_PER_SEC;
 	fputs(diag_text(&d), stderr);
 	diag_free(&d);
@@ -315,13 +324,13 @@ int cli_run(int argc, char **argv)
 		fprintf(stderr, "tileasm: error: the interpreter failed; no comparison made\n");
 		goto done;
 	}
-	RunCase run = {m, kid, tgt, args, written, bench, profile};
+	RunCase run = {m, kid, tgt, args, written, bench, profile, max_steps};
 	int br;
 	if (be == B_INTERP) {
 		/* The interpreter against itself: a second run from poisoned outputs
 		 * must reproduce the first exactly (no reads of unwritten data). */
 		diag_init(&d);
-		br = interp_run(m, kid, args, &d);
+		br = interp_run_bounded(m, kid, args, bound, &d);
 		fputs(diag_text(&d), stderr);
 		diag_free(&d);
 		printf("  interpreter: %.1f ms\n", interp_ms);

@@ -5,6 +5,7 @@
 #define TILEASM_RUN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "interp.h"
 #include "ir.h"
@@ -18,6 +19,7 @@ typedef struct {
 	bool *written;     /* per argument: the kernel writes this tensor */
 	int bench;         /* --bench: also time repeated launches and print them */
 	int profile;       /* --profile (emu): print the emulator's profile of the launch */
+	uint64_t max_steps; /* --max-steps: the emulator's work bound (0: its default) */
 } RunCase;
 
 /* Backends: run the kernel once, leaving results in rc->args[i].data.

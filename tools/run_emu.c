@@ -134,6 +134,10 @@ int run_backend_emu(RunCase *rc)
 		fprintf(stderr, "tileasm: error: --backend=emu needs an AMD target (gfx1100, gfx90a, gfx942)\n");
 		goto out;
 	}
+	if (rc->max_steps) { /* --max-steps bounds the whole launch (and so each wave) */
+		emu_set_work_limit(dev, rc->max_steps);
+		emu_set_insn_limit(dev, rc->max_steps);
+	}
 	if (emu_load(dev, co, n, &d) || run_amd_plan(rc, emu_code_object(dev), &p))
 		goto out;
 	for (int i = 0; i < p.nargs; i++) {

@@ -11,6 +11,7 @@ static const char usage[] =
 	"                        [-D NAME=VALUE]...\n"
 	"       tileasm run FILE.tile --backend=interp|emu|cuda|hsa [--target=T] [--kernel K]\n"
 	"                        [-D NAME=VALUE]... [--arg NAME=VALUE]... [--seed N] [--bench] [--profile]\n"
+	"                        [--max-steps N]\n"
 	"       tileasm asm FILE.s --target=T [--show-encoding] [-o OUT]\n"
 	"       tileasm disasm FILE.hsaco | FILE --target=T\n"
 	"       tileasm targets | --help | --version\n";
