@@ -74,6 +74,25 @@ TA_API ta_status ta_ctx_define(ta_ctx *c, const char *name, int64_t value)
 	return TA_OK;
 }
 
+TA_API ta_status ta_ctx_undefine(ta_ctx *c, const char *name)
+{
+	if (!c)
+		return TA_ERR_INVALID;
+	if (!name) {
+		c->defines.len = 0;
+		return TA_OK;
+	}
+	for (size_t i = 0; i < c->defines.len; i++)
+		if (!strcmp(c->defines.data[i].name, name)) {
+			/* keep definition order: it is part of the cache key */
+			memmove(&c->defines.data[i], &c->defines.data[i + 1],
+				(c->defines.len - i - 1) * sizeof *c->defines.data);
+			c->defines.len--;
+			return TA_OK;
+		}
+	return TA_ERR_INVALID;
+}
+
 Module *ta_module_ir(ta_module *m) { return m ? m->m : NULL; }
 
 ta_module *ta_module_wrap(Module *m)

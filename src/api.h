@@ -19,6 +19,7 @@ struct ta_ctx {
 	/* Compile cache (compile.c): at most cache_max entries, LRU by tick. */
 	CacheEntry *cache;
 	size_t cache_len, cache_max;
+	size_t cache_bytes, cache_max_bytes; /* what the entries hold, and its bound (0: none) */
 	uint64_t cache_tick, cache_hits, cache_misses;
 };
 

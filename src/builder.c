@@ -7,6 +7,11 @@
  */
 #include "api.h"
 
+#include <ctype.h>
+#include <errno.h>
+
+enum { TA_MAX_NAME = 1024, TA_BUILD_MAX_TREE = 1 << 20 };
+
 _Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2 && (int)TA_FP8E5M2FNUZ == DT_FP8E5M2FNUZ &&
                    DT_FP8E5M2FNUZ + 1 == DT_COUNT,
                "ta_dtype mirrors DType");
@@ -38,6 +43,10 @@ struct ta_builder {
 	VEC(KernelArg) args;
 	VEC(Frame) frames;
 	VEC(BName) names;
+	/* per expression id: nesting height, and nodes when printed as a tree
+	 * (a shared handle is printed at each use) */
+	VEC(uint16_t) height;
+	VEC(uint32_t) size;
 };
 
 static void fail(ta_builder *b, const char *fn, const char *msg)
@@ -61,7 +70,33 @@ static void fail(ta_builder *b, const char *fn, const char *msg)
 #define CHECK(b, fn, cond, msg) GUARD(b, fn, cond, msg, -1)
 #define CHECKS(b, fn, cond, msg) GUARD(b, fn, cond, msg, TA_ERR_INVALID)
 
+static bool grow_info(ta_builder *b)
+{
+	while (b->height.len < b->m->exprs.len)
+		if (vec_push(&b->height, (uint16_t)1) || vec_push(&b->size, (uint32_t)1))
+			return false;
+	return true;
+}
+
 static bool expr_ok(ta_builder *b, ta_expr e) { return e >= 0 && (size_t)e < b->m->exprs.len; }
+
+/* A builder name: [A-Za-z_][A-Za-z0-9_]*, at most TA_MAX_NAME characters,
+ * not a reserved word (the module is printed and read back, so anything
+ * else could change its meaning: issue 18.4). */
+static bool name_ok(ta_builder *b, const char *fn, const char *name)
+{
+	if (!b || b->failed)
+		return false;
+	size_t n = 0;
+	bool ok = name && (isalpha((unsigned char)name[0]) || name[0] == '_');
+	for (; ok && name[n]; n++)
+		ok = (isalnum((unsigned char)name[n]) || name[n] == '_') && n < TA_MAX_NAME;
+	if (!ok)
+		fail(b, fn, "bad name: a name is a letter or '_' followed by letters, digits or '_', at most 1024 characters");
+	else if (ir_reserved_word(name))
+		fail(b, fn, "bad name: a reserved word");
+	return ok && !b->failed;
+}
 static bool buf_ok(ta_builder *b, ta_buf x) { return x >= 0 && (size_t)x < b->m->bufs.len; }
 static bool dtype_ok(ta_dtype t) { return t >= TA_BOOL && t <= TA_FP8E5M2FNUZ; }
 
@@ -98,6 +133,8 @@ TA_API void ta_build_abort(ta_builder *b)
 	free_frames(b);
 	vec_free(&b->args);
 	vec_free(&b->names);
+	vec_free(&b->height);
+	vec_free(&b->size);
 	ir_module_free(b->m);
 	free(b);
 }
@@ -188,7 +225,8 @@ static void close_kernel(ta_builder *b)
 
 TA_API ta_status ta_build_kernel(ta_builder *b, const char *name, int threads)
 {
-	CHECKS(b, "ta_build_kernel", name && *name, "kernel needs a name");
+	if (!name_ok(b, "ta_build_kernel", name))
+		return TA_ERR_INVALID;
 	close_kernel(b);
 	if (b->failed)
 		return TA_ERR_INVALID;
@@ -226,9 +264,43 @@ static int32_t lookup(ta_builder *b, const char *name)
 static int32_t mkexpr(ta_builder *b, Expr e)
 {
 	e.a = e.kind == E_UNARY || e.kind == E_BINARY || e.kind == E_CAST ? e.a : -1;
-	int32_t id = ir_add_expr(b->m, e);
-	if (id < 0)
+	/* its height: the parser's and printer's limit applies here already, so
+	 * ta_build_finish never recurses deeper than that (issue 18.6) */
+	unsigned h = 1;
+	uint64_t n = 1;
+	if (!grow_info(b)) {
 		fail(b, "ta_build", "out of memory");
+		return -1;
+	}
+	int32_t kids[IR_MAX_RANK + 4], nk = 0;
+	if (e.a >= 0)
+		kids[nk++] = e.a;
+	if (e.b >= 0)
+		kids[nk++] = e.b;
+	for (int i = 0; i < e.nargs && nk < (int)TA_ARRAY_LEN(kids); i++)
+		kids[nk++] = e.args[i];
+	for (int i = 0; i < nk; i++) {
+		h = TA_MAX(h, b->height.data[kids[i]] + 1u);
+		n += b->size.data[kids[i]];
+	}
+	if (h > IR_MAX_HEIGHT) {
+		fail(b, "ta_build", "expression nested too deeply (more than 256 levels)");
+		return -1;
+	}
+	/* a DAG of shared handles prints as a tree: bound what that expands to
+	 * (e = e + e twenty times is a million nodes; issue 18.5) */
+	if (n > TA_BUILD_MAX_TREE) {
+		fail(b, "ta_build", "expression too large when printed as a tree (more than 1048576 nodes: a handle "
+				    "shared many times); bind shared values with ta_build_let and use ta_build_ref");
+		return -1;
+	}
+	int32_t id = ir_add_expr(b->m, e);
+	if (id < 0 || !grow_info(b)) {
+		fail(b, "ta_build", "out of memory");
+		return -1;
+	}
+	b->height.data[id] = (uint16_t)h;
+	b->size.data[id] = (uint32_t)n;
 	return id;
 }
 
@@ -236,17 +308,21 @@ TA_API ta_buf ta_build_tensor(ta_builder *b, const char *name, ta_dtype t, int r
 {
 	CHECK(b, "ta_build_tensor", b->in_kernel && b->frames.len == 1 && !b->frames.data[0].ids.len,
 	      "parameters come before the kernel body");
-	CHECK(b, "ta_build_tensor", name && dtype_ok(t) && rank >= 1 && rank <= IR_MAX_RANK && dims,
-	      "bad name, dtype or rank");
+	CHECK(b, "ta_build_tensor", name_ok(b, "ta_build_tensor", name) && dtype_ok(t) && rank >= 1 &&
+	      rank <= IR_MAX_RANK && dims, "bad name, dtype or rank");
 	Buffer buf = {.name = dup(b, name), .scope = SCOPE_GLOBAL, .dtype = (uint8_t)t, .rank = (uint8_t)rank,
 	              .param = (int32_t)b->args.len};
 	for (int d = 0; d < rank; d++) {
 		CHECK(b, "ta_build_tensor", dims[d] && *dims[d], "empty dimension");
 		char *end;
+		errno = 0;
 		long long v = strtoll(dims[d], &end, 10);
 		if (!*end) {
+			CHECK(b, "ta_build_tensor", !errno && v >= 1 && v <= INT32_MAX,
+			      "dimension out of range (1 to 2147483647)");
 			buf.shape[d] = ir_int(b->m, v, (SrcPos){0, 0});
 		} else {
+			CHECK(b, "ta_build_tensor", name_ok(b, "ta_build_tensor", dims[d]), "bad dimension name");
 			int32_t var = lookup(b, dims[d]);
 			if (var < 0)
 				var = new_var(b, dims[d], V_SYMBOL, DT_I32);
@@ -265,7 +341,7 @@ TA_API ta_var ta_build_scalar(ta_builder *b, const char *name, ta_dtype t)
 {
 	CHECK(b, "ta_build_scalar", b->in_kernel && b->frames.len == 1 && !b->frames.data[0].ids.len,
 	      "parameters come before the kernel body");
-	CHECK(b, "ta_build_scalar", name && dtype_ok(t), "bad name or dtype");
+	CHECK(b, "ta_build_scalar", name_ok(b, "ta_build_scalar", name) && dtype_ok(t), "bad name or dtype");
 	int32_t v = new_var(b, name, V_PARAM, (DType)t);
 	CHECK(b, "ta_build_scalar", v >= 0 && !vec_push(&b->args, ((KernelArg){v, -1})), "out of memory");
 	return v;
@@ -365,8 +441,10 @@ TA_API ta_expr ta_build_cast(ta_builder *b, ta_dtype t, ta_expr x)
 
 TA_API ta_buf ta_build_alloc(ta_builder *b, const char *name, ta_scope s, ta_dtype t, int rank, const int64_t *shape)
 {
-	CHECK(b, "ta_build_alloc", name && s >= TA_SHARED && s <= TA_LOCAL && dtype_ok(t) && rank >= 1 &&
-	      rank <= IR_MAX_RANK && shape, "bad name, scope, dtype or shape");
+	CHECK(b, "ta_build_alloc", name_ok(b, "ta_build_alloc", name) && s >= TA_SHARED && s <= TA_LOCAL &&
+	      dtype_ok(t) && rank >= 1 && rank <= IR_MAX_RANK && shape, "bad name, scope, dtype or shape");
+	for (int d = 0; d < rank; d++)
+		CHECK(b, "ta_build_alloc", shape[d] >= 1 && shape[d] <= INT32_MAX, "dimension out of range (1 to 2147483647)");
 	Buffer buf = {.name = dup(b, name), .scope = (uint8_t)s, .dtype = (uint8_t)t, .rank = (uint8_t)rank, .param = -1};
 	for (int d = 0; d < rank; d++)
 		buf.shape[d] = ir_int(b->m, shape[d], (SrcPos){0, 0});
@@ -379,7 +457,7 @@ TA_API ta_buf ta_build_alloc(ta_builder *b, const char *name, ta_scope s, ta_dty
 
 TA_API ta_var ta_build_let(ta_builder *b, const char *name, ta_expr value)
 {
-	CHECK(b, "ta_build_let", name && expr_ok(b, value), "bad name or value");
+	CHECK(b, "ta_build_let", name_ok(b, "ta_build_let", name) && expr_ok(b, value), "bad name or value");
 	Stmt st = stmt(S_LET);
 	st.value = value;
 	if (push_stmt(b, "ta_build_let", st) < 0)
@@ -496,6 +574,10 @@ TA_API ta_status ta_build_barrier(ta_builder *b)
 
 static int open_block(ta_builder *b, const char *fn, int32_t sid, bool els)
 {
+	if (b->frames.len > IR_MAX_HEIGHT) { /* the parser's block limit, checked before printing */
+		fail(b, fn, "blocks nested too deeply (more than 256 levels)");
+		return -1;
+	}
 	Frame f = {.stmt = sid, .els = els, .names = b->names.len};
 	if (vec_push(&b->frames, f)) {
 		fail(b, fn, "out of memory");
@@ -506,7 +588,8 @@ static int open_block(ta_builder *b, const char *fn, int32_t sid, bool els)
 
 TA_API ta_var ta_build_for(ta_builder *b, ta_loop kind, const char *var, ta_expr lo, ta_expr hi, int stages)
 {
-	CHECK(b, "ta_build_for", kind >= TA_SERIAL && kind <= TA_PIPELINED && var && expr_ok(b, lo) && expr_ok(b, hi),
+	CHECK(b, "ta_build_for", kind >= TA_SERIAL && kind <= TA_PIPELINED && name_ok(b, "ta_build_for", var) &&
+	      expr_ok(b, lo) && expr_ok(b, hi),
 	      "bad loop kind, variable or bounds");
 	Stmt st = stmt(S_FOR);
 	st.sub = (uint8_t)kind;
@@ -533,7 +616,7 @@ TA_API ta_var ta_build_parallel(ta_builder *b, int n, const char *const *vars, c
 		return -1;
 	int32_t ids[IR_MAX_RANK];
 	for (int i = 0; i < n; i++) {
-		CHECK(b, "ta_build_parallel", vars[i], "NULL variable name");
+		CHECK(b, "ta_build_parallel", name_ok(b, "ta_build_parallel", vars[i]), "bad variable name");
 		ids[i] = new_var(b, vars[i], V_LOOP, DT_I32);
 		if (ids[i] < 0)
 			return -1;

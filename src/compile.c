@@ -299,7 +299,38 @@ struct CacheEntry {
 	char *key;
 	size_t keylen;
 	ta_binary *bin;
+	size_t bytes; /* entry_bytes */
 };
+
+/* What an entry keeps alive: its key (source text and -D values), the code
+ * object or PTX, the listing summary and the IR the binary keeps for
+ * ta_binary_grid (its node arrays). */
+static size_t entry_bytes(size_t keylen, const ta_binary *b)
+{
+	const Module *m = b->m;
+	size_t n = keylen + b->size + (b->summary ? strlen(b->summary) : 0) + sizeof *b;
+	if (m)
+		n += m->exprs.len * sizeof(Expr) + m->stmts.len * sizeof(Stmt) + m->vars.len * sizeof(Var) +
+		     m->bufs.len * sizeof(Buffer) + m->src.len;
+	return n;
+}
+
+static void evict(ta_ctx *c, size_t i)
+{
+	c->cache_bytes -= c->cache[i].bytes;
+	free(c->cache[i].key);
+	ta_binary_release(c->cache[i].bin);
+	c->cache[i] = c->cache[--c->cache_len];
+}
+
+static size_t lru(const ta_ctx *c)
+{
+	size_t slot = 0;
+	for (size_t i = 1; i < c->cache_len; i++)
+		if (c->cache[i].tick < c->cache[slot].tick)
+			slot = i;
+	return slot;
+}
 
 void ta_cache_free(ta_ctx *c)
 {
@@ -310,6 +341,25 @@ void ta_cache_free(ta_ctx *c)
 	free(c->cache);
 	c->cache = NULL;
 	c->cache_len = 0;
+	c->cache_bytes = 0;
+}
+
+TA_API ta_status ta_ctx_set_cache_bytes(ta_ctx *c, size_t max_bytes)
+{
+	if (!c)
+		return TA_ERR_INVALID;
+	c->cache_max_bytes = max_bytes;
+	while (max_bytes && c->cache_len && c->cache_bytes > max_bytes)
+		evict(c, lru(c));
+	return TA_OK;
+}
+
+TA_API void ta_ctx_cache_size(const ta_ctx *c, size_t *entries, size_t *bytes)
+{
+	if (entries)
+		*entries = c ? c->cache_len : 0;
+	if (bytes)
+		*bytes = c ? c->cache_bytes : 0;
 }
 
 TA_API ta_status ta_ctx_set_cache(ta_ctx *c, size_t max_entries)
@@ -407,20 +457,19 @@ TA_API ta_status ta_compile_source_with(ta_ctx *c, const char *filename, const c
 		free(key);
 		return st;
 	}
-	/* Insert, evicting the least recently used entry when full. */
-	size_t slot = c->cache_len;
-	if (slot == c->cache_max) {
-		slot = 0;
-		for (size_t i = 1; i < c->cache_len; i++)
-			if (c->cache[i].tick < c->cache[slot].tick)
-				slot = i;
-		free(c->cache[slot].key);
-		ta_binary_release(c->cache[slot].bin);
-	} else {
-		c->cache_len++;
+	/* Insert, evicting least recently used entries while full (entries or
+	 * bytes); an entry larger than the byte bound on its own is not kept. */
+	size_t bytes = entry_bytes(klen, *out);
+	if (c->cache_max_bytes && bytes > c->cache_max_bytes) {
+		free(key);
+		return TA_OK;
 	}
+	while (c->cache_len && (c->cache_len == c->cache_max ||
+				(c->cache_max_bytes && c->cache_bytes + bytes > c->cache_max_bytes)))
+		evict(c, lru(c));
 	ta_binary_retain(*out);
-	c->cache[slot] = (CacheEntry){h, ++c->cache_tick, key, klen, *out};
+	c->cache[c->cache_len++] = (CacheEntry){h, ++c->cache_tick, key, klen, *out, bytes};
+	c->cache_bytes += bytes;
 	return TA_OK;
 }
 
@@ -446,6 +495,15 @@ TA_API ta_status ta_binary_grid(const ta_binary *b, int k, const int64_t *vals, 
 {
 	if (!b || k < 0 || k >= b->nkernels || !grid)
 		return TA_ERR_INVALID;
+	const Kernel *kn = &b->m->kernels.data[k];
+	/* the kernel receives unspecialised shape symbols as i32: a value it
+	 * cannot receive gives no grid (issue 18.7) */
+	for (int i = 0; i < kn->nargs; i++) {
+		int32_t var = kn->args[i].var;
+		if (var >= 0 && b->m->vars.data[var].kind == V_SYMBOL && !b->m->vars.data[var].has_value &&
+		    (!vals || vals[i] < 0 || vals[i] > INT32_MAX))
+			return TA_ERR_INVALID;
+	}
 	return ir_grid(b->m, k, vals, grid) ? TA_ERR_INVALID : TA_OK;
 }
 

@@ -85,6 +85,12 @@ typedef enum {
 
 const char *op_name(Op op); /* "+", "min", ... */
 
+/* Nesting limit of expressions and blocks (parser, builder): every pass
+ * that recurses over them stays within it. */
+#define IR_MAX_HEIGHT 256
+/* A reserved word of the language (not usable as a name). */
+bool ir_reserved_word(const char *name);
+
 typedef struct {
 	uint8_t kind;    /* ExprKind */
 	uint8_t op;      /* Op for unary/binary/call */

@@ -301,6 +301,14 @@ static const char *const reserved[] = {
 	"sin", "cos", "erf", "sigmoid", "pow", "fmod", "clamp", "if_then_else", "step",
 };
 
+bool ir_reserved_word(const char *name)
+{
+	for (size_t i = 0; i < TA_ARRAY_LEN(reserved); i++)
+		if (!strcmp(reserved[i], name))
+			return true;
+	return dtype_from_name(name, strlen(name)) != DT_VOID;
+}
+
 static NameSlot *tab_find(const NameTab *t, const char *s, size_t n)
 {
 	if (!t->cap)

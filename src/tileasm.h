@@ -63,6 +63,9 @@ TA_API const char *ta_ctx_diagnostics(const ta_ctx *ctx);
 TA_API void ta_ctx_clear_diagnostics(ta_ctx *ctx);
 /* -D NAME=VALUE: specialises shape symbol NAME in modules parsed afterwards. */
 TA_API ta_status ta_ctx_define(ta_ctx *ctx, const char *name, int64_t value);
+/* Removes the -D value of name (TA_ERR_INVALID if there is none); name NULL
+ * removes all. */
+TA_API ta_status ta_ctx_undefine(ta_ctx *ctx, const char *name);
 
 /* Parse Tile IR text (filename is used in diagnostics only), then verify it. */
 TA_API ta_status ta_parse(ta_ctx *ctx, const char *filename, const char *text, size_t len,
@@ -198,6 +201,13 @@ TA_API const char *ta_binary_dump(const ta_binary *b);
 /* In-memory compile cache of up to max_entries binaries (0 disables it). */
 TA_API ta_status ta_ctx_set_cache(ta_ctx *ctx, size_t max_entries);
 TA_API void ta_ctx_cache_stats(const ta_ctx *ctx, uint64_t *hits, uint64_t *misses);
+/* A byte bound for the cache as well (0: none, the default): an entry counts
+ * its key (source text, -D values), its code object or PTX, its listing
+ * summary and the IR it keeps; least recently used entries go first, and a
+ * binary larger than the bound alone is not cached.  ta_ctx_cache_size
+ * reports the entries and bytes held now. */
+TA_API ta_status ta_ctx_set_cache_bytes(ta_ctx *ctx, size_t max_bytes);
+TA_API void ta_ctx_cache_size(const ta_ctx *ctx, size_t *entries, size_t *bytes);
 
 /* ---- running ------------------------------------------------------------
  * A runner executes binaries on one backend:

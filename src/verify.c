@@ -1038,8 +1038,10 @@ int ir_specialize(Module *m, const Define *defs, int ndefs, Diag *d)
 				is_param = true;
 			}
 		}
-		if (found && defs[i].value < 1) {
-			diag_at(d, DIAG_ERROR, &m->src, (SrcPos){0, 0}, "-D %s=%lld: shape symbols must be positive",
+		if (found && (defs[i].value < 1 || defs[i].value > INT32_MAX)) {
+			diag_at(d, DIAG_ERROR, &m->src, (SrcPos){0, 0},
+			        defs[i].value < 1 ? "-D %s=%lld: shape symbols must be positive"
+			                          : "-D %s=%lld: out of range (shape symbols are i32: 1 to 2147483647)",
 			        defs[i].name, (long long)defs[i].value);
 			rc = -1;
 		} else if (!found) {

@@ -130,6 +130,16 @@ static int set_arg(const Module *m, const Kernel *k, InterpArg *args, bool *give
 			fprintf(stderr, "tileasm: error: --arg %s: bad value\n", spec);
 			return -1;
 		}
+		if (v->kind == V_SYMBOL && (args[i].ival < 1 || args[i].ival > INT32_MAX)) {
+			/* as -D: a shape symbol is a positive i32 */
+			fprintf(stderr, "tileasm: error: --arg %s: shape symbols are 1 to 2147483647\n", spec);
+			return -1;
+		}
+		if (v->kind != V_SYMBOL && !dtype_is_float((DType)v->type) && v->type != DT_BOOL &&
+		    dt_wrap_int((DType)v->type, args[i].ival) != args[i].ival) {
+			fprintf(stderr, "tileasm: error: --arg %s: out of range for %s\n", spec, dtype_name((DType)v->type));
+			return -1;
+		}
 		given[i] = true;
 		return 0;
 	}
