@@ -10,6 +10,24 @@ void diag_free(Diag *d) { sb_free(&d->out); }
 
 const char *diag_text(const Diag *d) { return d->out.buf ? d->out.buf : ""; }
 
+/* One byte of an echoed source line: printable ASCII and tabs as they are,
+ * anything else (NUL, control bytes, non-ASCII) as \xNN, so a diagnostic is
+ * always a whole C string of text.  Returns the columns written. */
+static int echo_byte(StrBuf *sb, unsigned char c)
+{
+	if (c == '\t' || (c >= 0x20 && c < 0x7f)) {
+		sb_putc(sb, (char)c);
+		return 1;
+	}
+	sb_printf(sb, "\\x%02x", c);
+	return 4;
+}
+
+/* The source line of pos with a caret under its column: at most
+ * CARET_SPAN bytes around the caret ("..." marks what is cut), so a
+ * 100 MB line gives a short diagnostic (issue 18.11). */
+enum { CARET_SPAN = 160 };
+
 static void caret_line(StrBuf *sb, const SrcFile *src, SrcPos pos)
 {
 	if (!src || !src->text || pos.line <= 0)
@@ -24,12 +42,27 @@ static void caret_line(StrBuf *sb, const SrcFile *src, SrcPos pos)
 	const char *e = p;
 	while (e < end && *e != '\n' && *e != '\r')
 		e++;
+	const char *at = pos.col <= 1 ? p : pos.col - 1 <= e - p ? p + pos.col - 1 : e;
+	const char *from = at - p > CARET_SPAN / 2 ? at - CARET_SPAN / 2 : p;
+	const char *to = e - from > CARET_SPAN ? from + CARET_SPAN : e;
 	sb_puts(sb, "    ");
-	sb_putn(sb, p, (size_t)(e - p));
+	if (from > p)
+		sb_puts(sb, "...");
+	StrBuf pad = {0};
+	for (const char *q = from; q < to; q++) {
+		int w = echo_byte(sb, (unsigned char)*q);
+		/* keep tabs so the caret lines up under the same column in a terminal */
+		for (int i = 0; i < w && q < at; i++)
+			sb_putc(&pad, *q == '\t' ? '\t' : ' ');
+	}
+	if (to < e)
+		sb_puts(sb, "...");
 	sb_puts(sb, "\n    ");
-	/* Keep tabs so the caret lines up under the same column in a terminal. */
-	for (int c = 1; c < pos.col && p + c - 1 < e; c++)
-		sb_putc(sb, p[c - 1] == '\t' ? '\t' : ' ');
+	if (from > p)
+		sb_puts(sb, "   ");
+	if (pad.len)
+		sb_putn(sb, pad.buf, pad.len);
+	sb_free(&pad);
 	sb_puts(sb, "^\n");
 }
 

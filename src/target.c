@@ -36,9 +36,10 @@ int target_parse(const char *s, Target *t)
 		if (n < 2 || (s[n - 1] != '+' && s[n - 1] != '-') || !target_is_amd(t->id))
 			return -1;
 		TargetFeature v = s[n - 1] == '+' ? FEAT_ON : FEAT_OFF;
-		if (n - 1 == 5 && !strncmp(s, "xnack", 5))
+		/* gfx11 has neither feature; each may be given once (issue 18.11) */
+		if (n - 1 == 5 && !strncmp(s, "xnack", 5) && t->id != TA_TARGET_GFX1100 && !t->xnack)
 			t->xnack = v;
-		else if (n - 1 == 7 && !strncmp(s, "sramecc", 7) && t->id != TA_TARGET_GFX1100)
+		else if (n - 1 == 7 && !strncmp(s, "sramecc", 7) && t->id != TA_TARGET_GFX1100 && !t->sramecc)
 			t->sramecc = v;
 		else
 			return -1;

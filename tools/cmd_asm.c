@@ -3,6 +3,7 @@
  * Assembles with isa_assemble.  --show-encoding prints each instruction as
  * llvm-mc -show-encoding does; -o writes the raw bytes of .text.  (The elf/
  * layer plugs its directive hook into IsaAsmOptions to produce code objects.) */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,7 @@ int cli_asm(int argc, char **argv)
 	size_t len;
 	char *text = cli_read_input(in, &len);
 	if (!text) {
-		fprintf(stderr, "tileasm: error: cannot read '%s'\n", in);
+		fprintf(stderr, "tileasm: error: cannot read '%s': %s\n", in, strerror(errno));
 		return 1;
 	}
 	SrcFile src = {strcmp(in, "-") ? in : "<stdin>", text, len};
@@ -87,12 +88,13 @@ int cli_asm(int argc, char **argv)
 		size_t colen;
 		int crc = co_assemble(&tg, w64, &src, &co, &colen, &d);
 		fputs(diag_text(&d), stderr);
-		if (!crc && write_file_atomic(out, co, colen)) {
-			fprintf(stderr, "tileasm: error: cannot write '%s'\n", out);
-			crc = -1;
+		if (!crc) {
+			if (write_file_atomic(out, co, colen)) {
+				fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", out, strerror(errno));
+				crc = -1;
+			}
+			free(co); /* also when the write failed (it leaked) */
 		}
-		if (!crc)
-			free(co);
 		diag_free(&d);
 		free(text);
 		return crc ? 1 : 0;
@@ -108,7 +110,7 @@ int cli_asm(int argc, char **argv)
 		int t = isa_asm_find_section(&res, ".text");
 		const IsaSection *s = t >= 0 ? &res.sections.data[t] : NULL;
 		if (write_file_atomic(out, s ? s->data.data : NULL, s ? s->data.len : 0)) {
-			fprintf(stderr, "tileasm: error: cannot write '%s'\n", out);
+			fprintf(stderr, "tileasm: error: cannot write '%s': %s\n", out, strerror(errno));
 			rc = -1;
 		}
 	}

@@ -1,6 +1,7 @@
 /* tileasm.c — command-line driver: dispatches to the subcommands in cmd_*.c. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tileasm.h"
@@ -43,6 +44,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "targets"))
 		return cli_targets();
+	/* `tileasm SUBCOMMAND --help` prints the usage too */
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
 	if (!strcmp(cmd, "compile"))
 		return cli_compile(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
@@ -51,6 +58,12 @@ int main(int argc, char **argv)
 		return cli_asm(argc - 1, argv + 1);
 	if (!strcmp(cmd, "disasm"))
 		return cli_disasm(argc - 1, argv + 1);
-	/* `tileasm FILE.tile ...` is short for `tileasm compile FILE.tile ...`. */
+	/* `tileasm FILE.tile ...` is short for `tileasm compile FILE.tile ...`;
+	 * a bare word that is no file is a mistyped subcommand. */
+	if (cmd[0] != '-' && !strchr(cmd, '.') && !strchr(cmd, '/') && access(cmd, F_OK)) {
+		fprintf(stderr, "tileasm: error: unknown command '%s' (compile, run, asm, disasm, targets; see "
+				"tileasm --help)\n", cmd);
+		return 2;
+	}
 	return cli_compile(argc, argv);
 }

@@ -284,3 +284,49 @@ Test(validation, cache_byte_bound)
 	cr_assert_eq(entries, 0);
 	ta_ctx_destroy(ctx);
 }
+
+Test(validation, cli_diagnostics)
+{
+	/* issue 18.11 */
+	const char *exe = getenv("TILEASM"), *src = getenv("TILEASM_SRCDIR");
+	cr_assert(exe && src);
+	char cmd[4096], *out;
+	struct {
+		const char *args;
+		int rc;
+		const char *want;
+	} cases[] = {
+		{"frobnicate", 2, "unknown command 'frobnicate'"},
+		{"run --help", 0, "usage: tileasm"},
+		{"compile %s/examples/vector_add.tile --target=gfx1100:xnack+ -o /dev/null", 2, "unknown target"},
+		{"compile %s/examples/vector_add.tile --target=gfx90a:xnack+:xnack- -o /dev/null", 2, "unknown target"},
+		{"asm %s/tests/elf/kernels_gfx942.s --target=gfx942 -o /nonexistent/x.hsaco", 1,
+		 "cannot write '/nonexistent/x.hsaco': No such file or directory"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char a[1024];
+		snprintf(a, sizeof a, cases[i].args, src);
+		snprintf(cmd, sizeof cmd, "%s %s 2>&1", exe, a);
+		int rc = run(cmd, &out);
+		cr_expect(rc == cases[i].rc && strstr(out, cases[i].want), "%s: exit %d, want %d '%s':\n%s", cmd, rc,
+			  cases[i].rc, cases[i].want, out);
+		free(out);
+	}
+	/* echoed source lines: NUL and control bytes escaped, long lines clipped */
+	ta_ctx *ctx = ta_ctx_create();
+	ta_binary *b = NULL;
+	const char nul[] = "kernel \0 foo\n";
+	cr_assert_neq(ta_compile_source(ctx, "nul.tile", nul, sizeof nul - 1, "gfx942", &b), TA_OK);
+	const char *dg = ta_ctx_diagnostics(ctx);
+	cr_expect(strstr(dg, "    kernel \\x00 foo\n") && dg[strlen(dg) - 1] == '\n' && strstr(dg, "^\n"), "%s", dg);
+	ta_ctx_clear_diagnostics(ctx);
+	size_t n = 10u << 20;
+	char *big = malloc(n + 2);
+	memset(big, ' ', n);
+	big[n] = 'x', big[n + 1] = 0;
+	cr_assert_neq(ta_compile_source(ctx, "big.tile", big, n + 1, "gfx942", &b), TA_OK);
+	dg = ta_ctx_diagnostics(ctx);
+	cr_expect(strlen(dg) < 1000 && strstr(dg, "...") && strstr(dg, "x\n"), "%zu bytes of diagnostics", strlen(dg));
+	free(big);
+	ta_ctx_destroy(ctx);
+}
