@@ -75,10 +75,15 @@ static bool is_scaled_var(const Module *m, int32_t e, int32_t var, int64_t scale
 	return false;
 }
 
-/* e is ceildiv(size, d) with size the same as shape expression `size`. */
+/* e is ceildiv(size, d) with size the same as shape expression `size`, or, when
+ * both are constants, its value (a front end such as the Python DSL folds the
+ * trip count of a specialised shape to a literal). */
 static bool is_ceildiv(const Module *m, int32_t e, int32_t size, int64_t d)
 {
 	const Expr *x = EX(e);
+	int64_t n, sz;
+	if (ir_const_int(m, e, &n) && ir_const_int(m, size, &sz))
+		return d > 0 && sz >= 0 && n == (sz + d - 1) / d;
 	return x->kind == E_CALL && x->op == OP_CEILDIV && x->nargs == 2 && same_size(m, x->args[0], size) &&
 	       is_const(m, x->args[1], d);
 }

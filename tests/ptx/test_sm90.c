@@ -208,6 +208,31 @@ Test(sm90, ptx_compile_module)
 	ir_module_free(m);
 }
 
+/* A trip count folded to a literal (the Python DSL writes TileLang's
+ * T.ceildiv(K, block_K) of a constant K as 128) is the same loop; a literal
+ * one short of covering K is not. */
+static const char *const const_trip =
+	"kernel g(A: f16[4096, 4096], B: f16[4096, 4096], C: f16[4096, 4096]) grid(32, 32) threads(128) {\n"
+	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
+	"  pipelined ko in 0 .. TRIP stages(3) {\n    copy(A[by * 128, ko * 32], A_s)\n"
+	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n"
+	"  parallel (i, j) in (128, 128) {\n    C_f[i, j] = max(C_f[i, j], 0)\n  }\n"
+	"  copy(C_f, C[by * 128, bx * 128])\n}\n";
+
+Test(sm90, constant_trip_count)
+{
+	const char *trips[] = {"128", "127"};
+	for (int i = 0; i < 2; i++) {
+		char text[1024];
+		const char *at = strstr(const_trip, "TRIP");
+		snprintf(text, sizeof text, "%.*s%s%s", (int)(at - const_trip), const_trip, trips[i], at + 4);
+		Module *m = load_text("trip.tile", text, NULL, 0);
+		Sm90Gemm g;
+		cr_expect_eq(sm90_gemm_match(m, 0, &g), i == 0, "trip count %s", trips[i]);
+		ir_module_free(m);
+	}
+}
+
 /* Kernels that are almost a GEMM stay on the generic path. */
 static const char *const near_misses[] = {
 	/* transpose_a */
