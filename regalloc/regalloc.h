@@ -1,6 +1,6 @@
 /* regalloc.h — register allocation for the AMD backend: occupancy tables,
  * liveness and register demand, the allocator, parallel-copy resolution and
- * an independent validator.  Everything works on codegen/mir.h's MFunc.
+ * an independent validator.  Everything works on codegen/amd/mir.h's MFunc.
  *
  * Files:  occupancy.c  waves per SIMD from register counts, LDS, workgroup size
  *         liveness.c   per-block live sets and per-instruction demand (S/V/A)

@@ -1,4 +1,4 @@
-/* cuda_tma.h — launch support for the sm_90a GEMM path (codegen/ptx_sm90.h):
+/* cuda_tma.h — launch support for the sm_90a GEMM path (codegen/ptx/ptx_sm90.h):
  * CUtensorMaps through the driver's cuTensorMapEncodeTiled, the SM count for
  * the persistent grid, and the kernel-parameter block of one launch.
  *

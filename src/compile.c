@@ -4,8 +4,8 @@
  *   Tile IR --lower*.c--> SIMT IR --ptx.c-->  PTX text            (sm_80, sm_90a)
  *                                  --amd.c-->  HSA code object      (gfx1100, gfx90a, gfx942)
  *
- * Each backend's own pass list lives in its driver (codegen/ptx.c,
- * codegen/amd.c); this file only dispatches and packages the result.
+ * Each backend's own pass list lives in its driver (codegen/ptx/ptx.c,
+ * codegen/amd/amd.c); this file only dispatches and packages the result.
  */
 #include <stdio.h>
 #include <time.h>

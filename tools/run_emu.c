@@ -4,7 +4,7 @@
  * in the emulator (runtime/emu.h) or through ROCr (run_hsa.c), and copy the
  * written tensors back for cmd_run.c's comparison.
  *
- * The code object comes from the AMD backend (codegen/amd.h, amd_compile
+ * The code object comes from the AMD backend (codegen/amd/amd.h, amd_compile
  * on the specialised module).  TILEASM_RUN_HSACO=FILE runs a prebuilt one
  * instead (a development hook: hand-written or llvm-mc-built kernels). */
 #include <stdio.h>

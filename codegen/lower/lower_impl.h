@@ -1,4 +1,4 @@
-/* lower_impl.h — private to codegen/lower*.c: the lowering context (L),
+/* lower_impl.h — private to codegen/lower/lower*.c: the lowering context (L),
  * where each buffer lives (BufLoc, VfLayout), the instruction-building
  * helpers every file uses (static inline, so their short names stay
  * private), and each file's shared functions. */
