@@ -29,54 +29,9 @@
 #include "lower.h"
 #include "mir.h"
 #include "util.h"
+#include "testutil.h"
 
 static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
-
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	cr_assert(v && *v, "%s is not set (run through meson test)", name);
-	return v;
-}
-
-static char *run_cmd(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
-
-static int count(const char *text, const char *what)
-{
-	int n = 0;
-	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
-		n++;
-	return n;
-}
-
-static char *tmpdir(void)
-{
-	char *d = strdup("/tmp/tileasm-acc-XXXXXX");
-	cr_assert(mkdtemp(d));
-	return d;
-}
-
-static void rmdir_all(char *d)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	int st;
-	free(run_cmd(cmd, &st));
-	free(d);
-}
 
 /* tests/amd/<file> on the emulator against the interpreter (`tileasm run`
  * compares every output; integers exactly). */

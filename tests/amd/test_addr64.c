@@ -10,28 +10,7 @@
 #include <unistd.h>
 
 #include "util.h"
-
-static char *run_cmd(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
-
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	cr_assert(v && *v, "%s is not set (run through meson test)", name);
-	return v;
-}
+#include "testutil.h"
 
 /* Three loads at different offsets: each a 64-bit base + scaled index. */
 static const char kernel_src[] =
@@ -42,14 +21,6 @@ static const char kernel_src[] =
 	"    if (j < N) {\n"
 	"      B[j] = A[j + 3000] + A[j + 5] + A[j + 1000000]\n"
 	"    }\n  }\n}\n";
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
 
 Test(addr64, gfx942_uses_lshl_add_and_runs)
 {

@@ -14,6 +14,7 @@
 
 #include "amd.h"
 #include "mir.h"
+#include "testutil.h"
 
 static const char *const examples[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
 				       "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
@@ -21,33 +22,11 @@ static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
 #define NEX (sizeof examples / sizeof examples[0])
 #define NT 3
 
-static char *run_cmd(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
-
 static void need_oracle(const char *name)
 {
 	char path[256];
 	snprintf(path, sizeof path, "/usr/bin/%s", name);
 	cr_assert(access(path, X_OK) == 0, "oracle %s is missing: install LLVM 19 (llvm-19, lld-19)", path);
-}
-
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	cr_assert(v && *v, "%s is not set (run through meson test)", name);
-	return v;
 }
 
 /* Compiles example e for target t into dir; returns the .hsaco path. */
@@ -62,22 +41,6 @@ static char *compile(const char *dir, const char *e, const char *t)
 	cr_assert_eq(st, 0, "%s for %s failed:\n%s", e, t, log);
 	free(log);
 	return out;
-}
-
-static char *tmpdir(void)
-{
-	char *d = strdup("/tmp/tileasm-amd-XXXXXX");
-	cr_assert(mkdtemp(d));
-	return d;
-}
-
-static void rmdir_all(char *d)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	int st;
-	free(run_cmd(cmd, &st));
-	free(d);
 }
 
 /* Highest register number + 1 of file c ('s' or 'v') in llvm-objdump text:

@@ -13,29 +13,7 @@
 #include <sys/wait.h>
 
 #include "util.h"
-
-static char *run_cmd(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
+#include "testutil.h"
 
 Test(cvt16, packed_f16_loads_convert_in_one_instruction)
 {

@@ -27,6 +27,7 @@
 #include "lower.h"
 #include "ptx.h"
 #include "util.h"
+#include "testutil.h"
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
@@ -190,14 +191,6 @@ static void run_case(const Case *k)
 	free(init);
 	ir_module_free(m);
 	diag_free(&d);
-}
-
-static int count(const char *s, const char *w)
-{
-	int n = 0;
-	for (const char *p = s; (p = strstr(p, w)); p += strlen(w))
-		n++;
-	return n;
 }
 
 /* The PTX for sm_80 and sm_90a: the path's marks, and ptxas accepts it. */

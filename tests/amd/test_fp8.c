@@ -19,32 +19,11 @@
 #include "dtype.h"
 #include "emu.h"
 #include "interp.h"
+#include "testutil.h"
 
 static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
 static const char *const fp8s[] = {"fp8e4m3", "fp8e5m2", "fp8e4m3fnuz", "fp8e5m2fnuz"};
 #define NT 3
-
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	cr_assert(v && *v, "%s is not set (run through meson test)", name);
-	return v;
-}
-
-static char *run_cmd(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
 
 /* tests/amd/<file> with every "fp8e4m3fnuz" replaced by dtype. */
 static char *kernel_text(const char *file, const char *dtype)
@@ -298,22 +277,6 @@ Test(amd_fp8, gemm_of_every_byte_pattern)
 		ir_module_free(m);
 		free(text);
 	}
-}
-
-static char *tmpdir(void)
-{
-	char *d = strdup("/tmp/tileasm-fp8-XXXXXX");
-	cr_assert(mkdtemp(d));
-	return d;
-}
-
-static void rmdir_all(char *d)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
-	int st;
-	free(run_cmd(cmd, &st));
-	free(d);
 }
 
 /* The gemm against the interpreter with `tileasm run` (random inputs; the

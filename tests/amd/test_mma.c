@@ -13,36 +13,7 @@
 
 #include "amd.h"
 #include "mir.h"
-
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-	cr_assert(v && *v, "%s is not set (run through meson test)", name);
-	return v;
-}
-
-static char *run_cmd(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p, "cannot run %s", cmd);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
-
-static int count(const char *text, const char *what)
-{
-	int n = 0;
-	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
-		n++;
-	return n;
-}
+#include "testutil.h"
 
 static char *dump_isa(const char *example, const char *target)
 {

@@ -14,6 +14,7 @@
 #include "ir.h"
 #include "lower.h"
 #include "ptx.h"
+#include "testutil.h"
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
@@ -154,14 +155,6 @@ static char *simt(const char *text, ta_target id, SimtFunc *keep)
 	simt_free(&f);
 	ir_module_free(m);
 	return sb_take(&sb);
-}
-
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
-		n++;
-	return n;
 }
 
 Test(lower, ragged_copy_is_predicated)

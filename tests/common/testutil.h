@@ -1,0 +1,19 @@
+/* testutil.h — what the Criterion tests share: running a command, the
+ * meson-provided environment, substring counts, temporary directories.
+ * Every helper asserts (cr_assert) instead of returning an error, so a
+ * broken setup fails the test that hit it with a message. */
+#ifndef TILEASM_TEST_TESTUTIL_H
+#define TILEASM_TEST_TESTUTIL_H
+
+/* Runs cmd through /bin/sh; returns its stdout (malloc'd, NUL-terminated)
+ * and its exit status in *status (-1 when it did not exit normally). */
+char *run_cmd(const char *cmd, int *status);
+/* The environment variable meson test sets (TILEASM, TILEASM_SRCDIR); asserts it is set. */
+const char *env(const char *name);
+/* Non-overlapping occurrences of what in text. */
+int count(const char *text, const char *what);
+/* A fresh directory under /tmp (malloc'd path); rmdir_all removes it and frees the path. */
+char *tmpdir(void);
+void rmdir_all(char *dir);
+
+#endif
