@@ -28,11 +28,8 @@
 #include "lower.h"
 #include "ptx.h"
 #include "util.h"
+#include "emurun.h"
 #include "testutil.h"
-
-#define PTXAS "/usr/local/cuda/bin/ptxas"
-
-static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
 
 /* What a kernel must show. */
 enum { EXPECT_VEC = 1, EXPECT_LDS = 2, EXPECT_NOBAR = 4, EXPECT_PARTIALS = 8 };
@@ -48,155 +45,41 @@ typedef struct {
 
 static Module *load(const Case *k, Diag *d)
 {
-	char *text = NULL;
-	size_t len = 0;
-	if (k->file) {
-		const char *root = getenv("TILEASM_SRCDIR");
-		cr_assert(root, "TILEASM_SRCDIR not set (run through meson test)");
-		char path[512];
-		snprintf(path, sizeof path, "%s/examples/%s", root, k->file);
-		text = read_file(path, &len);
-		cr_assert(text, "cannot read %s", path);
+	return load_kernel(k->label, k->src, k->file, k->defs, k->ndefs, d);
+}
+
+/* The path taken, from the listing. */
+static void path_check(const void *ctx, int t, const AmdOutput *out)
+{
+	const Case *k = ctx;
+	const AmdKernelInfo *ki = &out->kernels[0];
+	const char *l = out->listing.buf;
+	if (k->expect & EXPECT_PARTIALS) { /* a few bytes: the warps' partial reductions */
+		cr_expect(ki->lds_bytes > 0 && ki->lds_bytes <= 64, "%s %s: %d LDS bytes", k->label, emurun_targets[t],
+			  ki->lds_bytes);
+	} else if (k->expect & EXPECT_LDS) {
+		cr_expect_gt(ki->lds_bytes, 0, "%s %s: the fallback uses LDS", k->label, emurun_targets[t]);
 	} else {
-		text = strdup(k->src);
-		len = strlen(text);
+		cr_expect_eq(ki->lds_bytes, 0, "%s %s: %d LDS bytes", k->label, emurun_targets[t], ki->lds_bytes);
+		cr_expect_null(strstr(l, "ds_write") ? strstr(l, "ds_write") : strstr(l, "ds_store"),
+			       "%s %s: LDS stores", k->label, emurun_targets[t]);
 	}
-	Module *m = ir_parse(k->label, text, len, d);
-	free(text);
-	cr_assert(m, "%s: %s", k->label, diag_text(d));
-	cr_assert_eq(ir_specialize(m, k->defs, k->ndefs, d), 0, "%s: %s", k->label, diag_text(d));
-	cr_assert_eq(ir_verify(m, d), 0, "%s: %s", k->label, diag_text(d));
-	return m;
+	if (k->expect & EXPECT_VEC)
+		cr_expect(strstr(l, t == 0 ? "global_load_b128" : "global_load_dwordx4"),
+			  "%s %s: no 16-byte loads", k->label, emurun_targets[t]);
+	if (k->expect & EXPECT_NOBAR)
+		cr_expect_null(strstr(l, "s_barrier"), "%s %s: a barrier", k->label, emurun_targets[t]);
 }
 
-static uint32_t rng;
-static double rnd(void)
-{
-	rng = rng * 1664525u + 1013904223u;
-	return ((double)(rng >> 8) / (double)(1u << 24)) * 4.0 - 2.0; /* -2 .. 2 */
-}
-
-static double get(DType t, const void *p, size_t i)
-{
-	switch (t) {
-	case DT_F16: return dt_f16_to_double(((const uint16_t *)p)[i]);
-	case DT_BF16: return dt_bf16_to_double(((const uint16_t *)p)[i]);
-	default: return ((const float *)p)[i];
-	}
-}
-
-static void set(DType t, void *p, size_t i, double v)
-{
-	switch (t) {
-	case DT_F16: ((uint16_t *)p)[i] = dt_f16_from_double(v); break;
-	case DT_BF16: ((uint16_t *)p)[i] = dt_bf16_from_double(v); break;
-	default: ((float *)p)[i] = (float)v; break;
-	}
-}
-
-/* Runs case k on the interpreter and on the emulator for every AMD target;
- * every tensor must agree (relative tolerance: sums in another order,
- * exp2 approximations). */
+/* Runs case k on the interpreter and on the emulator for every AMD target
+ * (f32 scalars: eps). */
 static void run_case(const Case *k)
 {
 	Diag d;
 	diag_init(&d);
 	Module *m = load(k, &d);
-	const Kernel *kn = &m->kernels.data[0];
-	int na = kn->nargs;
-	InterpArg *args = calloc((size_t)na, sizeof *args);
-	void **init = calloc((size_t)na, sizeof *init);
-	rng = 99;
-	for (int i = 0; i < na; i++) {
-		if (kn->args[i].buf < 0) { /* f32 scalars: eps */
-			args[i].fval = 1e-5;
-			continue;
-		}
-		const Buffer *b = &m->bufs.data[kn->args[i].buf];
-		size_t n = (size_t)ir_buf_elems(m, b);
-		args[i].bytes = n * (size_t)dtype_bytes((DType)b->dtype);
-		args[i].data = malloc(args[i].bytes + 16);
-		init[i] = malloc(args[i].bytes + 16);
-		for (size_t e = 0; e < n; e++)
-			set((DType)b->dtype, args[i].data, e, rnd());
-		memcpy(init[i], args[i].data, args[i].bytes);
-	}
-	cr_assert_eq(interp_run(m, 0, args, &d), 0, "%s: %s", k->label, diag_text(&d));
-	int64_t vals[16] = {0};
-	uint32_t grid[3] = {1, 1, 1};
-	cr_assert_eq(ir_grid(m, 0, vals, grid), 0);
-	for (int t = 0; t < 3; t++) {
-		Target tg;
-		cr_assert_eq(target_parse(targets[t], &tg), 0);
-		AmdOutput out;
-		memset(&out, 0, sizeof out);
-		out.want_listing = 1;
-		lower_set_vector_frags(1);
-		int rc = amd_compile(m, &tg, &out, &d);
-		lower_set_vector_frags(-1);
-		cr_assert_eq(rc, 0, "%s %s: %s", k->label, targets[t], diag_text(&d));
-		const AmdKernelInfo *ki = &out.kernels[0];
-		const char *l = out.listing.buf;
-		if (k->expect & EXPECT_PARTIALS) { /* a few bytes: the warps' partial reductions */
-			cr_expect(ki->lds_bytes > 0 && ki->lds_bytes <= 64, "%s %s: %d LDS bytes", k->label, targets[t],
-				  ki->lds_bytes);
-		} else if (k->expect & EXPECT_LDS) {
-			cr_expect_gt(ki->lds_bytes, 0, "%s %s: the fallback uses LDS", k->label, targets[t]);
-		} else {
-			cr_expect_eq(ki->lds_bytes, 0, "%s %s: %d LDS bytes", k->label, targets[t], ki->lds_bytes);
-			cr_expect_null(strstr(l, "ds_write") ? strstr(l, "ds_write") : strstr(l, "ds_store"),
-				       "%s %s: LDS stores", k->label, targets[t]);
-		}
-		if (k->expect & EXPECT_VEC)
-			cr_expect(strstr(l, t == 0 ? "global_load_b128" : "global_load_dwordx4"),
-				  "%s %s: no 16-byte loads", k->label, targets[t]);
-		if (k->expect & EXPECT_NOBAR)
-			cr_expect_null(strstr(l, "s_barrier"), "%s %s: a barrier", k->label, targets[t]);
-		EmuDevice *dev = emu_create(tg.id);
-		cr_assert(dev);
-		cr_assert_eq(emu_load(dev, out.code_object, out.code_object_len, &d), 0, "%s", diag_text(&d));
-		uint8_t *karg = calloc(1, ki->kernarg_size + 8);
-		uint64_t *addr = calloc((size_t)na, sizeof *addr);
-		for (int i = 0; i < na; i++) {
-			if (kn->args[i].buf < 0) {
-				float f = (float)args[i].fval;
-				memcpy(karg + ki->param_offset[i], &f, 4);
-				continue;
-			}
-			addr[i] = emu_alloc(dev, args[i].bytes + 16);
-			cr_assert(addr[i]);
-			cr_assert_eq(emu_write(dev, addr[i], init[i], args[i].bytes, &d), 0, "%s", diag_text(&d));
-			memcpy(karg + ki->param_offset[i], &addr[i], 8);
-		}
-		uint32_t block[3] = {(uint32_t)ki->threads, 1, 1};
-		cr_assert_eq(emu_launch(dev, ki->name, grid, block, karg, ki->kernarg_size, 0, &d), 0, "%s %s: %s",
-			     k->label, targets[t], diag_text(&d));
-		for (int i = 0; i < na; i++) {
-			if (kn->args[i].buf < 0)
-				continue;
-			const Buffer *b = &m->bufs.data[kn->args[i].buf];
-			DType dt = (DType)b->dtype;
-			void *got = malloc(args[i].bytes + 16);
-			cr_assert_eq(emu_read(dev, addr[i], got, args[i].bytes, &d), 0, "%s", diag_text(&d));
-			size_t n = args[i].bytes / (size_t)dtype_bytes(dt);
-			double tol = dt == DT_F32 ? 1e-4 : 1e-2;
-			for (size_t e = 0; e < n; e++) {
-				double w = get(dt, args[i].data, e), g = get(dt, got, e);
-				bool ok = (isnan(w) && isnan(g)) || w == g || fabs(w - g) <= tol * (1 + fabs(w));
-				cr_assert(ok, "%s %s: %s[%zu] = %.9g, the interpreter says %.9g", k->label, targets[t], b->name,
-					  e, g, w);
-			}
-			free(got);
-		}
-		free(addr);
-		free(karg);
-		emu_destroy(dev);
-		amd_output_free(&out);
-	}
-	for (int i = 0; i < na; i++)
-		free(args[i].data), free(init[i]);
-	free(args);
-	free(init);
+	EmuRun r = {k->label, NULL, 0, 1e-5, 1, path_check, k};
+	emu_vs_interp(m, &r);
 	ir_module_free(m);
 	diag_free(&d);
 }
@@ -205,8 +88,6 @@ static void run_case(const Case *k)
  * marks, and ptxas accepts it. */
 static void ptx_case(const Case *k)
 {
-	struct stat st;
-	cr_assert(stat(PTXAS, &st) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
 	Diag d;
 	diag_init(&d);
 	Module *m = load(k, &d);
@@ -224,21 +105,7 @@ static void ptx_case(const Case *k)
 			cr_expect_eq(count(p, "st.shared") + count(p, "ld.shared"), 0, "%s: shared memory", k->label);
 		if (k->expect & EXPECT_NOBAR)
 			cr_expect_eq(count(p, "bar.sync"), 0, "%s: %d bar.sync", k->label, count(p, "bar.sync"));
-		char in[] = "/tmp/tileasm-vec-XXXXXX";
-		int fd = mkstemp(in);
-		cr_assert(fd >= 0);
-		cr_assert(write(fd, p, strlen(p)) == (ssize_t)strlen(p));
-		close(fd);
-		char cmd[512];
-		snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null 2>&1", t ? "sm_90a" : "sm_80", in);
-		FILE *f = popen(cmd, "r");
-		cr_assert(f);
-		char log[4096];
-		size_t n = fread(log, 1, sizeof log - 1, f);
-		log[n] = 0;
-		int rc = pclose(f);
-		unlink(in);
-		cr_expect_eq(rc, 0, "%s: ptxas: %s", k->label, log);
+		ptxas_accepts(k->label, p, t ? "sm_90a" : "sm_80");
 		sb_free(&sb);
 	}
 	ir_module_free(m);

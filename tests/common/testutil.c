@@ -5,9 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "util.h"
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
 
 char *run_cmd(const char *cmd, int *status)
 {
@@ -53,4 +57,24 @@ void rmdir_all(char *dir)
 	int st;
 	free(run_cmd(cmd, &st));
 	free(dir);
+}
+
+int ptxas(const char *ptx, const char *arch, char *log, size_t loglen)
+{
+	struct stat st;
+	cr_assert(stat(PTXAS, &st) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
+	char in[] = "/tmp/tileasm-ptx-XXXXXX";
+	int fd = mkstemp(in);
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, ptx, strlen(ptx)) == (ssize_t)strlen(ptx));
+	close(fd);
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null 2>&1", arch, in);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t n = fread(log, 1, loglen - 1, p);
+	log[n] = 0;
+	int rc = pclose(p);
+	unlink(in);
+	return rc;
 }

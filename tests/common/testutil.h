@@ -5,6 +5,8 @@
 #ifndef TILEASM_TEST_TESTUTIL_H
 #define TILEASM_TEST_TESTUTIL_H
 
+#include <stddef.h>
+
 /* Runs cmd through /bin/sh; returns its stdout (malloc'd, NUL-terminated)
  * and its exit status in *status (-1 when it did not exit normally). */
 char *run_cmd(const char *cmd, int *status);
@@ -15,5 +17,8 @@ int count(const char *text, const char *what);
 /* A fresh directory under /tmp (malloc'd path); rmdir_all removes it and frees the path. */
 char *tmpdir(void);
 void rmdir_all(char *dir);
+/* Runs ptxas (/usr/local/cuda/bin/ptxas, required) on ptx for arch ("sm_80", "sm_90a"); returns its exit
+ * status, its output in log. */
+int ptxas(const char *ptx, const char *arch, char *log, size_t loglen);
 
 #endif

@@ -58,27 +58,6 @@ static char *compile(const Module *m, ta_target id)
 	return sb_take(&sb);
 }
 
-/* Runs ptxas on the text; returns its exit status (output in *log). */
-static int ptxas(const char *ptx, const char *arch, char *log, size_t loglen)
-{
-	struct stat st;
-	cr_assert(stat(PTXAS, &st) == 0, PTXAS " is missing: install the CUDA toolkit (CI needs ptxas)");
-	char in[] = "/tmp/tileasm-ptx-XXXXXX";
-	int fd = mkstemp(in);
-	cr_assert(fd >= 0);
-	cr_assert(write(fd, ptx, strlen(ptx)) == (ssize_t)strlen(ptx));
-	close(fd);
-	char cmd[8192];
-	snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null 2>&1", arch, in);
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	size_t n = fread(log, 1, loglen - 1, p);
-	log[n] = 0;
-	int rc = pclose(p);
-	unlink(in);
-	return rc;
-}
-
 static const char *const examples[] = {
 	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
 	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "flash_attention_fwd.tile",
