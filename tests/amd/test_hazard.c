@@ -1,10 +1,8 @@
 /* test_hazard.c — amd_hazard on assembly snippets, the expected code inline.
  *
- * A snippet is assembly text, one instruction per line, "BBn:" starting
- * block n (blocks in order from 0).  A block falls through to the next
- * unless it ends in s_branch or s_endpgm; "s_branch BBk" / "s_cbranch_* BBk"
- * add the edge to block k.  The snippet runs through amd_hazard and prints
- * back in the same form, so a test reads as "this code becomes that code".
+ * A snippet is assembly text (tests/common/passtest.h: mir_from_asm).
+ * The snippet runs through amd_hazard and prints back in the same form
+ * (mir_to_asm), so a test reads as "this code becomes that code".
  * The expected wait states are LLVM 19's (GCNHazardRecognizer): every
  * positive case here was first run through llc-19 -run-pass=post-RA-hazard-rec
  * on the same instructions in MIR. */
@@ -15,112 +13,18 @@
 
 #include "amd.h"
 #include "mir.h"
-
-/* Operands [0, ndef) are written: the leading destinations of the signature. */
-static int ndef_of(ta_target t, const IsaInsn *in)
-{
-	uint16_t sig[ISA_MAX_SIG];
-	int n = isa_sig(t, in->op, sig), d = 0;
-	IsaFmt fmt = isa_op_fmt(t, in->op);
-	for (int i = 0; i < n; i++) {
-		unsigned r = ISA_SIG_ROLE(sig[i]);
-		bool dst = (i == 0 && (r == ISA_R_VD || r == ISA_R_SD || r == ISA_R_AVD || r == ISA_R_AD || r == ISA_R_WD ||
-				       r == ISA_R_LM)) ||
-			   (i == 1 && r == ISA_R_LM && fmt != ISA_FMT_VOPC) || (i == 1 && in->op == ISA_V_SWAP_B32);
-		if (!dst || (isa_ops[in->op].flags & (ISA_F_STORE | ISA_F_WAIT)))
-			break;
-		d++;
-	}
-	return d;
-}
-
-static void build(MFunc *f, const char *src)
-{
-	const char *p = src;
-	int blk = mir_block(f);
-	int nins = 0;
-	while (*p) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char line[200];
-		cr_assert(n < sizeof line);
-		memcpy(line, p, n);
-		line[n] = 0;
-		p += n + (e != NULL);
-		if (!n)
-			continue;
-		if (!strncmp(line, "BB", 2) && line[n - 1] == ':') {
-			if (nins)
-				blk = mir_block(f);
-			cr_assert_eq(blk, atoi(line + 2), "blocks are numbered in order: %s", line);
-			continue;
-		}
-		bool hi = n > 4 && !strcmp(line + n - 4, " @hi");
-		if (hi)
-			line[n - 4] = 0;
-		IsaInsn in;
-		Diag d;
-		diag_init(&d);
-		cr_assert_eq(isa_parse_insn(f->target, line, &in, NULL, (SrcPos){1, 1}, &d), 0, "%s: %s", line,
-			     diag_text(&d));
-		diag_free(&d);
-		MInst *mi = mir_emit(f, in.op, ndef_of(f->target, &in));
-		mi->in = in;
-		if (hi)
-			mi->in.mod.op_sel |= 8;
-		for (int k = 0; k < in.nops; k++)
-			if (in.ops[k].kind == ISA_K_LABEL) {
-				int to = atoi(in.ops[k].sym + 2);
-				mi->in.ops[k] = (IsaOperand){ISA_K_LABEL, 1, 0, to, NULL, 0};
-			}
-		if (isa_ops[in.op].flags & ISA_F_TIED)
-			mi->flags |= MI_TIED;
-		nins++;
-	}
-	/* edges: fallthrough unless s_branch / s_endpgm ends the block, plus branch targets */
-	for (size_t b = 0; b < f->blocks.len; b++) {
-		MBlock *bl = &f->blocks.data[b];
-		bl->succ[0] = bl->succ[1] = bl->succ[2] = -1;
-		int k = 0;
-		unsigned last = bl->last > bl->first ? f->insns.data[bl->last - 1].in.op : ISA_S_NOP;
-		if (last != ISA_S_BRANCH && last != ISA_S_ENDPGM && b + 1 < f->blocks.len)
-			bl->succ[k++] = (int)b + 1;
-		if (bl->last > bl->first && (isa_ops[last].flags & ISA_F_BRANCH))
-			bl->succ[k++] = f->insns.data[bl->last - 1].in.ops[0].imm;
-	}
-}
-
-static char *show(const MFunc *f)
-{
-	StrBuf sb = {0};
-	for (size_t b = 0; b < f->blocks.len; b++) {
-		const MBlock *bl = &f->blocks.data[b];
-		if (b)
-			sb_printf(&sb, "BB%d:\n", (int)b);
-		for (int i = bl->first; i < bl->last; i++) {
-			const IsaInsn *in = &f->insns.data[i].in;
-			if (in->nops && in->ops[0].kind == ISA_K_LABEL) {
-				sb_printf(&sb, "%s BB%d\n", isa_op_name(f->target, in->op), in->ops[0].imm);
-				continue;
-			}
-			isa_print(f->target, in, &sb);
-			sb_putc(&sb, '\n');
-		}
-	}
-	sb_putc(&sb, 0);
-	return sb.buf;
-}
+#include "passtest.h"
 
 /* src through amd_hazard on target t must print as want. */
 static void check(ta_target t, const char *src, const char *want)
 {
 	MFunc f;
 	mir_init(&f, t);
-	build(&f, src);
+	mir_from_asm(&f, src);
 	Diag d;
 	diag_init(&d);
 	cr_assert_eq(amd_hazard(&f, &d), 0, "%s", diag_text(&d));
-	char *got = show(&f);
+	char *got = mir_to_asm(&f);
 	cr_assert_str_eq(got, want, "%s:\n--- source\n%s--- got\n%s--- want\n%s", target_name(ISA_TARGET(t)), src, got,
 			 want);
 	free(got);

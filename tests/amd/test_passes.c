@@ -11,6 +11,7 @@
 #include "emu.h"
 #include "api.h"
 #include "mir.h"
+#include "passtest.h"
 #include "regalloc.h"
 #include "tileasm.h"
 
@@ -68,24 +69,10 @@ static void endpgm(MFunc *f)
 	mir_emit(f, ISA_S_ENDPGM, 0);
 }
 
-static char *dump(const MFunc *f)
-{
-	StrBuf sb = {0};
-	mir_print(f, &sb);
-	return sb.buf;
-}
-
 static int starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
-
-#define EXPECT_DUMP(f, text)                                                                  \
-	do {                                                                                      \
-		char *got_ = dump(f);                                                             \
-		cr_expect_str_eq(got_, text, "got:\n%s\nexpected:\n%s", got_, text);             \
-		free(got_);                                                                       \
-	} while (0)
 
 /* ---- amd_opt ---------------------------------------------------------------- */
 
@@ -105,7 +92,7 @@ Test(opt, dead_chain_and_copy_propagation)
 	endpgm(&f);
 	AmdOptStats st;
 	cr_assert_eq(amd_opt(&f, &st), 0);
-	EXPECT_DUMP(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"\tv_mov_b32 %v2, 5\n"
 			"\tv_add_u32 %v5, %v2, %v2\n"
 			"\tds_write_b32 %v2, %v5\n"
@@ -127,7 +114,7 @@ Test(opt, scc_reader_keeps_its_writer)
 	ds_store(&f, v3, v3);
 	endpgm(&f);
 	cr_assert_eq(amd_opt(&f, NULL), 0);
-	EXPECT_DUMP(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"\ts_mov_b32 %s0, 7\n"
 			"\ts_add_u32 %s1, %s0, 1\n"
 			"\ts_addc_u32 %s2, %s0, 0\n"
@@ -153,7 +140,7 @@ Test(opt, parallel_copy_loses_dead_pairs)
 	endpgm(&f);
 	AmdOptStats st;
 	cr_assert_eq(amd_opt(&f, &st), 0);
-	EXPECT_DUMP(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"\tPCOPY %s1, s3\n"
 			"\tv_mov_b32 %v3, %s1\n"
 			"\tds_write_b32 %v3, %v3\n"
@@ -181,7 +168,7 @@ Test(opt, copy_in_a_loop_is_not_propagated)
 	f.blocks.data[b1].succ[0] = b2;
 	f.blocks.data[b1].succ[1] = b1;
 	cr_assert_eq(amd_opt(&f, NULL), 0);
-	char *got = dump(&f);
+	char *got = mir_dump(&f);
 	/* The add may write %v2 itself (coalescing), but bb2 reads %v2. */
 	cr_expect(strstr(got, "v_mov_b32 %v2, %v1") != NULL || strstr(got, "%v2, 1") != NULL, "%s", got);
 	cr_expect(strstr(got, "ds_write_b32 %v2, %v2") != NULL, "%s", got);
@@ -217,7 +204,7 @@ static char *coalesce_case(int read_between, int exec_between)
 	f.blocks.data[b1].succ[0] = b2;
 	f.blocks.data[b1].succ[1] = b1;
 	cr_assert_eq(amd_opt(&f, NULL), 0);
-	char *got = dump(&f);
+	char *got = mir_dump(&f);
 	mir_free(&f);
 	return got;
 }
@@ -250,7 +237,7 @@ Test(opt, trivial_folds)
 	endpgm(&f);
 	AmdOptStats st;
 	cr_assert_eq(amd_opt(&f, &st), 0);
-	EXPECT_DUMP(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"\tv_mov_b32 %v0, 7\n"
 			"\tv_lshlrev_b32 %v2, 2, %v0\n"
 			"\tv_mul_lo_u32 %v3, %v2, 3\n"
@@ -279,7 +266,7 @@ Test(opt, constants_fold)
 	endpgm(&f);
 	AmdOptStats st;
 	cr_assert_eq(amd_opt(&f, &st), 0);
-	EXPECT_DUMP(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"\tv_mov_b32 %v2, -8388608\n"  /* 0xff800000 */
 			"\tv_mov_b32 %v3, -8388609\n"
 			"\tds_write_b32 %v3, %v2\n"
@@ -309,7 +296,7 @@ Test(opt, local_value_numbering)
 	endpgm(&f);
 	AmdOptStats st;
 	cr_assert_eq(amd_opt(&f, &st), 0);
-	EXPECT_DUMP(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"\tPCOPY %v0, v0\n"
 			"\tv_lshlrev_b32 %v1, 2, %v0\n"
 			"\tds_write_b32 %v1, %v1\n"
@@ -371,7 +358,7 @@ Test(sched, load_hoisted_to_its_address)
 	cr_expect_eq(find_op(&f, ISA_GLOBAL_LOAD_DWORD), 2, "the load follows the address moves");
 	cr_expect_eq(st.moves, 1);
 	cr_expect_eq(st.fallback, 0);
-	char *got = dump(&f);
+	char *got = mir_dump(&f);
 	cr_expect(starts_with(got,
 			  "bb0:\n"
 			  "\tv_mov_b32 %v0[0:0], 0\n"
@@ -463,7 +450,7 @@ Test(sched, address_chain_moves_with_the_load)
 	AmdSchedStats st;
 	cr_assert_eq(amd_sched(&f, &st), 0);
 	cr_expect_eq(st.moves, 3);
-	char *got = dump(&f);
+	char *got = mir_dump(&f);
 	cr_expect(starts_with(got, "bb0:\n"
 				   "\tv_mov_b32 %v0, 5\n"
 				   "\tv_lshlrev_b32 %v1, 2, %v0\n"
@@ -544,7 +531,7 @@ Test(sched, live_sets_stay_valid_for_the_allocator)
 	cr_assert_eq(ra_allocate_ssa(&g, NULL, &r2, &d), 0, "%s", diag_text(&d));
 	cr_assert_eq(f.vregs.len, g.vregs.len);
 	cr_expect_eq(memcmp(r1.phys, r2.phys, sizeof(int16_t) * f.vregs.len), 0);
-	char *df = dump(&f), *dg = dump(&g);
+	char *df = mir_dump(&f), *dg = mir_dump(&g);
 	cr_expect_str_eq(df, dg);
 	free(df), free(dg);
 	ra_result_free(&r1);
@@ -667,7 +654,7 @@ static char *spill_and_dump(MFunc *f, const RaOptions *opt, RaSpillStats *st)
 		if (opt->reg_limit[c])
 			cr_assert_leq(r.used[c], opt->reg_limit[c]);
 	ra_result_free(&r);
-	return dump(f);
+	return mir_dump(f);
 }
 
 Test(spill, sgprs_go_to_vgpr_lanes)
@@ -731,7 +718,7 @@ Test(spill, no_spill_when_it_fits)
 	int acc = many_live(&f, MR_V, 20);
 	ds_store(&f, acc, acc);
 	endpgm(&f);
-	char *before = dump(&f);
+	char *before = mir_dump(&f);
 	RaOptions opt = {{0, 0, 0}};
 	RaSpillStats st;
 	char *got = spill_and_dump(&f, &opt, &st);

@@ -9,96 +9,19 @@
 
 #include "amd.h"
 #include "mir.h"
+#include "passtest.h"
 #include "regalloc.h"
 
-/* ---- matching with bindings ---------------------------------------------- */
-
-/* Register text at p: v7, s12, a3, v[4:5], s[2:3]; returns its length or 0. */
-static int reg_len(const char *p)
-{
-	if (*p != 'v' && *p != 's' && *p != 'a')
-		return 0;
-	int n = 1;
-	if (p[1] == '[') {
-		n = 2;
-		while (p[n] && p[n] != ']')
-			n++;
-		return p[n] == ']' ? n + 1 : 0;
-	}
-	while (isdigit((unsigned char)p[n]))
-		n++;
-	return n > 1 ? n : 0;
-}
-
-/* Does text match pat?  Whitespace runs compare equal to one space. */
-static int match(const char *text, const char *pat, char *why, size_t whylen)
-{
-	struct { char name[16]; char val[16]; } bind[32];
-	int nb = 0;
-	const char *t = text, *p = pat;
-	for (;;) {
-		while (isspace((unsigned char)*t))
-			t++;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p || !*t)
-			break;
-		if (*p == '$') {
-			char name[16];
-			int n = 0;
-			p++;
-			while ((isalnum((unsigned char)*p) || *p == '_') && n < 15)
-				name[n++] = *p++;
-			name[n] = 0;
-			int rl = reg_len(t);
-			if (!rl || rl > 15) {
-				snprintf(why, whylen, "$%s: no register at \"%.20s\"", name, t);
-				return 0;
-			}
-			int k = 0;
-			while (k < nb && strcmp(bind[k].name, name))
-				k++;
-			if (k == nb) {
-				snprintf(bind[nb].name, 16, "%s", name);
-				snprintf(bind[nb].val, 16, "%.*s", rl, t);
-				nb++;
-			} else if ((int)strlen(bind[k].val) != rl || strncmp(bind[k].val, t, (size_t)rl)) {
-				snprintf(why, whylen, "$%.15s is %.15s but here %.*s", name, bind[k].val, rl, t);
-				return 0;
-			}
-			t += rl;
-			continue;
-		}
-		if (*p != *t) {
-			snprintf(why, whylen, "differs at \"%.30s\" (expected \"%.30s\")", t, p);
-			return 0;
-		}
-		p++, t++;
-		if (isspace((unsigned char)p[-1]))
-			continue;
-	}
-	if (*p || *t) {
-		snprintf(why, whylen, "%s left over: \"%.30s\"", *p ? "expected" : "text", *p ? p : t);
-		return 0;
-	}
-	return 1;
-}
-
-static void expect_code(MFunc *f, const char *pat)
-{
-	StrBuf sb = {0};
-	mir_print(f, &sb);
-	char why[256];
-	cr_assert(match(sb.buf, pat, why, sizeof why), "%s\ngot:\n%s", why, sb.buf);
-	sb_free(&sb);
-}
+/* ---- matching with bindings (tests/common/passtest.h) ----------------------- */
 
 Test(ssa_ra, matcher_binds_and_rejects)
 {
 	char why[256];
-	cr_assert(match("v_mov_b32 v3, v1\nv_add v3, v3", "v_mov_b32 $a, $b v_add $a, $a", why, sizeof why));
-	cr_assert(!match("v_mov_b32 v3, v1\nv_add v2, v3", "v_mov_b32 $a, $b v_add $a, $a", why, sizeof why));
-	cr_assert(!match("v_mov_b32 v3, v1", "v_mov_b32 $a, $b extra", why, sizeof why));
+	cr_assert(text_match("v_mov_b32 v3, v1\nv_add v3, v3", "v_mov_b32 $a, $b v_add $a, $a", why, sizeof why));
+	cr_assert(!text_match("v_mov_b32 v3, v1\nv_add v2, v3", "v_mov_b32 $a, $b v_add $a, $a", why, sizeof why));
+	cr_assert(!text_match("v_mov_b32 v3, v1", "v_mov_b32 $a, $b extra", why, sizeof why));
+	cr_assert(!text_match("v_add v3, v1", "v_add v3,v1", why, sizeof why)); /* white space on one side only */
+	cr_assert(text_match("bb0:\n\tv_add v3,  v1\n", "bb0:\nv_add v3, v1", why, sizeof why));
 }
 
 /* ---- snippets -------------------------------------------------------------- */
@@ -173,7 +96,7 @@ Test(ssa_ra, split_makes_room_for_an_aligned_tuple)
 	alloc_ssa(&f, &opt, &r);
 	cr_assert_eq(r.splits, 1);
 	cr_assert_leq(r.used[MR_V], 4);
-	expect_code(&f, "bb0:\n"
+	expect_mir(&f, "bb0:\n"
 			"v_mov_b32_e32 $x0, 1\n"
 			"v_mov_b32_e32 $x1, 1\n"
 			"v_mov_b32_e32 $x2, 1\n"
@@ -305,7 +228,7 @@ Test(ssa_ra, a_value_dead_in_one_arm_does_not_block_it)
 			alloc_ssa(&f, &opt, &r);
 			cr_assert_eq(r.splits, 0);
 			cr_assert_leq(r.used[MR_V], 2);
-			expect_code(&f, "bb0: ->bb1 ->bb2\n"
+			expect_mir(&f, "bb0: ->bb1 ->bb2\n"
 					"v_mov_b32_e32 $x, 1\n"
 					"bb1: ->bb3\n"
 					"v_mov_b32_e32 $p, 1\n"
@@ -361,7 +284,7 @@ Test(ssa_ra, loop_carried_value_keeps_its_register_across_a_split)
 	alloc_ssa(&f, &opt, &r);
 	cr_assert_eq(r.splits, 1);
 	cr_assert_leq(r.used[MR_V], 4);
-	expect_code(&f, "bb0: ->bb1\n"
+	expect_mir(&f, "bb0: ->bb1\n"
 			"v_mov_b32_e32 $acc, 1\n"
 			"bb1: ->bb2 ->bb1\n"
 			"v_mov_b32_e32 $a, 1\n"
