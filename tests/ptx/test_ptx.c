@@ -60,7 +60,8 @@ static char *compile(const Module *m, ta_target id)
 
 static const char *const examples[] = {
 	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
-	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "flash_attention_fwd.tile",
+	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "flash_attention_fwd.tile", "gemm_bias_gelu.tile",
+	"softmax_row.tile", "rmsnorm_row.tile", "layernorm_row.tile",
 };
 
 Test(ptx, examples_pass_ptxas, .timeout = 120)

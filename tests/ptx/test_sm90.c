@@ -163,6 +163,21 @@ Test(sm90, gemm_bias_relu_ptxas)
 	ir_module_free(m);
 }
 
+/* GELU (tanh form) in the epilogue: the general lowering's tanh (exp form)
+ * over the wgmma registers, inside the sm90 entry. */
+Test(sm90, gemm_bias_gelu_ptxas)
+{
+	emit_one("gemm_bias_gelu.tile", false, DT_F16, NULL, 0);
+	Module *m = load_example("gemm_bias_gelu.tile", NULL, 0);
+	StrBuf sb = {0};
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l);
+	cr_expect(strstr(sb.buf, "ex2.approx"), "the tanh is not in the sm90 entry");
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+}
+
 /* Specialised sizes become constants; the kernel then has no u32 params. */
 Test(sm90, gemm_specialised_ptxas)
 {
