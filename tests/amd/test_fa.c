@@ -68,24 +68,21 @@ static void run_case(const Case *k)
 }
 
 /* The PTX for sm_80 and sm_90a: the path's marks, and ptxas accepts it. */
+static void bar_check(const void *ctx, const char *p)
+{
+	const Case *k = ctx;
+	if (k->maxbar >= 0) {
+		cr_expect_leq(count(p, "bar.sync"), k->maxbar, "%s: %d bar.sync", k->label, count(p, "bar.sync"));
+		cr_expect_geq(count(p, "shfl.sync.bfly"), 4, "%s: no butterfly reductions", k->label);
+	}
+}
+
 static void ptx_case(const Case *k)
 {
 	Diag d;
 	diag_init(&d);
 	Module *m = load(k, &d);
-	static const ta_target tt[] = {TA_TARGET_SM80, TA_TARGET_SM90A};
-	for (int t = 0; t < 2; t++) {
-		Target tg = {.id = tt[t]};
-		StrBuf sb = {0};
-		cr_assert_eq(ptx_compile(m, &tg, &sb, NULL, &d), 0, "%s: %s", k->label, diag_text(&d));
-		const char *p = sb.buf;
-		if (k->maxbar >= 0) {
-			cr_expect_leq(count(p, "bar.sync"), k->maxbar, "%s: %d bar.sync", k->label, count(p, "bar.sync"));
-			cr_expect_geq(count(p, "shfl.sync.bfly"), 4, "%s: no butterfly reductions", k->label);
-		}
-		ptxas_accepts(k->label, p, t ? "sm_90a" : "sm_80");
-		sb_free(&sb);
-	}
+	ptx_and_ptxas(m, k->label, bar_check, k);
 	ir_module_free(m);
 	diag_free(&d);
 }

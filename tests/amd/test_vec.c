@@ -86,28 +86,25 @@ static void run_case(const Case *k)
 
 /* The PTX (vector layout on by default) for sm_80 and sm_90a: the path's
  * marks, and ptxas accepts it. */
+static void ptx_check(const void *ctx, const char *p)
+{
+	const Case *k = ctx;
+	if (k->expect & EXPECT_VEC)
+		cr_expect(strstr(p, "ld.global.v4.b32"), "%s: no ld.global.v4", k->label);
+	if (k->expect & (EXPECT_LDS | EXPECT_PARTIALS))
+		cr_expect(strstr(p, "st.shared"), "%s: the fallback stores to shared memory", k->label);
+	else
+		cr_expect_eq(count(p, "st.shared") + count(p, "ld.shared"), 0, "%s: shared memory", k->label);
+	if (k->expect & EXPECT_NOBAR)
+		cr_expect_eq(count(p, "bar.sync"), 0, "%s: %d bar.sync", k->label, count(p, "bar.sync"));
+}
+
 static void ptx_case(const Case *k)
 {
 	Diag d;
 	diag_init(&d);
 	Module *m = load(k, &d);
-	static const ta_target tt[] = {TA_TARGET_SM80, TA_TARGET_SM90A};
-	for (int t = 0; t < 2; t++) {
-		Target tg = {.id = tt[t]};
-		StrBuf sb = {0};
-		cr_assert_eq(ptx_compile(m, &tg, &sb, NULL, &d), 0, "%s: %s", k->label, diag_text(&d));
-		const char *p = sb.buf;
-		if (k->expect & EXPECT_VEC)
-			cr_expect(strstr(p, "ld.global.v4.b32"), "%s: no ld.global.v4", k->label);
-		if (k->expect & (EXPECT_LDS | EXPECT_PARTIALS))
-			cr_expect(strstr(p, "st.shared"), "%s: the fallback stores to shared memory", k->label);
-		else
-			cr_expect_eq(count(p, "st.shared") + count(p, "ld.shared"), 0, "%s: shared memory", k->label);
-		if (k->expect & EXPECT_NOBAR)
-			cr_expect_eq(count(p, "bar.sync"), 0, "%s: %d bar.sync", k->label, count(p, "bar.sync"));
-		ptxas_accepts(k->label, p, t ? "sm_90a" : "sm_80");
-		sb_free(&sb);
-	}
+	ptx_and_ptxas(m, k->label, ptx_check, k);
 	ir_module_free(m);
 	diag_free(&d);
 }

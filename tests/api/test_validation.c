@@ -12,6 +12,7 @@
 
 #include "tileasm.h"
 #include "util.h"
+#include "testutil.h"
 
 /* An empty kernel named `name` with one tensor; returns the finish status. */
 static ta_status build_named(ta_ctx *ctx, const char *kname, const char *tname, ta_module **m)
@@ -201,21 +202,6 @@ Test(validation, defines_can_be_removed)
 	ta_ctx_destroy(ctx);
 }
 
-static int run(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	sb_putc(&sb, 0);
-	*out = sb.buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 Test(validation, cli_values)
 {
 	const char *exe = getenv("TILEASM"), *src = getenv("TILEASM_SRCDIR");
@@ -234,7 +220,7 @@ Test(validation, cli_values)
 		char a[1024];
 		snprintf(a, sizeof a, cases[i].args, src);
 		snprintf(cmd, sizeof cmd, "%s %s 2>&1", exe, a);
-		int rc = run(cmd, &out);
+		int rc = run_out(cmd, &out);
 		cr_expect(rc == 1 && strstr(out, cases[i].want), "%s: exit %d, want '%s':\n%s", cmd, rc, cases[i].want, out);
 		free(out);
 	}
@@ -307,7 +293,7 @@ Test(validation, cli_diagnostics)
 		char a[1024];
 		snprintf(a, sizeof a, cases[i].args, src);
 		snprintf(cmd, sizeof cmd, "%s %s 2>&1", exe, a);
-		int rc = run(cmd, &out);
+		int rc = run_out(cmd, &out);
 		cr_expect(rc == cases[i].rc && strstr(out, cases[i].want), "%s: exit %d, want %d '%s':\n%s", cmd, rc,
 			  cases[i].rc, cases[i].want, out);
 		free(out);

@@ -11,6 +11,7 @@
 #include "emu.h"
 #include "interp.h"
 #include "lower.h"
+#include "ptx.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -167,4 +168,21 @@ void ptxas_accepts(const char *label, const char *ptx, const char *arch)
 	char log[4096];
 	int rc = ptxas(ptx, arch, log, sizeof log);
 	cr_expect_eq(rc, 0, "%s: ptxas: %s", label, log);
+}
+
+void ptx_and_ptxas(const Module *m, const char *label, void (*check)(const void *ctx, const char *ptx), const void *ctx)
+{
+	static const ta_target tt[] = {TA_TARGET_SM80, TA_TARGET_SM90A};
+	Diag d;
+	diag_init(&d);
+	for (int t = 0; t < 2; t++) {
+		Target tg = {.id = tt[t]};
+		StrBuf sb = {0};
+		cr_assert_eq(ptx_compile(m, &tg, &sb, NULL, &d), 0, "%s: %s", label, diag_text(&d));
+		if (check)
+			check(ctx, sb.buf);
+		ptxas_accepts(label, sb.buf, t ? "sm_90a" : "sm_80");
+		sb_free(&sb);
+	}
+	diag_free(&d);
 }

@@ -35,6 +35,10 @@ typedef struct {
  * are the same pseudo-random values in -2..2 on every call. */
 void emu_vs_interp(Module *m, const EmuRun *r);
 
+/* Compiles m for sm_80 and sm_90a; check (may be NULL) looks at each PTX text,
+ * then ptxas must accept it. */
+void ptx_and_ptxas(const Module *m, const char *label, void (*check)(const void *ctx, const char *ptx), const void *ctx);
+
 /* ptxas (/usr/local/cuda/bin/ptxas, required) accepts ptx for arch ("sm_80", "sm_90a"). */
 void ptxas_accepts(const char *label, const char *ptx, const char *arch);
 

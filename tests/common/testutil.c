@@ -28,6 +28,13 @@ char *run_cmd(const char *cmd, int *status)
 	return sb.buf;
 }
 
+int run_out(const char *cmd, char **out)
+{
+	int st;
+	*out = run_cmd(cmd, &st);
+	return st;
+}
+
 const char *env(const char *name)
 {
 	const char *v = getenv(name);

@@ -10,6 +10,8 @@
 /* Runs cmd through /bin/sh; returns its stdout (malloc'd, NUL-terminated)
  * and its exit status in *status (-1 when it did not exit normally). */
 char *run_cmd(const char *cmd, int *status);
+/* The same, with the output in *out and the exit status returned. */
+int run_out(const char *cmd, char **out);
 /* The environment variable meson test sets (TILEASM, TILEASM_SRCDIR); asserts it is set. */
 const char *env(const char *name);
 /* Non-overlapping occurrences of what in text. */

@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "tileasm.h"
 #include "util.h"
+#include "testutil.h"
 
 static char *src_path(const char *rel)
 {
@@ -79,21 +80,6 @@ Test(bounds, interpreter_within_the_bound)
 	ir_module_free(m);
 }
 
-static int run(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	StrBuf sb = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	int st = pclose(p);
-	sb_putc(&sb, 0);
-	*out = sb.buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 Test(bounds, cli_max_steps)
 {
 	const char *exe = getenv("TILEASM");
@@ -104,7 +90,7 @@ Test(bounds, cli_max_steps)
 				  {loop, "--backend=emu --target=gfx90a"}, {loop, "--backend=interp"}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		snprintf(cmd, sizeof cmd, "%s run %s %s --max-steps 50000 2>&1", exe, cases[i][0], cases[i][1]);
-		int rc = run(cmd, &out);
+		int rc = run_out(cmd, &out);
 		cr_expect(rc == 1 && strstr(out, "error: work bound exceeded: more than 50000 interpreter steps"),
 			  "%s: exit %d:\n%s", cmd, rc, out);
 		free(out);
@@ -112,7 +98,7 @@ Test(bounds, cli_max_steps)
 	const char *bad[] = {"0", "-5", "abc", "99999999999999999999999"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		snprintf(cmd, sizeof cmd, "%s run %s --backend=interp --max-steps=%s 2>&1", exe, grid, bad[i]);
-		int rc = run(cmd, &out);
+		int rc = run_out(cmd, &out);
 		cr_expect(rc != 0 && strstr(out, "--max-steps needs a positive integer"), "%s: exit %d:\n%s", cmd, rc, out);
 		free(out);
 	}

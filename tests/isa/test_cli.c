@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "testutil.h"
 
 static const char *tool(void)
 {
@@ -18,21 +19,6 @@ static const char *tool(void)
 }
 
 /* Runs a shell command, returns exit status, output (stdout+stderr) in *out. */
-static int run(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	StrBuf sb = {0};
-	char buf[1024];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		sb_putn(&sb, buf, n);
-	sb_putc(&sb, 0);
-	int st = pclose(p);
-	*out = sb_take(&sb);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static char *write_tmp(const char *text)
 {
 	char *path = strdup("/tmp/tileasm-cli-XXXXXX");
@@ -79,7 +65,7 @@ Test(isa_cli, invalid_assembly)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char *path = write_tmp(bad[i].src), *out, cmd[512];
 		snprintf(cmd, sizeof cmd, "%s asm %s --target=%s 2>&1", tool(), path, bad[i].target);
-		int rc = run(cmd, &out);
+		int rc = run_out(cmd, &out);
 		char where[256];
 		snprintf(where, sizeof where, "%s%s", path, bad[i].where);
 		cr_expect_eq(rc, 1, "case %zu: exit %d, want 1: %s", i, rc, out);
@@ -100,7 +86,7 @@ Test(isa_cli, usage_errors)
 			      "asm x.s --target=gfx942 --wave64"};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		snprintf(cmd, sizeof cmd, "%s %s 2>&1", tool(), args[i]);
-		int rc = run(cmd, &out);
+		int rc = run_out(cmd, &out);
 		cr_expect_eq(rc, 2, "'%s': exit %d, want 2: %s", args[i], rc, out);
 		free(out);
 	}
@@ -114,23 +100,23 @@ Test(isa_cli, show_encoding_and_disasm_match_llvm)
 			  "buffer_load_dword v0, v1, s[4:7], 0 offen offset:16\ns_endpgm\n";
 	char *path = write_tmp(src), *ours, *ref, cmd[1024];
 	snprintf(cmd, sizeof cmd, "%s asm %s --target=gfx942 --show-encoding -o %s.bin 2>&1", tool(), path, path);
-	cr_assert_eq(run(cmd, &ours), 0, "%s", ours);
+	cr_assert_eq(run_out(cmd, &ours), 0, "%s", ours);
 	snprintf(cmd, sizeof cmd, "llvm-mc-19 -triple=amdgcn -mcpu=gfx942 -show-encoding %s 2>&1", path);
-	cr_assert_eq(run(cmd, &ref), 0, "llvm-mc-19 failed (missing?): %s", ref);
+	cr_assert_eq(run_out(cmd, &ref), 0, "llvm-mc-19 failed (missing?): %s", ref);
 	cr_expect_str_eq(ours, ref);
 	free(ours), free(ref);
 	/* disasm of our bytes vs llvm-mc --disassemble of the same bytes */
 	snprintf(cmd, sizeof cmd, "%s disasm %s.bin --target=gfx942 2>&1 | sed 's|  *//.*||'", tool(), path);
-	cr_assert_eq(run(cmd, &ours), 0);
+	cr_assert_eq(run_out(cmd, &ours), 0);
 	snprintf(cmd, sizeof cmd,
 		 "od -An -tx1 -v %s.bin | tr -s ' \\n' ' ' | sed 's/ \\([0-9a-f][0-9a-f]\\)/0x\\1 /g' | "
 		 "llvm-mc-19 --disassemble -triple=amdgcn -mcpu=gfx942 2>&1 | grep -v '\\.text'", path);
-	cr_assert_eq(run(cmd, &ref), 0, "%s", ref);
+	cr_assert_eq(run_out(cmd, &ref), 0, "%s", ref);
 	cr_expect_str_eq(ours, ref);
 	free(ours), free(ref);
 	/* stdin input */
 	snprintf(cmd, sizeof cmd, "%s asm - --target=gfx942 --show-encoding < %s | grep -c encoding", tool(), path);
-	cr_assert_eq(run(cmd, &ours), 0);
+	cr_assert_eq(run_out(cmd, &ours), 0);
 	cr_expect_str_eq(ours, "8\n");
 	free(ours);
 	snprintf(cmd, sizeof cmd, "%s.bin", path);
