@@ -334,7 +334,7 @@ int cli_run(int argc, char **argv)
 		fprintf(stderr, "tileasm: error: the interpreter failed; no comparison made\n");
 		goto done;
 	}
-	RunCase run = {m, kid, tgt, args, written, bench, profile, max_steps};
+	RunCase run = {m, kid, tgt, args, written, bench, profile, max_steps, ctx, tm, target ? target : target_name(tgt.id)};
 	int br;
 	if (be == B_INTERP) {
 		/* The interpreter against itself: a second run from poisoned outputs

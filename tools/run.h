@@ -10,6 +10,7 @@
 #include "interp.h"
 #include "ir.h"
 #include "target.h"
+#include "tileasm.h"
 
 typedef struct {
 	const Module *m;   /* verified, specialised with the -D values */
@@ -20,6 +21,9 @@ typedef struct {
 	int bench;         /* --bench: also time repeated launches and print them */
 	int profile;       /* --profile (emu): print the emulator's profile of the launch */
 	uint64_t max_steps; /* --max-steps: the emulator's work bound (0: its default) */
+	ta_ctx *ctx;       /* the CLI's context and module: backends compile through tileasm.h */
+	ta_module *tm;     /* the module m belongs to */
+	const char *target_spec; /* --target as given (features included) */
 } RunCase;
 
 /* Backends: run the kernel once, leaving results in rc->args[i].data.

@@ -4,18 +4,16 @@
  * in the emulator (runtime/emu.h) or through ROCr (run_hsa.c), and copy the
  * written tensors back for cmd_run.c's comparison.
  *
- * The code object comes from the AMD backend (codegen/amd/amd.h, amd_compile
- * on the specialised module).  TILEASM_RUN_HSACO=FILE runs a prebuilt one
- * instead (a development hook: hand-written or llvm-mc-built kernels). */
+ * The code object comes from ta_compile (tileasm.h) of the CLI's module.
+ * TILEASM_RUN_HSACO=FILE runs a prebuilt one instead (a development hook:
+ * hand-written or llvm-mc-built kernels). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "amd.h"
 #include "codeobj.h"
 #include "dtype.h"
 #include "emu.h"
-#include "ptx.h"
 #include "run.h"
 #include "run_amd.h"
 
@@ -30,25 +28,21 @@ int run_amd_code_object(RunCase *rc, uint8_t **co, size_t *n)
 		}
 		return 0;
 	}
-	/* amd_compile directly: ta_compile's AMD path (src/compile.c) is not
-	 * switched on in the build yet, and the backend reports unsupported
-	 * constructs through d like ta_compile would. */
-	Diag d;
-	diag_init(&d);
-	AmdOutput out;
-	memset(&out, 0, sizeof out);
-	int rc_ = amd_compile(rc->m, &rc->target, &out, &d);
-	fputs(diag_text(&d), stderr);
-	diag_free(&d);
-	if (rc_ || !out.code_object) {
-		amd_output_free(&out);
+	ta_binary *bin = NULL;
+	ta_status st = ta_compile(rc->ctx, rc->tm, rc->target_spec, &bin);
+	fputs(ta_ctx_diagnostics(rc->ctx), stderr);
+	ta_ctx_clear_diagnostics(rc->ctx);
+	size_t size = 0;
+	const void *data = st == TA_OK ? ta_binary_data(bin, &size) : NULL;
+	*co = data ? malloc(size) : NULL;
+	if (!*co) {
+		ta_binary_release(bin);
 		fprintf(stderr, "tileasm: error: cannot compile for %s\n", target_name(rc->target.id));
 		return 1;
 	}
-	*co = out.code_object;
-	*n = out.code_object_len;
-	out.code_object = NULL;
-	amd_output_free(&out);
+	memcpy(*co, data, size);
+	*n = size;
+	ta_binary_release(bin);
 	return 0;
 }
 
