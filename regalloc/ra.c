@@ -115,8 +115,12 @@ static int default_limit(ta_target t, int cls)
 	return cls == MR_A && ISA_TARGET(t) == TA_TARGET_GFX1100 ? 0 : 256;
 }
 
-int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
+static int allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d);
+
+int ra_allocate(const MFunc *f, const RaOptions *opt, const Liveness *known, RaResult *r, Diag *d)
 {
+	if (known)
+		return allocate_live(f, opt, known, r, d);
 	Liveness lv;
 	if (liveness_compute(f, &lv)) {
 		memset(r, 0, sizeof *r);
@@ -124,12 +128,12 @@ int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		r->fail_at = -1;
 		return -1;
 	}
-	int rc = ra_allocate_live(f, opt, &lv, r, d);
+	int rc = allocate_live(f, opt, &lv, r, d);
 	liveness_free(&lv);
 	return rc;
 }
 
-int ra_allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d)
+static int allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d)
 {
 	memset(r, 0, sizeof *r);
 	r->fail_cls = -1;

@@ -13,7 +13,7 @@ static int ssa_defined(MFunc *f, const RaOptions *lim, const Liveness *live, RaR
 	int nd, u = ra_define_undef(f, live, &fresh, &nd);
 	if (u < 0)
 		return -2;
-	int rc = ra_allocate_ssa_live(f, lim, u ? &fresh : live, ra, quiet);
+	int rc = ra_allocate_ssa(f, lim, u ? &fresh : live, ra, quiet);
 	if (u)
 		liveness_free(&fresh);
 	return rc;
@@ -46,7 +46,7 @@ int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 		return -1;
 	}
 	if (rc)
-		rc = ra_allocate(f, &lim, &ra, &quiet);
+		rc = ra_allocate(f, &lim, NULL, &ra, &quiet);
 	diag_free(&quiet);
 	/* The scheduler bounds the demand, but the allocator's interval hulls
 	 * can need more: a schedule that costs occupancy is not kept. */
@@ -75,7 +75,7 @@ int ra_run(MFunc *f, const RaRunOptions *opt, RaReport *rep, Diag *d)
 		}
 	}
 	if (rc) /* then spilling, in a bounded number of rounds */
-		rc = ra_allocate_spill_abi(f, &lim, opt->wave_sgpr, &ra, &rep->spills, d);
+		rc = ra_allocate_spill(f, &lim, opt->wave_sgpr, &ra, &rep->spills, NULL, d);
 	else
 		rep->spills.rounds = 1;
 	if (rc)

@@ -17,7 +17,8 @@
  * freed where values are dead, block-local live-range splitting) and falls
  * back to ra_allocate, a linear scan over one interval per vreg (the hull of
  * every point where it is live), O(n log n), and its spilling driver: see
- * docs/amd-backend.md.  The allocators themselves stay visible for tests. */
+ * docs/amd-backend.md.  The three allocators (ra_allocate_ssa, ra_allocate,
+ * ra_allocate_spill) stay visible for ra_run, each other and the tests. */
 #ifndef TILEASM_REGALLOC_H
 #define TILEASM_REGALLOC_H
 
@@ -72,7 +73,7 @@ static inline int lv_test(const uint64_t *set, int v)
 
 /* One liveness serves the scheduler and the allocator: amd_sched_live
  * (amd.h) hands its block live sets to ra_run (RaRunOptions.live), whose
- * ra_allocate_ssa_live reads them instead of computing its own. */
+ * ra_allocate_ssa reads them instead of computing its own. */
 
 /* ---- ra.c --------------------------------------------------------------- */
 
@@ -92,11 +93,10 @@ typedef struct {
 	int splits;            /* RA_SSA: values moved by live-range splitting */
 } RaResult;
 
-/* Assigns a physical register range to every vreg.  Returns 0, or -1 with
- * an error in d when the demand does not fit (no spilling yet). */
-int ra_allocate(const MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
-/* The same with f's block live sets and demand (liveness section). */
-int ra_allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
+/* Assigns a physical register range to every vreg.  lv: f's block live
+ * sets and demand (liveness section), or NULL (computed here).  Returns 0,
+ * or -1 with an error in d when the demand does not fit (no spilling). */
+int ra_allocate(const MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
 void ra_result_free(RaResult *r);
 /* Replaces virtual operands with r's registers and lowers COPY/PCOPY into
  * moves.  Returns 0 or -1 (allocation failure). */
@@ -110,10 +110,9 @@ int ra_rewrite(MFunc *f, const RaResult *r, Diag *d);
  * for aligned tuples.  On success f holds the inserted copies and their
  * vregs, r->allocator is RA_SSA, and ra_validate has accepted the result;
  * returns 0.  Otherwise returns -1 with f unchanged and a note in d: the
- * caller falls back to ra_allocate. */
-int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d);
-/* The same with the caller's block live sets (liveness section). */
-int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
+ * caller falls back to ra_allocate.  lv: the caller's block live sets
+ * (liveness section), or NULL (computed here). */
+int ra_allocate_ssa(MFunc *f, const RaOptions *opt, const Liveness *lv, RaResult *r, Diag *d);
 
 /* ---- undef.c ------------------------------------------------------------ */
 
@@ -176,21 +175,17 @@ int ra_spill(MFunc *f, const uint8_t *spill, int agpr_room, int wave_sgpr, RaSpi
  * Returns 0, or -1 with an error in d (AGPR demand beyond the file,
  * scratch beyond RA_SCRATCH_MAX). */
 enum { RA_SPILL_ROUNDS = 12 };
-int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d);
-/* The same where the kernel ABI is known: wave_sgpr is the system SGPR
- * that will hold the private segment wave offset on gfx90a (the caller
- * enables it when st->scratch_bytes > 0).  ra_allocate_spill passes 0, so
- * there a gfx90a VGPR spill beyond the AGPRs fails. */
-int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
-			  Diag *d);
-/* The same, also writing into slot_of (one entry per vreg of f before
- * spilling) where each spilled vreg lives: RA_SLOT_LANE + (lane slot vreg
- * << 6 | first lane), or the scratch byte offset; -2 an AGPR slot vreg of
- * its own (ra_validate checks those), -1 not spilled.  Vregs with one key
- * share a slot: tests check that they never interfere. */
+/* wave_sgpr is the system SGPR that will hold the private segment wave
+ * offset on gfx90a (the caller enables it when st->scratch_bytes > 0); 0
+ * where the ABI is not known, and then a gfx90a VGPR spill beyond the AGPRs
+ * fails.  st may be NULL.  slot_of (NULL, or one entry per vreg of f before
+ * spilling) receives where each spilled vreg lives: RA_SLOT_LANE + (lane
+ * slot vreg << 6 | first lane), or the scratch byte offset; -2 an AGPR slot
+ * vreg of its own (ra_validate checks those), -1 not spilled.  Vregs with
+ * one key share a slot: tests check that they never interfere. */
 enum { RA_SLOT_LANE = 1 << 30 };
-int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
-			    int32_t *slot_of, Diag *d);
+int ra_allocate_spill(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
+		      int32_t *slot_of, Diag *d);
 
 /* ---- pcopy.c ------------------------------------------------------------ */
 
@@ -217,7 +212,7 @@ int ra_validate(const MFunc *f, const int16_t *phys, StrBuf *err);
 typedef struct {
 	const char *name;     /* the kernel, for diagnostics */
 	RaOptions limits;
-	int wave_sgpr;        /* gfx90a: the SGPR for the scratch wave offset (ra_allocate_spill_abi) */
+	int wave_sgpr;        /* gfx90a: the SGPR for the scratch wave offset (ra_allocate_spill) */
 	const Liveness *live; /* f's block live sets (amd_sched_live), or NULL */
 	/* When the code was scheduled (sched_moves > 0): an allocation whose
 	 * occupancy is below that of sched_limit_v VGPRs is not kept, nor one that

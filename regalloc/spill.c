@@ -815,11 +815,6 @@ out:
 	return rc;
 }
 
-int ra_allocate_spill(MFunc *f, const RaOptions *opt, RaResult *r, RaSpillStats *st, Diag *d)
-{
-	return ra_allocate_spill_abi(f, opt, 0, r, st, d);
-}
-
 /* The function before any spill code: each round spills the whole set
  * chosen so far from it, so that the slots are coloured over all of them. */
 typedef struct {
@@ -851,14 +846,8 @@ static int restore(MFunc *f, const Saved *s)
 	return 0;
 }
 
-int ra_allocate_spill_abi(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
-			  Diag *d)
-{
-	return ra_allocate_spill_slots(f, opt, wave_sgpr, r, st, NULL, d);
-}
-
-int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
-			    int32_t *slot_of, Diag *d)
+int ra_allocate_spill(MFunc *f, const RaOptions *opt, int wave_sgpr, RaResult *r, RaSpillStats *st,
+		      int32_t *slot_of, Diag *d)
 {
 	static const char *names[] = {"SGPR", "VGPR", "AGPR"};
 	RaSpillStats dummy;
@@ -890,7 +879,7 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 		}
 		/* After spilling, the SSA allocator first (registers free where
 		 * values are dead: it needs the least), then the linear scan. */
-		int rc = round ? ra_allocate_ssa_live(f, opt, &lv, r, &quiet) : -1;
+		int rc = round ? ra_allocate_ssa(f, opt, &lv, r, &quiet) : -1;
 		int changed = !rc; /* its split copies are in f now */
 		if (!rc && st->scratch_rsrc && r->phys[st->scratch_rsrc - 1] != 0) {
 			ra_result_free(r); /* the V# must be s[0:3]: the scan's hint does that */
@@ -898,7 +887,7 @@ int ra_allocate_spill_slots(MFunc *f, const RaOptions *opt, int wave_sgpr, RaRes
 		}
 		if (rc) {
 			Diag *to = round + 1 < RA_SPILL_ROUNDS ? &quiet : d;
-			rc = changed ? ra_allocate(f, opt, r, to) : ra_allocate_live(f, opt, &lv, r, to);
+			rc = changed ? ra_allocate(f, opt, NULL, r, to) : ra_allocate(f, opt, &lv, r, to);
 		}
 		diag_free(&quiet);
 		if (rc && changed) { /* (rare) f has the rejected allocation's copies: measure it again */

@@ -402,8 +402,12 @@ static void release(Ssa *s, int v)
 		set_owner(s, mv->cls, s->phys[v], mv->size, -1);
 }
 
-int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
+static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d);
+
+int ra_allocate_ssa(MFunc *f, const RaOptions *opt, const Liveness *known, RaResult *r, Diag *d)
 {
+	if (known)
+		return allocate_ssa_live(f, opt, known, r, d);
 	Liveness lv;
 	if (liveness_compute(f, &lv)) {
 		memset(r, 0, sizeof *r);
@@ -411,14 +415,14 @@ int ra_allocate_ssa(MFunc *f, const RaOptions *opt, RaResult *r, Diag *d)
 		diag_error(d, "out of memory in register allocation");
 		return -1;
 	}
-	int rc = ra_allocate_ssa_live(f, opt, &lv, r, d);
+	int rc = allocate_ssa_live(f, opt, &lv, r, d);
 	liveness_free(&lv);
 	return rc;
 }
 
 /* Only the block live sets are read (not the demand), so sets computed
  * before amd_sched's moves serve as well (regalloc.h). */
-int ra_allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d)
+static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp, RaResult *r, Diag *d)
 {
 	memset(r, 0, sizeof *r);
 	r->fail_cls = -1;

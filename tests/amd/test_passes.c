@@ -526,9 +526,9 @@ Test(sched, live_sets_stay_valid_for_the_allocator)
 	RaResult r1, r2;
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate_ssa_live(&f, NULL, &kept, &r1, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(ra_allocate_ssa(&f, NULL, &kept, &r1, &d), 0, "%s", diag_text(&d));
 	liveness_free(&kept);
-	cr_assert_eq(ra_allocate_ssa(&g, NULL, &r2, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(ra_allocate_ssa(&g, NULL, NULL, &r2, &d), 0, "%s", diag_text(&d));
 	cr_assert_eq(f.vregs.len, g.vregs.len);
 	cr_expect_eq(memcmp(r1.phys, r2.phys, sizeof(int16_t) * f.vregs.len), 0);
 	char *df = mir_dump(&f), *dg = mir_dump(&g);
@@ -644,7 +644,7 @@ static char *spill_and_dump(MFunc *f, const RaOptions *opt, RaSpillStats *st)
 	RaResult r;
 	Diag d;
 	diag_init(&d);
-	int rc = ra_allocate_spill(f, opt, &r, st, &d);
+	int rc = ra_allocate_spill(f, opt, 0, &r, st, NULL, &d);
 	cr_assert_eq(rc, 0, "%s", diag_text(&d));
 	diag_free(&d);
 	StrBuf err = {0};

@@ -115,7 +115,7 @@ static void alloc_ok(MFunc *f, RaResult *r)
 {
 	Diag d;
 	diag_init(&d);
-	int rc = ra_allocate(f, NULL, r, &d);
+	int rc = ra_allocate(f, NULL, NULL, r, &d);
 	cr_assert_eq(rc, 0, "%s", diag_text(&d));
 	diag_free(&d);
 	StrBuf err = {0};
@@ -265,7 +265,7 @@ Test(ra, out_of_registers_is_an_error)
 	RaResult r;
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate(&f, NULL, &r, &d), -1);
+	cr_assert_eq(ra_allocate(&f, NULL, NULL, &r, &d), -1);
 	cr_assert(strstr(diag_text(&d), "spilling is not supported yet"), "%s", diag_text(&d));
 	diag_free(&d);
 	mir_free(&f);
@@ -335,7 +335,7 @@ Test(ra, random_programs_validate)
 		RaResult r;
 		Diag d;
 		diag_init(&d);
-		int rc = ra_allocate(&f, NULL, &r, &d);
+		int rc = ra_allocate(&f, NULL, NULL, &r, &d);
 		cr_assert_eq(rc, 0, "seed %d: %s", seed, diag_text(&d));
 		StrBuf err = {0};
 		rc = ra_validate(&f, r.phys, &err);
@@ -379,7 +379,7 @@ Test(ra, random_programs_spill_and_validate)
 		RaSpillStats st;
 		Diag d;
 		diag_init(&d);
-		int rc = ra_allocate_spill(&f, &opt, &r, &st, &d);
+		int rc = ra_allocate_spill(&f, &opt, 0, &r, &st, NULL, &d);
 		cr_assert_eq(rc, 0, "seed %d: %s", seed, diag_text(&d));
 		cr_assert_leq(r.used[MR_S], 12, "seed %d", seed);
 		if (t != TA_TARGET_GFX1100)
@@ -435,7 +435,7 @@ static void ssa_random(int nseed, int tight, int *ok_out, int *splits_out, int *
 		RaResult r;
 		Diag d;
 		diag_init(&d);
-		int rc = ra_allocate_ssa(&f, &opt, &r, &d);
+		int rc = ra_allocate_ssa(&f, &opt, NULL, &r, &d);
 		if (rc) {
 			/* It validates before keeping a result: a give-up for that
 			 * reason is a bug here, not a fallback. */

@@ -63,7 +63,7 @@ static char *spill_snippet(ta_target t, int vlimit, int alimit, int wave_sgpr, R
 	RaResult r;
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate_spill_abi(&f, &opt, wave_sgpr, &r, st, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(ra_allocate_spill(&f, &opt, wave_sgpr, &r, st, NULL, &d), 0, "%s", diag_text(&d));
 	StrBuf err = {0};
 	cr_assert_eq(ra_validate(&f, r.phys, &err), 0, "%s", err.buf ? err.buf : "");
 	cr_assert_leq(r.used[MR_V], vlimit);
@@ -173,7 +173,7 @@ Test(scratch, gfx90a_without_wave_offset_fails)
 	RaResult r;
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate_spill(&f, &opt, &r, NULL, &d), -1);
+	cr_assert_eq(ra_allocate_spill(&f, &opt, 0, &r, NULL, NULL, &d), -1);
 	cr_expect(strstr(diag_text(&d), "wave offset") != NULL, "%s", diag_text(&d));
 	diag_free(&d);
 	mir_free(&f);
@@ -195,7 +195,7 @@ Test(scratch, beyond_4k_per_work_item_fails)
 	RaResult r;
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate_spill(&f, &opt, &r, NULL, &d), -1);
+	cr_assert_eq(ra_allocate_spill(&f, &opt, 0, &r, NULL, NULL, &d), -1);
 	cr_expect(strstr(diag_text(&d), "more than 4096 bytes of scratch per work-item") != NULL, "%s", diag_text(&d));
 	diag_free(&d);
 	mir_free(&f);

@@ -62,7 +62,7 @@ static char *two_phases(ta_target t, int cls, RaOptions opt, RaSpillStats *st)
 	RaResult r;
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate_spill_abi(&f, &opt, 6, &r, st, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(ra_allocate_spill(&f, &opt, 6, &r, st, NULL, &d), 0, "%s", diag_text(&d));
 	StrBuf err = {0};
 	cr_assert_eq(ra_validate(&f, r.phys, &err), 0, "%s", err.buf ? err.buf : "");
 	for (int c = 0; c < MR_NCLASS; c++)
@@ -399,7 +399,7 @@ Test(spill_slots, random_programs_share_only_disjoint_slots)
 		RaSpillStats st;
 		Diag d;
 		diag_init(&d);
-		int rc = ra_allocate_spill_slots(&f, &opt, 6, &r, &st, slot_of, &d);
+		int rc = ra_allocate_spill(&f, &opt, 6, &r, &st, slot_of, &d);
 		if (rc) { /* an instruction alone can need more than 10 (3 tuples of 4) */
 			cr_assert(strstr(diag_text(&d), "none is left to spill"), "seed %llu: %s",
 				  (unsigned long long)seed, diag_text(&d));

@@ -62,7 +62,7 @@ static void alloc_ssa(MFunc *f, const RaOptions *opt, RaResult *r)
 {
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate_ssa(f, opt, r, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(ra_allocate_ssa(f, opt, NULL, r, &d), 0, "%s", diag_text(&d));
 	cr_assert_eq(r->allocator, RA_SSA);
 	StrBuf err = {0};
 	cr_assert_eq(ra_validate(f, r->phys, &err), 0, "validator: %s", err.buf ? err.buf : "");
@@ -127,7 +127,7 @@ Test(ssa_ra, split_makes_room_for_an_aligned_tuple)
 	cmp(&g, w2, t);
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(ra_allocate(&g, &opt, &r, &d), -1);
+	cr_assert_eq(ra_allocate(&g, &opt, NULL, &r, &d), -1);
 	diag_free(&d);
 	mir_free(&g);
 	mir_free(&f);
@@ -242,7 +242,7 @@ Test(ssa_ra, a_value_dead_in_one_arm_does_not_block_it)
 		} else {
 			Diag d;
 			diag_init(&d);
-			cr_assert_eq(ra_allocate(&f, &opt, &r, &d), -1, "the linear scan fits it too: test is moot");
+			cr_assert_eq(ra_allocate(&f, &opt, NULL, &r, &d), -1, "the linear scan fits it too: test is moot");
 			diag_free(&d);
 		}
 		mir_free(&f);
