@@ -405,7 +405,7 @@ static ta_status check_options(ta_ctx *c, const Target *t, const ta_compile_opti
 	for (int p = 0; p < AMD_PASS_COUNT; p++)
 		if (!strcmp(o->dump_after, amd_pass_name[p]) && (p == AMD_PASS_LOWER || target_is_amd(t->id)))
 			return TA_OK;
-	diag_error(&c->diag, "no pass '%s' to dump after (AMD: lower isel opt sched regalloc waitcnt hazard emit; "
+	diag_error(&c->diag, "no pass '%s' to dump after (AMD: lower licm isel opt sched regalloc waitcnt hazard emit; "
 	           "PTX: lower)", o->dump_after);
 	return TA_ERR_INVALID;
 }

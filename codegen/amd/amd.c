@@ -10,7 +10,7 @@
 #include <time.h>
 
 
-const char *const amd_pass_name[AMD_PASS_COUNT] = {"lower", "isel",    "opt",    "sched",
+const char *const amd_pass_name[AMD_PASS_COUNT] = {"lower", "licm", "isel",    "opt",    "sched",
 							     "regalloc", "waitcnt", "hazard", "emit"};
 
 static double now_ms(void)
@@ -103,6 +103,16 @@ static int setup_abi(AmdJob *j)
 	j->ki->param_offset = abi->param_offset;
 	j->ki->kernarg_size = abi->kernarg_size;
 	return 0;
+}
+
+static int pass_licm(AmdJob *j)
+{
+	/* Hoisting trades registers for instructions: not under a register
+	 * limit the caller imposes (reg_limit), where it would only spill. */
+	for (int c = 0; c < MR_NCLASS; c++)
+		if (j->out->reg_limit[c])
+			return 0;
+	return amd_licm(&j->sf) ? oom(j) : 0;
 }
 
 static int pass_isel(AmdJob *j)
@@ -252,12 +262,13 @@ static int after_pass(AmdJob *j, int p)
 		return 0;
 	StrBuf err = {0};
 	int bad = 0;
-	if (j->verify && p == AMD_PASS_LOWER)
+	bool simt = p <= AMD_PASS_LICM;
+	if (j->verify && simt)
 		bad = simt_verify(&j->sf, &err);
 	else if (j->verify)
 		bad = mir_verify(&j->mf, p >= AMD_PASS_RA, &err);
 	if (bad) {
-		diag_error(j->d, "internal error: %s of kernel '%s' after %s: %s", p == AMD_PASS_LOWER ? "SIMT IR" : "MIR",
+		diag_error(j->d, "internal error: %s of kernel '%s' after %s: %s", simt ? "SIMT IR" : "MIR",
 			   j->sf.name, amd_pass_name[p], err.buf ? err.buf : "?");
 		sb_free(&err);
 		return -1;
@@ -266,7 +277,7 @@ static int after_pass(AmdJob *j, int p)
 	if (dump) {
 		StrBuf *sb = &j->out->dump;
 		sb_printf(sb, "; after %s: %s\n", amd_pass_name[p], j->sf.name);
-		if (p == AMD_PASS_LOWER)
+		if (simt)
 			simt_print(&j->sf, sb);
 		else
 			mir_print(&j->mf, sb);
@@ -287,6 +298,7 @@ static int run_pass(AmdJob *j, int p, AmdPass fn)
 static int compile_kernel(AmdJob *j)
 {
 	return run_pass(j, AMD_PASS_LOWER, pass_lower) ||
+	       run_pass(j, AMD_PASS_LICM, pass_licm) ||
 	       setup_abi(j) ||
 	       run_pass(j, AMD_PASS_ISEL, pass_isel) ||
 	       run_pass(j, AMD_PASS_OPT, pass_opt) ||

@@ -5,6 +5,7 @@
  * below, in the order amd.c's compile_func runs them (a flat list of
  * run_pass calls):
  *   lower       lower_kernel (lower.h)  Tile IR -> SIMT IR, shared with PTX
+ *   licm        amd_licm.c     loop-invariant SIMT code before its loops
  *   isel        amd_isel.c     SIMT IR -> MIR with virtual registers
  *   opt         amd_opt.c      folds, copy propagation, value numbering, dead code
  *   sched       amd_sched.c    pre-RA load hoisting within blocks
@@ -29,7 +30,7 @@
 #include "regalloc.h"
 #include "target.h"
 
-enum { AMD_PASS_LOWER, AMD_PASS_ISEL, AMD_PASS_OPT, AMD_PASS_SCHED, AMD_PASS_RA, AMD_PASS_WAITCNT,
+enum { AMD_PASS_LOWER, AMD_PASS_LICM, AMD_PASS_ISEL, AMD_PASS_OPT, AMD_PASS_SCHED, AMD_PASS_RA, AMD_PASS_WAITCNT,
        AMD_PASS_HAZARD, AMD_PASS_EMIT,
        AMD_PASS_COUNT };
 extern const char *const amd_pass_name[AMD_PASS_COUNT];
@@ -94,6 +95,12 @@ unsigned amd_wgid_dims(const SimtFunc *sf);
 
 /* SIMT -> MIR.  mf must be mir_init'ed with the ISA target. */
 int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, Diag *d);
+
+/* ---- amd_licm.c (SIMT IR) ------------------------------------------------- */
+
+/* Moves loop-invariant pure SIMT instructions before their loops' heads.
+ * Returns 0, or -1 when out of memory. */
+int amd_licm(SimtFunc *f);
 
 /* ---- amd_opt.c (virtual MIR) ---------------------------------------------- */
 

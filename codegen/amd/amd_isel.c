@@ -350,7 +350,7 @@ static void sel_inst(Isel *s, int i)
 		break;
 	default: unsupported(s, "this SIMT instruction"); break;
 	}
-	if (in->dst >= 0 && s->tfirst[in->dst])
+	if (in->dst >= 0 && s->tfirst[in->dst] && in->guard < 0)
 		for (size_t k = before; k < s->mf->insns.len; k++) {
 			MInst *mk = &s->mf->insns.data[k];
 			if (mk->ndef && (mk->vmask & 1) && mk->vr[0] == s->vr[in->dst] && mk->sub[0] == 0) {
@@ -440,6 +440,7 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	for (size_t r = 0; r < nr; r++)
 		s->vr[r] = -1;
 	group_mma_tuples(s);
+	group_mem_tuples(s);
 	scan_uses(s);
 	for (size_t r = 0; r + 1 < nr; r++) {
 		if (s->vr[r] >= 0)

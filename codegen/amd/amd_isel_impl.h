@@ -195,6 +195,7 @@ void sel_shfl(Isel *s, const SInst *in);
 void sel_mma(Isel *s, const SInst *in);
 void sel_mma_amd(Isel *s, const SInst *in);
 void group_mma_tuples(Isel *s);
+void group_mem_tuples(Isel *s);
 bool zext16(const Isel *s, int r);
 bool f16_packed(const Isel *s, int r);
 bool sel_pack2_fp8(Isel *s, const SInst *in);

@@ -26,6 +26,27 @@ typedef struct {
 	int32_t off;
 } GAddr;
 
+/* areg = base + zext(off) with a uniform 64-bit base and a per-lane u32
+ * offset (the lowering's unrolled copies): *off = the offset's SIMT
+ * register, or -1. */
+static int saddr_form(const Isel *s, int areg, int *off)
+{
+	*off = -1;
+	if (s->uni[areg] || s->ndefs[areg] != 1)
+		return -1;
+	const SInst *add = &s->sf->code.data[s->def1[areg]];
+	if (add->op != SI_ADD || add->type != DT_I64 || add->guard >= 0 || !s->uni[add->a] || s->isconst[add->a])
+		return -1;
+	int z = add->b;
+	if (s->ndefs[z] != 1)
+		return -1;
+	const SInst *cv = &s->sf->code.data[s->def1[z]];
+	if (cv->op != SI_CVT || cv->type != DT_I64 || cv->type2 != DT_U32 || cv->guard >= 0)
+		return -1;
+	*off = cv->a;
+	return add->a;
+}
+
 static GAddr global_addr(Isel *s, int areg, int64_t imm)
 {
 	GAddr g;
@@ -33,6 +54,13 @@ static GAddr global_addr(Isel *s, int areg, int64_t imm)
 	g.saddr.kind = VK_CONST;
 	g.off = 0;
 	bool fits = imm >= -4096 && imm <= 4095;
+	int voff, sbase = saddr_form(s, areg, &voff);
+	if (sbase >= 0 && fits) { /* SGPR base + 32-bit VGPR offset: no 64-bit lane address */
+		g.saddr = opnd_all(s, sbase);
+		g.vaddr = to_vgpr(s, opnd(s, voff, 0));
+		g.off = (int32_t)imm;
+		return g;
+	}
 	Val a = opnd_all(s, areg);
 	if (!fits) {
 		Val t = reg(newv(s, s->uni[areg] ? MR_S : MR_V, 2), 0, 2);
@@ -181,7 +209,10 @@ void sel_st(Isel *s, const SInst *in)
 {
 	int bytes = dtype_bytes_of(in->type);
 	Val v;
-	if (in->vec > 1) { /* gather the SIMT registers into one tuple */
+	if (in->vec > 1 && is_tuple(s, in->b, in->vec)) { /* a loaded tuple (group_mem_tuples) */
+		bytes = 4 * in->vec;
+		v = dst_of(s, in->b, 0, in->vec);
+	} else if (in->vec > 1) { /* gather the SIMT registers into one tuple */
 		bytes = 4 * in->vec;
 		v = reg(newv(s, MR_V, in->vec), 0, in->vec);
 		for (int k = 0; k < in->vec; k++) {
@@ -211,5 +242,41 @@ void sel_st(Isel *s, const SInst *in)
 		mi->in.mod.offset = off;
 	} else {
 		unsupported(s, "this memory space for stores/atomics");
+	}
+}
+
+/* Before vregs are made (after group_mma_tuples): the destination of a
+ * vector load becomes one tuple vreg, so the load writes it directly and a
+ * vector store of the same registers reads it without moves.  The
+ * registers must be defined by the load alone, or (a guarded load: lanes
+ * that do not load keep zeros) by one unguarded constant each right before
+ * it; the first definition then starts a new value of the whole tuple
+ * (tfirst), so it is not live before. */
+void group_mem_tuples(Isel *s)
+{
+	const SimtFunc *sf = s->sf;
+	for (size_t i = 0; i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op != SI_LD || in->vec <= 1 || in->dst < 0)
+			continue;
+		int r = in->dst, n = in->vec;
+		bool ok = true;
+		for (int k = 0; k < n && ok; k++) {
+			int vt = sf->regs.data[r + k];
+			ok = (vt == VT_I32 || vt == VT_F32) && !s->uni[r + k] && !s->isconst[r + k] && s->vr[r + k] < 0;
+			if (ok && s->ndefs[r + k] == 2) {
+				/* the zero before a guarded load: SIMT position i - n + k */
+				const SInst *z = (int)i - n + k >= 0 ? &sf->code.data[i - n + k] : NULL;
+				ok = in->guard >= 0 && z && z->op == SI_MOVI && z->dst == r + k && z->guard < 0;
+			} else if (ok) {
+				ok = s->ndefs[r + k] == 1;
+			}
+		}
+		if (!ok)
+			continue;
+		int v = newv(s, MR_V, n);
+		for (int k = 0; k < n; k++)
+			s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
+		s->tfirst[r] = 1;
 	}
 }

@@ -87,6 +87,39 @@ static int32_t copy_vec_aligned(L *c, const Region *r, int V)
 	return ok;
 }
 
+/* 16 bytes at a into four new i32 registers (the first returned); lanes
+ * outside guard ok (if any) get zeros. */
+static int32_t ld_vec4(L *c, Addr a, int32_t ok)
+{
+	int32_t v = (int32_t)c->f->regs.len;
+	for (int k = 0; k < 4; k++)
+		reg(c, VT_I32);
+	if (ok >= 0)
+		for (int k = 0; k < 4; k++)
+			emit(c, I(SI_MOVI, DT_I32, v + k, -1, -1));
+	SInst in = I(SI_LD, DT_I32, v, a.addr, -1);
+	in.sub = (uint8_t)a.sp;
+	in.imm = a.off;
+	in.vec = 4;
+	in.guard = ok;
+	emit(c, in);
+	return v;
+}
+
+static void st_vec4(L *c, Addr a, int32_t v, int32_t ok)
+{
+	SInst in = I(SI_ST, DT_I32, -1, a.addr, v);
+	in.sub = (uint8_t)a.sp;
+	in.imm = a.off;
+	in.vec = 4;
+	in.guard = ok;
+	emit(c, in);
+}
+
+static bool copy_unrolls(L *c, int64_t total);
+static int32_t copy_lane_fits(L *c, const Region *r, const int64_t *ext);
+static void copy_vectors_unrolled(L *c, const Stmt *s, const int64_t *vext, int rank, int V, int64_t total);
+
 /* The vector path: each step moves 16 bytes; a vector is entirely inside
  * or outside the global tensor because everything is V-aligned. */
 static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int V)
@@ -97,6 +130,10 @@ static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int 
 		vext[d] = d == rank - 1 ? ext[d] / V : ext[d];
 		total *= vext[d];
 	}
+	if (copy_unrolls(c, total)) {
+		copy_vectors_unrolled(c, s, vext, rank, V, total);
+		return;
+	}
 	DLoop l = lower_dloop_begin(c, total, true);
 	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
 	lower_decompose(c, l.p, vext, rank, ti);
@@ -106,28 +143,149 @@ static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int 
 	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
 	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
 	Addr sa = lower_elem_addr(c, s->src.buf, si);
-	int32_t v = (int32_t)c->f->regs.len;
-	for (int i = 0; i < 4; i++)
-		reg(c, VT_I32);
-	if (sok >= 0)
-		for (int i = 0; i < 4; i++) {
-			SInst z = I(SI_MOVI, DT_I32, v + i, -1, -1);
-			emit(c, z);
-		}
-	SInst ldv = I(SI_LD, DT_I32, v, sa.addr, -1);
-	ldv.sub = (uint8_t)sa.sp;
-	ldv.imm = sa.off;
-	ldv.vec = 4;
-	ldv.guard = sok;
-	emit(c, ldv);
-	Addr da = lower_elem_addr(c, s->dst.buf, di);
-	SInst stv = I(SI_ST, DT_I32, -1, da.addr, v);
-	stv.sub = (uint8_t)da.sp;
-	stv.imm = da.off;
-	stv.vec = 4;
-	stv.guard = dok;
-	emit(c, stv);
+	int32_t v = ld_vec4(c, sa, sok);
+	st_vec4(c, lower_elem_addr(c, s->dst.buf, di), v, dok);
 	lower_dloop_end(c, &l);
+}
+
+/* AMD has no downstream optimiser (PTX gets these from ptxas): a vector
+ * copy of at most COPY_UNROLL steps per thread is straight-line code.
+ * The thread's tile index is decomposed once; a step adds a constant to it
+ * (along dim 0 when the thread count is a multiple of the inner extents).
+ * A global side is addressed as one uniform 64-bit base (the region origin:
+ * SGPRs) plus the step's 32-bit lane offset, which depends only on the
+ * thread, the step and the pitches, so it can be computed once outside the
+ * loops around the copy (copy_lane_fits checks at run time that it fits
+ * 31 bits).  The shared side goes through lower_elem_addr (the shared-tile
+ * layout).  Loads of a group of steps are issued before its stores, so their
+ * latencies overlap (partial vmcnt waits) instead of one round trip each. */
+enum { COPY_UNROLL = 16, COPY_GROUP = 8 };
+
+static bool copy_unrolls(L *c, int64_t total)
+{
+	return target_is_amd(c->t->id) && (total + c->nthreads - 1) / c->nthreads <= COPY_UNROLL;
+}
+
+/* pred: every lane offset of a tile of extents ext on global side r is
+ * below 2^31 bytes (the 32-bit VGPR offset of the SGPR-base addressing);
+ * -1 when the shape already says so. */
+static int32_t copy_lane_fits(L *c, const Region *r, const int64_t *ext)
+{
+	const Buffer *g = BUF(r->buf);
+	const BufLoc *bl = &c->bl[r->buf];
+	int es = dtype_bytes((DType)g->dtype);
+	/* known pitches (the shape specialised): decided here */
+	int64_t slin = 0;
+	bool known = true;
+	for (int d = 0; d < g->rank && known; d++) {
+		int64_t dim = bdim(c, g, d), e = r->tdim[d] >= 0 ? ext[r->tdim[d]] - 1 : 0;
+		known = d == 0 || (dim > 0 && slin <= (INT64_C(1) << 40) / dim);
+		slin = d ? slin * dim + e : e;
+	}
+	if (known && slin * es < (INT64_C(1) << 31) - 16)
+		return -1;
+	int32_t lin = -1;
+	for (int d = 0; d < g->rank; d++) {
+		int64_t e = r->tdim[d] >= 0 ? ext[r->tdim[d]] - 1 : 0;
+		int32_t t = movi(c, DT_I64, e);
+		lin = lin < 0 ? t : bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, lin, bl->dim64[d]), t);
+	}
+	/* (lin * es + 16) >> 31 == 0, in uniform (scalar) operations */
+	int32_t bytes = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)), movi(c, DT_I64, 16));
+	return setp(c, CMP_EQ, DT_I64, bin(c, SI_SHR, DT_I64, bytes, movi(c, DT_I64, 31)), movi(c, DT_I64, 0));
+}
+
+/* One side of an unrolled copy: the region origin, evaluated once. */
+typedef struct {
+	const Region *r;
+	int32_t o[IR_MAX_RANK]; /* origin index per buffer dim, -1 = 0 */
+	int32_t gbase;          /* global: base + origin (i64, uniform) */
+} CopySide;
+
+static void side_begin(L *c, CopySide *cs, const Region *r)
+{
+	const Buffer *b = BUF(r->buf);
+	const BufLoc *bl = &c->bl[r->buf];
+	cs->r = r;
+	for (int d = 0; d < b->rank; d++)
+		cs->o[d] = r->nidx ? expr_as(c, r->idx[d], DT_I32) : -1;
+	cs->gbase = -1;
+	if (b->scope != SCOPE_GLOBAL)
+		return;
+	int32_t lin = -1;
+	for (int d = 0; d < b->rank; d++) {
+		int32_t o = cs->o[d] < 0 ? movi(c, DT_I64, 0) : cvt(c, DT_I64, DT_I32, cs->o[d]);
+		lin = lin < 0 ? o : bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, lin, bl->dim64[d]), o);
+	}
+	int es = dtype_bytes((DType)b->dtype);
+	cs->gbase = bin(c, SI_ADD, DT_I64, bl->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+}
+
+/* Address (and, global, the in-bounds predicate) of tile index ti. */
+static Addr side_addr(L *c, const CopySide *cs, const int32_t *ti, int32_t *ok)
+{
+	const Region *r = cs->r;
+	const Buffer *b = BUF(r->buf);
+	const BufLoc *bl = &c->bl[r->buf];
+	int32_t idx[IR_MAX_RANK];
+	for (int d = 0; d < b->rank; d++) {
+		int32_t t = r->tdim[d] >= 0 ? ti[r->tdim[d]] : -1;
+		idx[d] = cs->o[d] < 0 ? (t < 0 ? i32c(c, 0) : t) : t < 0 ? cs->o[d] : bin(c, SI_ADD, DT_I32, cs->o[d], t);
+	}
+	*ok = -1;
+	if (b->scope != SCOPE_GLOBAL)
+		return lower_elem_addr(c, r->buf, idx);
+	*ok = lower_inbounds(c, r->buf, idx);
+	int32_t lane = -1;
+	for (int d = 0; d < b->rank; d++) {
+		int32_t t = r->tdim[d] >= 0 ? ti[r->tdim[d]] : i32c(c, 0);
+		lane = lane < 0 ? t : bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, lane, bl->dim[d]), t);
+	}
+	lane = bin(c, SI_MUL, DT_I32, lane, i32c(c, dtype_bytes((DType)b->dtype)));
+	return (Addr){SP_GLOBAL, bin(c, SI_ADD, DT_I64, cs->gbase, cvt(c, DT_I64, DT_U32, lane)), 0};
+}
+
+static void copy_vectors_unrolled(L *c, const Stmt *s, const int64_t *vext, int rank, int V, int64_t total)
+{
+	const int64_t T = c->nthreads, n = (total + T - 1) / T;
+	int64_t inner = 1;
+	for (int d = 1; d < rank; d++)
+		inner *= vext[d];
+	bool dim0 = T % inner == 0;
+	int32_t tq[IR_MAX_RANK];
+	lower_decompose(c, c->tid, vext, rank, tq);
+	CopySide src, dst;
+	side_begin(c, &src, &s->src);
+	side_begin(c, &dst, &s->dst);
+	for (int64_t g0 = 0; g0 < n; g0 += COPY_GROUP) {
+		int64_t g1 = TA_MIN(n, g0 + COPY_GROUP);
+		int32_t val[COPY_GROUP], dok[COPY_GROUP];
+		Addr da[COPY_GROUP];
+		for (int64_t i = g0; i < g1; i++) {
+			int32_t ti[IR_MAX_RANK];
+			if (dim0) {
+				for (int d = 0; d < rank; d++)
+					ti[d] = tq[d];
+				if (i)
+					ti[0] = bin(c, SI_ADD, DT_I32, tq[0], i32c(c, i * T / inner));
+			} else {
+				lower_decompose(c, i ? bin(c, SI_ADD, DT_I32, c->tid, i32c(c, i * T)) : c->tid, vext, rank, ti);
+			}
+			ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
+			/* the last step of a ragged split: only the threads it has */
+			int32_t step = total % T && i == n - 1 ? setp(c, CMP_LT, DT_I32, c->tid, i32c(c, total - T * i)) : -1;
+			int32_t sok;
+			Addr sa = side_addr(c, &src, ti, &sok);
+			da[i - g0] = side_addr(c, &dst, ti, &dok[i - g0]);
+			if (step >= 0) {
+				sok = sok < 0 ? step : bin(c, SI_AND, DT_BOOL, sok, step);
+				dok[i - g0] = dok[i - g0] < 0 ? step : bin(c, SI_AND, DT_BOOL, dok[i - g0], step);
+			}
+			val[i - g0] = ld_vec4(c, sa, sok);
+		}
+		for (int64_t i = g0; i < g1; i++)
+			st_vec4(c, da[i - g0], val[i - g0], dok[i - g0]);
+	}
 }
 
 static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total);
@@ -147,7 +305,6 @@ void lower_copy(L *c, const Stmt *s)
 		copy_rf(c, s);
 		return;
 	}
-	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
 	int64_t ext[IR_MAX_RANK], total = 1;
 	for (int d = 0; d < s->trank; d++)
 		total *= ext[d] = s->text[d];
@@ -158,10 +315,15 @@ void lower_copy(L *c, const Stmt *s)
 	}
 	/* uniform branch: vectors when the global side is aligned */
 	int32_t ok = -1;
-	if (a->scope == SCOPE_GLOBAL)
-		ok = copy_vec_aligned(c, &s->src, V);
-	if (b->scope == SCOPE_GLOBAL) {
-		int32_t o2 = copy_vec_aligned(c, &s->dst, V);
+	bool unrolled = copy_unrolls(c, total / V);
+	const Region *rg[2] = {&s->src, &s->dst};
+	for (int k = 0; k < 2; k++) {
+		if (BUF(rg[k]->buf)->scope != SCOPE_GLOBAL)
+			continue;
+		int32_t o2 = copy_vec_aligned(c, rg[k], V);
+		int32_t fits = unrolled ? copy_lane_fits(c, rg[k], ext) : -1;
+		if (fits >= 0)
+			o2 = bin(c, SI_AND, DT_BOOL, o2, fits);
 		ok = ok < 0 ? o2 : bin(c, SI_AND, DT_BOOL, ok, o2);
 	}
 	if (ok < 0) {

@@ -287,7 +287,7 @@ Test(emu_profile, api_vector_add)
 }
 
 /* The profile sums match the emulator's counters (EmuStats) on a kernel
- * with LDS, MFMA/WMMA and loops. */
+ * with LDS, MFMA/WMMA and loops; the GEMM K-loop's copies are unrolled. */
 Test(emu_profile, counts_match_stats)
 {
 	const char *srcdir = getenv("TILEASM_SRCDIR");
@@ -341,6 +341,13 @@ Test(emu_profile, counts_match_stats)
 		cr_assert(kl >= 0);
 		cr_expect_eq(p->loops[kl].c.insns[TA_IC_MMA], st->mma);
 		cr_expect_eq(p->loops[kl].trips, 2 * p->waves);
+		/* Its two tile copies are unrolled (issue 15): per trip and wave
+		 * 4 + 4 16-byte loads, and no loop inside it loads. */
+		cr_expect_eq(p->loops[kl].c.insns[TA_IC_VMEM], 8 * p->loops[kl].trips, "%s: %llu loads", targets[t],
+			     (unsigned long long)p->loops[kl].c.insns[TA_IC_VMEM]);
+		for (int l = 0; l < p->nloops; l++)
+			if (p->loops[l].parent == kl)
+				cr_expect_eq(p->loops[l].c.insns[TA_IC_VMEM], 0, "%s: loop %d loads", targets[t], l);
 		diag_free(&d);
 		emu_destroy(dev);
 		ta_binary_release(b);
