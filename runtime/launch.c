@@ -129,6 +129,22 @@ static ta_status grid_of(ta_ctx *c, const ta_binary *b, int k, const ta_value *a
 	return st;
 }
 
+typedef struct {
+	const Module *m;
+	int k;
+	const InterpArg *args;
+	Diag *d;
+	int bad;
+} InterpJob;
+
+static void interp_job(void *p)
+{
+	InterpJob *j = p;
+	j->bad = interp_run(j->m, j->k, j->args, j->d);
+}
+
+/* The interpreter recurses over blocks and expressions: a stack sized for
+ * the module (run_with_stack_for). */
 static ta_status run_interp(ta_ctx *c, const ta_binary *b, int k, const ta_value *args)
 {
 	int n = b->kernels[k].nargs;
@@ -137,9 +153,12 @@ static ta_status run_interp(ta_ctx *c, const ta_binary *b, int k, const ta_value
 		return TA_ERR_NOMEM;
 	for (int i = 0; i < n; i++)
 		ia[i] = (InterpArg){args[i].ptr, args[i].bytes, args[i].i, args[i].f};
-	int bad = interp_run(b->m, k, ia, &c->diag);
+	InterpJob j = {b->m, k, ia, &c->diag, 0};
+	ta_status st = run_with_stack_for(ir_nesting(b->m), interp_job, &j) ? ta_deep_failed(c)
+	               : j.bad                                             ? TA_ERR_RUNTIME
+	                                                                   : TA_OK;
 	free(ia);
-	return bad ? TA_ERR_RUNTIME : TA_OK;
+	return st;
 }
 
 /* The AMD kernarg block from the binary's argument table; tensors get

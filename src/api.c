@@ -103,7 +103,28 @@ ta_module *ta_module_wrap(Module *m)
 	return tm;
 }
 
-/* Parse, specialise and verify: the front half of every compile. */
+ta_status ta_deep_failed(ta_ctx *c)
+{
+	diag_error(&c->diag, "cannot create a thread for the passes over a deeply nested kernel");
+	return TA_ERR_NOMEM;
+}
+
+typedef struct {
+	ta_ctx *c;
+	Module *m;
+	int bad;
+} VerifyJob;
+
+static void verify_job(void *p)
+{
+	VerifyJob *j = p;
+	j->bad = ir_specialize(j->m, j->c->defines.data, (int)j->c->defines.len, &j->c->diag) ||
+	         ir_verify(j->m, &j->c->diag);
+}
+
+/* Parse, specialise and verify: the front half of every compile.  The
+ * parser does not recurse; specialise and verify do, on a stack sized for
+ * the module (run_with_stack_for). */
 Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st)
 {
 	Module *m = ir_parse(filename ? filename : "<input>", text, len, &c->diag);
@@ -111,7 +132,13 @@ Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t le
 		*st = c->diag.nerrors ? TA_ERR_PARSE : TA_ERR_NOMEM;
 		return NULL;
 	}
-	if (ir_specialize(m, c->defines.data, (int)c->defines.len, &c->diag) || ir_verify(m, &c->diag)) {
+	VerifyJob j = {c, m, 0};
+	if (run_with_stack_for(ir_nesting(m), verify_job, &j)) {
+		ir_module_free(m);
+		*st = ta_deep_failed(c);
+		return NULL;
+	}
+	if (j.bad) {
 		ir_module_free(m);
 		*st = TA_ERR_VERIFY;
 		return NULL;
@@ -144,13 +171,22 @@ TA_API void ta_module_destroy(ta_module *m)
 	free(m);
 }
 
+void print_job(void *p)
+{
+	PrintJob *j = p;
+	ir_print(j->m, &j->sb);
+}
+
 TA_API char *ta_module_print(const ta_module *m)
 {
 	if (!m)
 		return NULL;
-	StrBuf sb = {0};
-	ir_print(m->m, &sb);
-	return sb_take(&sb);
+	PrintJob j = {m->m, {0}};
+	if (run_with_stack_for(ir_nesting(m->m), print_job, &j)) {
+		sb_free(&j.sb);
+		return NULL;
+	}
+	return sb_take(&j.sb);
 }
 
 TA_API int ta_module_kernel_count(const ta_module *m) { return m ? (int)m->m->kernels.len : 0; }

@@ -49,6 +49,14 @@ struct ta_binary {
 
 /* Parse, specialise with the context's -D values, verify. */
 Module *ta_frontend(ta_ctx *c, const char *filename, const char *text, size_t len, ta_status *st);
+/* ir_print as a job for run_with_stack_for (the printer recurses) */
+typedef struct {
+	const Module *m;
+	StrBuf sb;
+} PrintJob;
+void print_job(void *p);
+/* Records that run_with_stack_for could not start its thread; TA_ERR_NOMEM. */
+ta_status ta_deep_failed(ta_ctx *c);
 ta_module *ta_module_wrap(Module *m);
 /* The module behind a public handle. */
 Module *ta_module_ir(ta_module *m);

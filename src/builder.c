@@ -677,9 +677,12 @@ TA_API ta_status ta_build_finish(ta_builder *b, ta_module **out)
 		fail(b, "ta_build_finish", "no kernel was built");
 	ta_status st = TA_ERR_INVALID;
 	if (!b->failed) {
-		StrBuf sb = {0};
-		ir_print(b->m, &sb);
-		if (sb.oom) {
+		PrintJob pj = {b->m, {0}};
+		bool nothread = run_with_stack_for(ir_nesting(b->m), print_job, &pj) != 0;
+		StrBuf sb = pj.sb;
+		if (nothread) {
+			st = ta_deep_failed(b->ctx);
+		} else if (sb.oom) {
 			st = TA_ERR_NOMEM;
 		} else {
 			Module *m = ta_frontend(b->ctx, b->name, sb.buf ? sb.buf : "", sb.len, &st);

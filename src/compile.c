@@ -218,6 +218,23 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, const 
 }
 
 /* Compiles a verified module; takes ownership of m (kept for ta_binary_grid). */
+typedef struct {
+	ta_ctx *c;
+	const Module *m;
+	const Target *t;
+	const ta_compile_options *o;
+	ta_binary *b;
+	ta_status st;
+} CompileJob;
+
+static void compile_job(void *p)
+{
+	CompileJob *j = p;
+	j->st = target_is_amd(j->t->id) ? compile_amd(j->c, j->m, j->t, j->o, j->b) : compile_ptx(j->c, j->m, j->t, j->o, j->b);
+}
+
+/* The backends recurse over blocks and expressions: they run on a stack
+ * sized for the module (run_with_stack_for). */
 static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, const ta_compile_options *o,
                                 double frontend_ms, ta_binary **out)
 {
@@ -231,7 +248,8 @@ static ta_status compile_module(ta_ctx *c, Module *m, const Target *t, const ta_
 	}
 	b->m = m;
 	add_pass(b, "frontend", frontend_ms);
-	ta_status st = target_is_amd(t->id) ? compile_amd(c, m, t, o, b) : compile_ptx(c, m, t, o, b);
+	CompileJob j = {c, m, t, o, b, TA_OK};
+	ta_status st = run_with_stack_for(ir_nesting(m), compile_job, &j) ? ta_deep_failed(c) : j.st;
 	if (st != TA_OK) {
 		binary_free(b);
 		return st;
@@ -250,6 +268,18 @@ static ta_status parse_target(ta_ctx *c, const char *target, Target *t)
 	return TA_OK;
 }
 
+typedef struct {
+	Module *m;
+	Diag *d;
+	int bad;
+} VerifyOnlyJob;
+
+static void verify_only_job(void *p)
+{
+	VerifyOnlyJob *j = p;
+	j->bad = ir_verify(j->m, j->d);
+}
+
 TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_binary **out)
 {
 	if (!c || !tm || !out)
@@ -262,8 +292,12 @@ TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_bin
 	/* The binary keeps its own copy of the IR, so the caller's module stays
 	 * theirs: re-read it from its canonical text. */
 	double t0 = now_ms();
-	StrBuf sb = {0};
-	ir_print(tm->m, &sb);
+	PrintJob pj = {tm->m, {0}};
+	if (run_with_stack_for(ir_nesting(tm->m), print_job, &pj)) {
+		sb_free(&pj.sb);
+		return ta_deep_failed(c);
+	}
+	StrBuf sb = pj.sb;
 	if (sb.oom) {
 		sb_free(&sb);
 		return TA_ERR_NOMEM;
@@ -285,7 +319,12 @@ TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_bin
 			}
 		}
 	}
-	if (ir_verify(m, &c->diag)) {
+	VerifyOnlyJob vj = {m, &c->diag, 0};
+	if (run_with_stack_for(ir_nesting(m), verify_only_job, &vj)) {
+		ir_module_free(m);
+		return ta_deep_failed(c);
+	}
+	if (vj.bad) {
 		ir_module_free(m);
 		return TA_ERR_VERIFY;
 	}

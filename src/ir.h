@@ -260,6 +260,10 @@ int32_t ir_add_var(Module *m, Var v);
 int32_t ir_add_buf(Module *m, Buffer b);
 int32_t ir_int(Module *m, int64_t v, SrcPos pos);
 bool ir_equal(const Module *a, const Module *b); /* structural, ignores positions */
+/* How deep the recursive passes go on m: the deepest block nesting (an
+ * else-if is one level more) plus the tallest expression tree; computed
+ * without recursion (for run_with_stack_for). */
+size_t ir_nesting(const Module *m);
 /* Constant value of an integer expression after specialisation; false if not constant. */
 bool ir_const_int(const Module *m, int32_t e, int64_t *out);
 /* Value of integer expression e of kernel k (grid sizes) given one value per

@@ -349,3 +349,89 @@ bool ir_equal(const Module *a, const Module *b)
 	}
 	return true;
 }
+
+/* Child i of e: a, b, then the arguments; -1 if none. */
+static int32_t expr_child(const Expr *e, int i)
+{
+	if (i == 0)
+		return e->a;
+	if (i == 1)
+		return e->b;
+	return i - 2 < e->nargs ? e->args[i - 2] : -1;
+}
+
+size_t ir_nesting(const Module *m)
+{
+	/* Iterative on purpose: this decides whether the recursive passes need a
+	 * stack of their own (run_with_stack_for), so it must not recurse. */
+	size_t n = m->exprs.len, hmax = 0, bmax = 0;
+	uint32_t *h = calloc(n ? n : 1, sizeof *h); /* height + 1 once known, 0: not yet */
+	typedef struct {
+		int32_t id;
+		int next;
+	} EFrame;
+	VEC(EFrame) es = {0};
+	bool oom = !h;
+	for (size_t root = 0; !oom && root < n; root++) {
+		if (h[root])
+			continue;
+		if (vec_push(&es, ((EFrame){(int32_t)root, 0}))) {
+			oom = true;
+			break;
+		}
+		while (es.len) {
+			EFrame *f = &es.data[es.len - 1];
+			const Expr *e = &m->exprs.data[f->id];
+			int32_t c = -1;
+			while (f->next < 2 + e->nargs && ((c = expr_child(e, f->next++)) < 0 || (size_t)c >= n || h[c]))
+				c = -1;
+			if (c >= 0) {
+				if (vec_push(&es, ((EFrame){c, 0}))) {
+					oom = true;
+					break;
+				}
+				continue;
+			}
+			uint32_t top = 0;
+			for (int i = 0; i < 2 + e->nargs; i++) {
+				int32_t k = expr_child(e, i);
+				if (k >= 0 && (size_t)k < n)
+					top = TA_MAX(top, h[k]);
+			}
+			h[f->id] = top + 1;
+			hmax = TA_MAX(hmax, (size_t)h[f->id]);
+			es.len--;
+		}
+	}
+	free(h);
+	vec_free(&es);
+	typedef struct {
+		const Block *b;
+		int32_t next;
+	} SFrame;
+	VEC(SFrame) ss = {0};
+	for (size_t k = 0; !oom && k < m->kernels.len; k++) {
+		if (vec_push(&ss, ((SFrame){&m->kernels.data[k].body, 0}))) {
+			oom = true;
+			break;
+		}
+		while (ss.len) {
+			bmax = TA_MAX(bmax, ss.len);
+			SFrame *f = &ss.data[ss.len - 1];
+			if (f->next >= 2 * f->b->n) {
+				ss.len--;
+				continue;
+			}
+			/* each statement twice: its body, then its else block */
+			const Stmt *s = &m->stmts.data[f->b->ids[f->next / 2]];
+			const Block *c = f->next++ % 2 ? &s->els : &s->body;
+			if (c->n && vec_push(&ss, ((SFrame){c, 0}))) {
+				oom = true;
+				break;
+			}
+		}
+	}
+	vec_free(&ss);
+	/* out of memory: assume the worst, a stack per statement and expression */
+	return oom ? m->exprs.len + m->stmts.len : bmax + hmax;
+}

@@ -1,7 +1,9 @@
 /* parse.c — Tile IR text -> Module.
  *
- * A hand-written lexer and recursive-descent parser (grammar in
- * docs/tile-ir.md).  Names are resolved here, against a scope stack, so that
+ * A hand-written lexer and parser (grammar in docs/tile-ir.md).  Expressions
+ * (operator precedence) and nested blocks are parsed with explicit stacks on
+ * the heap, not by recursion, so the parser's C stack use does not grow with
+ * the input's nesting (a host's 64 KiB thread suffices: tests/api/test_stack.c).  Names are resolved here, against a scope stack, so that
  * every E_VAR/E_LOAD refers to a definite node; types and shapes are left to
  * verify.c.  The parser stops at the first syntax error: recovery would only
  * produce follow-on noise for a language this small.
@@ -50,6 +52,32 @@ typedef struct {
 	size_t cap, used; /* cap: 0 or a power of two */
 } NameTab;
 
+/* An entry of parse_expr's stack: a prefix operator waiting for its operand,
+ * a binary operator waiting for its right operand, or an open group. */
+typedef enum { X_UNARY, X_FOLD, X_BINARY, X_PAREN, X_CALL, X_INDEX } XKind;
+typedef struct {
+	uint8_t kind;    /* XKind */
+	uint8_t op;      /* X_UNARY, X_BINARY: Op; X_CALL: Op, or the DType of a cast */
+	int8_t prec;     /* X_BINARY */
+	int8_t want;     /* X_CALL: argument count; 0 for a cast (one argument) */
+	int32_t a;       /* X_BINARY: left operand; X_INDEX: buffer */
+	uint32_t from;   /* X_CALL, X_INDEX: first argument in Parser.tmp */
+	SrcPos pos;
+	const char *name; /* X_CALL: the function's name, for messages */
+	uint32_t namelen;
+} XEntry;
+
+/* An open block of parse_body's stack and the statement it belongs to. */
+typedef struct {
+	Stmt s;              /* the loop or if (unused for the kernel body) */
+	VEC(int32_t) ids;    /* statements of the open block so far */
+	size_t mark;         /* names visible when the block opened */
+	size_t scope;        /* names before the statement: its loop variables end with it */
+	uint8_t slot;        /* 0: the open block is s.body, 1: s.els */
+	bool root;           /* the kernel body */
+	bool elif;           /* s is the only statement of the else block of the frame below */
+} BFrame;
+
 typedef struct {
 	Module *m;
 	Diag *d;
@@ -65,16 +93,19 @@ typedef struct {
 	Kernel *k;       /* kernel being parsed */
 	VEC(int32_t) tmp;/* scratch for building id lists */
 	VEC(uint16_t) edepth; /* height of each expression tree, by expr id */
-	int nest;        /* current recursion depth of the parser */
+	VEC(XEntry) xs;  /* the expression parser's stack (parse_expr) */
+	VEC(BFrame) bfs; /* open blocks (parse_body) */
 	int blocks;      /* current block nesting */
 } Parser;
 
-/* Expression trees and blocks deeper than this are rejected, so no pass can
- * overflow a small thread stack walking them (found by fuzzing: 10,000 '-').
- * The parser's own recursion has a looser bound: the canonical text of any
- * accepted tree (two levels per parenthesised operand) must read back. */
+/* Expression trees and blocks deeper than this are rejected, so that the
+ * passes after the parser, which recurse over trees and blocks, have a
+ * bounded depth (found by fuzzing: 10,000 '-').  Parentheses, brackets and
+ * calls open inside one expression have a looser bound (a tree of height 256
+ * prints with at most one group per level, so its canonical text reads back). */
 #define MAX_HEIGHT 256
-#define MAX_RECURSION (4 * MAX_HEIGHT + 64)
+#define MAX_GROUPS 1024
+#define MAX_NAME 1024 /* characters in a name */
 
 static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void error_at(Parser *ps, SrcPos pos, const char *fmt, ...)
@@ -131,6 +162,11 @@ static void next(Parser *ps)
 		while (ps->p < ps->end && (is_ident0(*ps->p) || is_digit(*ps->p)))
 			ps->p++;
 		t.kind = T_IDENT;
+		/* the builder's bound too; longer kernel names would not fit a code object's symbol limit */
+		if (ps->p - s > MAX_NAME) {
+			error_at(ps, t.pos, "name is too long (%zu characters; at most %d)", (size_t)(ps->p - s), MAX_NAME);
+			return;
+		}
 	} else if (c == '0' && ps->p + 1 < ps->end && (ps->p[1] == 'x' || ps->p[1] == 'X')) {
 		/* hex integer literal, e.g. 0xff (a value like any other: it must fit the type) */
 		ps->p += 2;
@@ -432,19 +468,6 @@ static int32_t add_expr(Parser *ps, Expr e)
 	return id;
 }
 
-/* Bounds the parser's own recursion; pair every successful enter() with leave(). */
-static bool enter(Parser *ps)
-{
-	if (++ps->nest > MAX_RECURSION) {
-		error_at(ps, ps->tok.pos, "program is nested too deeply (more than %d levels)", MAX_RECURSION);
-		ps->nest--;
-		return false;
-	}
-	return true;
-}
-
-static void leave(Parser *ps) { ps->nest--; }
-
 static int32_t parse_expr(Parser *ps);
 
 /* Copies ps->tmp[from..] into an arena array and truncates tmp. */
@@ -497,7 +520,59 @@ static const struct {
 	{"fmod", OP_FMOD, 2},   {"clamp", OP_CLAMP, 3}, {"if_then_else", OP_IF_THEN_ELSE, 3},
 };
 
-static int32_t parse_primary(Parser *ps)
+static bool xpush(Parser *ps, XEntry x)
+{
+	if (vec_push(&ps->xs, x)) {
+		error_at(ps, x.pos, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* The node of a call, cast or load whose argument list (in tmp from x->from)
+ * has just been closed. */
+static int32_t finish_group(Parser *ps, const XEntry *x)
+{
+	Expr e = mk(x->kind == X_INDEX ? E_LOAD : x->want ? E_CALL : E_CAST, x->pos);
+	e.args = take_ids(ps, x->from, &e.nargs);
+	if (ps->failed)
+		return -1;
+	if (x->kind == X_INDEX) {
+		e.buf = x->a;
+		return add_expr(ps, e);
+	}
+	int want = x->want ? x->want : 1;
+	if (e.nargs != want) {
+		error_at(ps, x->pos, "'%.*s' takes %d argument%s, %d given", (int)x->namelen, x->name, want,
+		         want == 1 ? "" : "s", e.nargs);
+		return -1;
+	}
+	if (e.kind == E_CAST) {
+		e.cast_to = x->op;
+		e.a = e.args[0];
+		e.args = NULL;
+		e.nargs = 0;
+	} else {
+		e.op = x->op;
+	}
+	return add_expr(ps, e);
+}
+
+/* Opens the group of a call, cast or load at its '(' or '[' (consumed by the
+ * caller): pushes it, or, for an empty list, closes it at once. */
+static int32_t open_group(Parser *ps, XEntry x, TokKind close, const char *closestr)
+{
+	x.from = (uint32_t)ps->tmp.len;
+	if (ps->tok.kind == close) {
+		next(ps);
+		return finish_group(ps, &x);
+	}
+	return xpush(ps, x) ? -2 : -1;
+}
+
+/* A literal, a name, or the start of a group: the node's id, -1 on an error,
+ * or -2 when a group was opened (its contents come next). */
+static int32_t parse_operand(Parser *ps)
 {
 	Tok t = ps->tok;
 	char buf[64];
@@ -514,12 +589,9 @@ static int32_t parse_primary(Parser *ps)
 		e.fval = t.fval;
 		return add_expr(ps, e);
 	}
-	case T_LPAREN: {
+	case T_LPAREN:
 		next(ps);
-		int32_t e = parse_expr(ps);
-		expect(ps, T_RPAREN, "')'");
-		return e;
-	}
+		return xpush(ps, (XEntry){.kind = X_PAREN, .pos = t.pos}) ? -2 : -1;
 	case T_IDENT:
 		break;
 	default:
@@ -539,38 +611,22 @@ static int32_t parse_primary(Parser *ps)
 	}
 	if (ps->tok.kind == T_LPAREN) { /* intrinsic call or cast */
 		next(ps);
-		Expr e = mk(E_CALL, t.pos);
+		XEntry x = {.kind = X_CALL, .pos = t.pos, .name = t.s, .namelen = (uint32_t)t.n};
 		DType cast = dtype_from_name(t.s, t.n);
-		int want = -1;
 		if (cast != DT_VOID) {
-			e.kind = E_CAST;
-			e.cast_to = (uint8_t)cast;
-			want = 1;
+			x.op = (uint8_t)cast;
 		} else {
 			for (size_t i = 0; i < TA_ARRAY_LEN(intrinsics); i++)
 				if (tok_is(&t, intrinsics[i].name)) {
-					e.op = (uint8_t)intrinsics[i].op;
-					want = intrinsics[i].nargs;
+					x.op = (uint8_t)intrinsics[i].op;
+					x.want = (int8_t)intrinsics[i].nargs;
 				}
-			if (want < 0) {
+			if (!x.want) {
 				error_at(ps, t.pos, "unknown function '%.*s'", (int)t.n, t.s);
 				return -1;
 			}
 		}
-		e.args = parse_expr_list(ps, T_RPAREN, "')'", &e.nargs);
-		if (ps->failed)
-			return -1;
-		if (e.nargs != want) {
-			error_at(ps, t.pos, "'%.*s' takes %d argument%s, %d given", (int)t.n, t.s, want,
-			         want == 1 ? "" : "s", e.nargs);
-			return -1;
-		}
-		if (e.kind == E_CAST) {
-			e.a = e.args[0];
-			e.args = NULL;
-			e.nargs = 0;
-		}
-		return add_expr(ps, e);
+		return open_group(ps, x, T_RPAREN, "')'");
 	}
 	Name *nm = lookup(ps, t.s, t.n);
 	if (ps->in_dims) { /* a shape symbol, declared by its first use */
@@ -595,16 +651,13 @@ static int32_t parse_primary(Parser *ps)
 		return -1;
 	}
 	if (nm->buf >= 0) {
-		Expr e = mk(E_LOAD, t.pos);
-		e.buf = nm->buf;
 		if (ps->tok.kind != T_LBRACK) {
 			error_at(ps, t.pos, "buffer '%.*s' used as a value; index it, e.g. %.*s[i]", (int)t.n, t.s,
 			         (int)t.n, t.s);
 			return -1;
 		}
 		next(ps);
-		e.args = parse_expr_list(ps, T_RBRACK, "']'", &e.nargs);
-		return ps->failed ? -1 : add_expr(ps, e);
+		return open_group(ps, (XEntry){.kind = X_INDEX, .pos = t.pos, .a = nm->buf}, T_RBRACK, "']'");
 	}
 	if (ps->tok.kind == T_LBRACK) {
 		error_at(ps, ps->tok.pos, "'%.*s' is not a buffer and cannot be indexed", (int)t.n, t.s);
@@ -613,56 +666,6 @@ static int32_t parse_primary(Parser *ps)
 	Expr e = mk(E_VAR, t.pos);
 	e.var = nm->var;
 	return add_expr(ps, e);
-}
-
-static int32_t parse_unary_(Parser *ps);
-
-static int32_t parse_unary(Parser *ps)
-{
-	if (!enter(ps))
-		return -1;
-	int32_t r = parse_unary_(ps);
-	leave(ps);
-	return r;
-}
-
-static int32_t parse_unary_(Parser *ps)
-{
-	Tok t = ps->tok;
-	if (t.kind == T_MINUS || t.kind == T_BANG || t.kind == T_TILDE) {
-		next(ps);
-		/* Fold `-literal` so the printer's "-5" (and "-inf", its spelling of
-		 * a negative infinite literal such as -1e999) reads back as the same
-		 * node. */
-		if (t.kind == T_MINUS && (ps->tok.kind == T_INT || ps->tok.kind == T_FLOAT || tok_is(&ps->tok, "inf"))) {
-			int32_t id = parse_unary(ps);
-			if (id < 0)
-				return -1;
-			Expr *e = &ps->m->exprs.data[id];
-			if (e->kind == E_INT) {
-				e->ival = -e->ival;
-				e->pos = t.pos;
-				return id;
-			}
-			if (e->kind == E_FLOAT) {
-				e->fval = -e->fval;
-				e->pos = t.pos;
-				return id;
-			}
-			Expr u = mk(E_UNARY, t.pos);
-			u.op = OP_NEG;
-			u.a = id;
-			return add_expr(ps, u);
-		}
-		int32_t a = parse_unary(ps);
-		if (a < 0)
-			return -1;
-		Expr e = mk(E_UNARY, t.pos);
-		e.op = (uint8_t)(t.kind == T_MINUS ? OP_NEG : t.kind == T_BANG ? OP_NOT : OP_BNOT);
-		e.a = a;
-		return add_expr(ps, e);
-	}
-	return parse_primary(ps);
 }
 
 /* C's precedence (docs/tile-ir.md), lowest first; comparisons share one
@@ -694,37 +697,122 @@ static int binop_prec(TokKind k, Op *op)
 	}
 }
 
-static int32_t parse_binary(Parser *ps, int min_prec)
+/* A prefix operator applied to its operand. */
+static int32_t apply_unary(Parser *ps, const XEntry *x, int32_t a)
 {
-	int32_t lhs = parse_unary(ps);
-	Op op;
-	int prec;
-	while (lhs >= 0 && (prec = binop_prec(ps->tok.kind, &op)) >= min_prec && prec > 0) {
-		Tok t = ps->tok;
-		next(ps);
-		int32_t rhs = parse_binary(ps, prec + 1);
-		if (rhs < 0)
-			return -1;
-		if (prec == PREC_CMP && binop_prec(ps->tok.kind, &(Op){0}) == PREC_CMP) {
-			error_at(ps, ps->tok.pos, "comparisons cannot be chained; use && between them");
-			return -1;
+	if (x->kind == X_FOLD) {
+		/* `-literal` is one literal, so the printer's "-5" (and "-inf", its
+		 * spelling of a negative infinite literal such as -1e999) reads back
+		 * as the same node. */
+		Expr *e = &ps->m->exprs.data[a];
+		if (e->kind == E_INT || e->kind == E_FLOAT) {
+			if (e->kind == E_INT)
+				e->ival = -e->ival;
+			else
+				e->fval = -e->fval;
+			e->pos = x->pos;
+			return a;
 		}
-		Expr e = mk(E_BINARY, t.pos);
-		e.op = (uint8_t)op;
-		e.a = lhs;
-		e.b = rhs;
-		lhs = add_expr(ps, e);
 	}
-	return lhs;
+	Expr e = mk(E_UNARY, x->pos);
+	e.op = x->op;
+	e.a = a;
+	return add_expr(ps, e);
 }
 
+/* Precedence climbing with an explicit stack (ps->xs): C stack use does not
+ * depend on nesting.  Nodes are created in the order a recursive descent
+ * creates them (operands before their operator), so ids are the same. */
 static int32_t parse_expr(Parser *ps)
 {
-	if (ps->failed || !enter(ps))
+	if (ps->failed)
 		return -1;
-	int32_t r = parse_binary(ps, 1);
-	leave(ps);
-	return r;
+	size_t base = ps->xs.len, tbase = ps->tmp.len;
+	int groups = 0, run = 0; /* open groups; prefix operators in a row */
+	for (;;) {
+		/* expecting an operand */
+		Tok t = ps->tok;
+		if (t.kind == T_MINUS || t.kind == T_BANG || t.kind == T_TILDE) {
+			if (++run > MAX_HEIGHT) { /* each is a level of the tree */
+				error_at(ps, t.pos, "expression is nested too deeply (more than %d levels)", MAX_HEIGHT);
+				goto fail;
+			}
+			next(ps);
+			bool fold = t.kind == T_MINUS &&
+			            (ps->tok.kind == T_INT || ps->tok.kind == T_FLOAT || tok_is(&ps->tok, "inf"));
+			Op op = t.kind == T_MINUS ? OP_NEG : t.kind == T_BANG ? OP_NOT : OP_BNOT;
+			if (!xpush(ps, (XEntry){.kind = fold ? X_FOLD : X_UNARY, .op = (uint8_t)op, .pos = t.pos}))
+				goto fail;
+			continue;
+		}
+		run = 0;
+		int32_t cur = parse_operand(ps);
+		if (cur == -2) {
+			if (++groups > MAX_GROUPS) {
+				error_at(ps, t.pos, "parentheses, brackets and calls are nested too deeply (more than %d levels)",
+				         MAX_GROUPS);
+				goto fail;
+			}
+			continue;
+		}
+		/* an operand is complete: close what it completes */
+		for (;;) {
+			if (cur < 0)
+				goto fail;
+			XEntry *x;
+			while (ps->xs.len > base && (x = &ps->xs.data[ps->xs.len - 1])->kind <= X_FOLD) {
+				cur = apply_unary(ps, x, cur);
+				ps->xs.len--;
+				if (cur < 0)
+					goto fail;
+			}
+			Op op = 0;
+			int prec = binop_prec(ps->tok.kind, &op);
+			while (ps->xs.len > base && (x = &ps->xs.data[ps->xs.len - 1])->kind == X_BINARY && x->prec >= prec) {
+				if (x->prec == PREC_CMP && prec == PREC_CMP) {
+					error_at(ps, ps->tok.pos, "comparisons cannot be chained; use && between them");
+					goto fail;
+				}
+				Expr e = mk(E_BINARY, x->pos);
+				e.op = x->op;
+				e.a = x->a;
+				e.b = cur;
+				ps->xs.len--;
+				if ((cur = add_expr(ps, e)) < 0)
+					goto fail;
+			}
+			if (prec > 0) {
+				if (!xpush(ps, (XEntry){.kind = X_BINARY, .op = (uint8_t)op, .prec = (int8_t)prec, .a = cur,
+				                        .pos = ps->tok.pos}))
+					goto fail;
+				next(ps);
+				break;
+			}
+			if (ps->xs.len == base)
+				return cur;
+			x = &ps->xs.data[ps->xs.len - 1]; /* the innermost open group */
+			if (x->kind == X_PAREN) {
+				if (!expect(ps, T_RPAREN, "')'"))
+					goto fail;
+			} else {
+				if (vec_push(&ps->tmp, cur)) {
+					error_at(ps, ps->tok.pos, "out of memory");
+					goto fail;
+				}
+				if (accept(ps, T_COMMA))
+					break; /* the next argument */
+				if (!expect(ps, x->kind == X_INDEX ? T_RBRACK : T_RPAREN, x->kind == X_INDEX ? "']'" : "')'"))
+					goto fail;
+				cur = finish_group(ps, x);
+			}
+			ps->xs.len--;
+			groups--;
+		}
+	}
+fail:
+	ps->xs.len = base;
+	ps->tmp.len = tbase;
+	return -1;
 }
 
 /* ---- statements ---------------------------------------------------------- */
@@ -744,8 +832,6 @@ static int32_t add_stmt(Parser *ps, Stmt s)
 		error_at(ps, s.pos, "out of memory");
 	return id;
 }
-
-static bool parse_block(Parser *ps, Block *b);
 
 /* NAME or NAME[e, ...] naming a buffer. */
 static bool parse_region(Parser *ps, Region *r, const char *what)
@@ -932,7 +1018,11 @@ static int32_t parse_alloc(Parser *ps, Tok name)
 	return add_stmt(ps, s);
 }
 
-static int32_t parse_for(Parser *ps, Tok kw)
+/* The statements with a body parse their header into f->s and return
+ * OPEN_BLOCK; parse_body then parses the body ('{' is the current token). */
+#define OPEN_BLOCK (-2)
+
+static int32_t parse_for(Parser *ps, Tok kw, BFrame *f)
 {
 	Stmt s = mk_stmt(S_FOR, kw.pos);
 	s.sub = tok_is(&kw, "serial") ? LOOP_SERIAL : tok_is(&kw, "unroll") ? LOOP_UNROLL : LOOP_PIPELINED;
@@ -979,16 +1069,15 @@ static int32_t parse_for(Parser *ps, Tok kw)
 		if (!expect(ps, T_RPAREN, "')'"))
 			return -1;
 	}
-	size_t mark = ps->names.len;
+	f->scope = ps->names.len;
 	s.var = new_var(ps, name, V_LOOP, DT_I32, v.pos);
 	if (s.var < 0 || !declare(ps, name, v.pos, s.var, -1))
 		return -1;
-	bool ok = parse_block(ps, &s.body);
-	ps->names.len = mark;
-	return ok ? add_stmt(ps, s) : -1;
+	f->s = s;
+	return OPEN_BLOCK;
 }
 
-static int32_t parse_parallel(Parser *ps, Tok kw)
+static int32_t parse_parallel(Parser *ps, Tok kw, BFrame *f)
 {
 	Stmt s = mk_stmt(S_PARALLEL, kw.pos);
 	if (!expect(ps, T_LPAREN, "'(' and the parallel loop variables, e.g. parallel (i, j) in (M, N)"))
@@ -1028,34 +1117,18 @@ static int32_t parse_parallel(Parser *ps, Tok kw)
 		         s.nvars == 1 ? "" : "s", next_n, next_n == 1 ? "" : "s");
 		return -1;
 	}
-	bool ok = parse_block(ps, &s.body);
-	ps->names.len = mark;
-	return ok ? add_stmt(ps, s) : -1;
+	f->s = s;
+	f->scope = mark;
+	return OPEN_BLOCK;
 }
 
-static int32_t parse_if(Parser *ps, Tok kw)
+static int32_t parse_if(Parser *ps, Tok kw, BFrame *f)
 {
-	Stmt s = mk_stmt(S_IF, kw.pos);
-	s.value = parse_expr(ps);
-	if (ps->failed || !parse_block(ps, &s.body))
-		return -1;
-	if (accept_kw(ps, "else")) {
-		Tok t = ps->tok;
-		if (tok_is(&t, "if")) { /* else if: a block holding one if */
-			next(ps);
-			int32_t id = parse_if(ps, t);
-			if (id < 0)
-				return -1;
-			s.els.ids = arena_alloc(&ps->m->arena, sizeof(int32_t));
-			if (!s.els.ids)
-				return -1;
-			s.els.ids[0] = id;
-			s.els.n = 1;
-		} else if (!parse_block(ps, &s.els)) {
-			return -1;
-		}
-	}
-	return add_stmt(ps, s);
+	/* else and else-if are parsed by parse_body when the body ends */
+	f->s = mk_stmt(S_IF, kw.pos);
+	f->s.value = parse_expr(ps);
+	f->scope = ps->names.len;
+	return ps->failed ? -1 : OPEN_BLOCK;
 }
 
 static int32_t parse_builtin(Parser *ps, Tok t)
@@ -1140,7 +1213,7 @@ static int32_t parse_builtin(Parser *ps, Tok t)
 	return add_stmt(ps, s);
 }
 
-static int32_t parse_stmt(Parser *ps)
+static int32_t parse_stmt(Parser *ps, BFrame *f)
 {
 	Tok t = ps->tok;
 	char buf[64];
@@ -1169,13 +1242,13 @@ static int32_t parse_stmt(Parser *ps)
 		return add_stmt(ps, s);
 	}
 	if (tok_is(&t, "serial") || tok_is(&t, "unroll") || tok_is(&t, "pipelined"))
-		return parse_for(ps, t);
+		return parse_for(ps, t, f);
 	if (tok_is(&t, "break"))
 		return add_stmt(ps, mk_stmt(S_BREAK, t.pos));
 	if (tok_is(&t, "parallel"))
-		return parse_parallel(ps, t);
+		return parse_parallel(ps, t, f);
 	if (tok_is(&t, "if"))
-		return parse_if(ps, t);
+		return parse_if(ps, t, f);
 	if (ps->tok.kind == T_ASSIGN) {
 		next(ps);
 		return parse_alloc(ps, t);
@@ -1209,52 +1282,155 @@ static int32_t parse_stmt(Parser *ps)
 	return -1;
 }
 
-static bool parse_block_(Parser *ps, Block *b);
-
-static bool parse_block(Parser *ps, Block *b)
+/* Opens f's block at its '{' (slot 0: the body, 1: the else block). */
+static bool open_block(Parser *ps, BFrame *f, uint8_t slot)
 {
 	if (ps->blocks >= MAX_HEIGHT) {
 		error_at(ps, ps->tok.pos, "blocks are nested too deeply (more than %d levels)", MAX_HEIGHT);
 		return false;
 	}
-	if (!enter(ps))
-		return false;
-	ps->blocks++;
-	bool ok = parse_block_(ps, b);
-	ps->blocks--;
-	leave(ps);
-	return ok;
-}
-
-static bool parse_block_(Parser *ps, Block *b)
-{
 	if (!expect(ps, T_LBRACE, "'{'"))
 		return false;
-	size_t mark = ps->names.len;
-	VEC(int32_t) ids = {0};
-	while (!ps->failed && ps->tok.kind != T_RBRACE && ps->tok.kind != T_EOF) {
+	ps->blocks++;
+	f->slot = slot;
+	f->mark = ps->names.len;
+	f->ids.len = 0;
+	return true;
+}
+
+/* At the '}' (or the end of file) of the innermost open block: closes it into *b. */
+static bool close_block(Parser *ps, BFrame *f, Block *b)
+{
+	ps->names.len = f->mark;
+	ps->blocks--;
+	if (ps->tok.kind == T_EOF) {
+		error_at(ps, ps->tok.pos, "expected '}' before end of file");
+		return false;
+	}
+	next(ps);
+	b->n = (int32_t)f->ids.len;
+	b->ids = NULL;
+	if (f->ids.len) {
+		b->ids = arena_alloc(&ps->m->arena, f->ids.len * sizeof(int32_t));
+		if (!b->ids) {
+			error_at(ps, ps->tok.pos, "out of memory");
+			return false;
+		}
+		memcpy(b->ids, f->ids.data, f->ids.len * sizeof(int32_t));
+	}
+	vec_free(&f->ids);
+	return !ps->failed;
+}
+
+/* Reserves the next frame of ps->bfs (zeroed; not yet pushed). */
+static BFrame *frame_slot(Parser *ps)
+{
+	if (vec_reserve(&ps->bfs, ps->bfs.len + 1)) {
+		error_at(ps, ps->tok.pos, "out of memory");
+		return NULL;
+	}
+	BFrame *f = &ps->bfs.data[ps->bfs.len];
+	*f = (BFrame){0};
+	return f;
+}
+
+/* '{' stmt* '}' with every nested body: the open blocks are a stack on the
+ * heap (ps->bfs), not recursion, so C stack use does not grow with nesting
+ * (up to MAX_HEIGHT blocks) or with the length of an else-if chain.  A
+ * statement gets its id when it is complete, after those of its body, as in
+ * a recursive descent. */
+static bool parse_body(Parser *ps, Block *out)
+{
+	size_t base = ps->bfs.len;
+	BFrame *f = frame_slot(ps);
+	if (!f)
+		return false;
+	f->root = true;
+	ps->bfs.len++;
+	if (!open_block(ps, f, 0))
+		goto fail;
+	while (!ps->failed) {
 		if (accept(ps, T_SEMI))
 			continue;
-		int32_t id = parse_stmt(ps);
-		if (id < 0 || vec_push(&ids, id))
-			break;
-	}
-	ps->names.len = mark;
-	if (!ps->failed && ps->tok.kind == T_EOF)
-		error_at(ps, ps->tok.pos, "expected '}' before end of file");
-	if (!ps->failed)
-		next(ps);
-	b->n = (int32_t)ids.len;
-	b->ids = NULL;
-	if (ids.len && !ps->failed) {
-		b->ids = arena_alloc(&ps->m->arena, ids.len * sizeof(int32_t));
-		if (b->ids)
-			memcpy(b->ids, ids.data, ids.len * sizeof(int32_t));
+		if (ps->tok.kind != T_RBRACE && ps->tok.kind != T_EOF) {
+			BFrame *nf = frame_slot(ps);
+			if (!nf)
+				goto fail;
+			int32_t id = parse_stmt(ps, nf);
+			if (id == OPEN_BLOCK) {
+				ps->bfs.len++;
+				if (!open_block(ps, nf, 0))
+					goto fail;
+				continue;
+			}
+			f = &ps->bfs.data[ps->bfs.len - 1];
+			if (id < 0)
+				goto fail;
+			if (vec_push(&f->ids, id)) {
+				error_at(ps, ps->tok.pos, "out of memory");
+				goto fail;
+			}
+			continue;
+		}
+		f = &ps->bfs.data[ps->bfs.len - 1];
+		Block b;
+		if (!close_block(ps, f, &b))
+			goto fail;
+		if (f->root) {
+			*out = b;
+			ps->bfs.len--;
+			return true;
+		}
+		if (f->slot == 0)
+			f->s.body = b;
 		else
+			f->s.els = b;
+		if (f->slot == 0 && f->s.kind == S_IF && accept_kw(ps, "else")) {
+			Tok t = ps->tok;
+			if (tok_is(&t, "if")) { /* else if: an else block holding one if */
+				next(ps);
+				BFrame *nf = frame_slot(ps);
+				if (!nf || parse_if(ps, t, nf) != OPEN_BLOCK)
+					goto fail;
+				nf->elif = true;
+				ps->bfs.len++;
+				if (!open_block(ps, nf, 0))
+					goto fail;
+			} else if (!open_block(ps, f, 1)) {
+				goto fail;
+			}
+			continue;
+		}
+		/* the statement is complete, and so is each if whose else-if it is */
+		int32_t id;
+		for (;;) {
+			f = &ps->bfs.data[ps->bfs.len - 1];
+			ps->names.len = f->scope;
+			id = add_stmt(ps, f->s);
+			bool elif = f->elif;
+			ps->bfs.len--;
+			if (id < 0)
+				goto fail;
+			if (!elif)
+				break;
+			f = &ps->bfs.data[ps->bfs.len - 1];
+			if (!(f->s.els.ids = arena_alloc(&ps->m->arena, sizeof(int32_t)))) {
+				error_at(ps, ps->tok.pos, "out of memory");
+				goto fail;
+			}
+			f->s.els.ids[0] = id;
+			f->s.els.n = 1;
+		}
+		f = &ps->bfs.data[ps->bfs.len - 1];
+		if (vec_push(&f->ids, id)) {
 			error_at(ps, ps->tok.pos, "out of memory");
+			goto fail;
+		}
 	}
-	vec_free(&ids);
-	return !ps->failed;
+fail:
+	for (; ps->bfs.len > base; ps->bfs.len--)
+		vec_free(&ps->bfs.data[ps->bfs.len - 1].ids);
+	return false;
 }
 
 /* ---- kernels ------------------------------------------------------------- */
@@ -1394,7 +1570,7 @@ static bool parse_kernel(Parser *ps)
 		k.threads = (int32_t)v;
 		ok = expect(ps, T_RPAREN, "')'");
 	}
-	ok = ok && parse_block(ps, &k.body);
+	ok = ok && parse_body(ps, &k.body);
 	ps->names.len = mark;
 	if (ok) {
 		k.nargs = (int32_t)args.len;
@@ -1435,6 +1611,8 @@ Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d)
 	free(ps.kernel_at.slot);
 	vec_free(&ps.tmp);
 	vec_free(&ps.edepth);
+	vec_free(&ps.xs);
+	vec_free(&ps.bfs);
 	if (ps.failed) {
 		ir_module_free(m);
 		return NULL;

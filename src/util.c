@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -159,21 +160,74 @@ char *read_file(const char *path, size_t *len_out)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
+	/* fopen opens a directory for reading on Linux and fread then fails:
+	 * say EISDIR rather than EIO */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		errno = EISDIR;
+		return NULL;
+	}
+	/* read straight into the buffer: no large stack array (hosts call this
+	 * on small thread stacks) */
 	StrBuf sb = {0};
-	char tmp[65536];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-		sb_putn(&sb, tmp, n);
-	int err = ferror(f);
+	int err = 0;
+	for (;;) {
+		if (sb_reserve(&sb, 65536))
+			break;
+		errno = 0;
+		size_t n = fread(sb.buf + sb.len, 1, sb.cap - sb.len - 1, f);
+		sb.len += n;
+		if (n == 0) {
+			if (ferror(f))
+				err = errno ? errno : EIO;
+			break;
+		}
+	}
 	fclose(f);
 	if (err || sb.oom) {
 		sb_free(&sb);
-		errno = err ? EIO : ENOMEM;
+		errno = err ? err : ENOMEM;
 		return NULL;
 	}
 	if (len_out)
 		*len_out = sb.len;
+	sb.buf[sb.len] = 0;
 	return sb_take(&sb);
+}
+
+typedef struct {
+	void (*fn)(void *);
+	void *arg;
+} DeepJob;
+
+static void *deep_main(void *p)
+{
+	DeepJob *j = p;
+	j->fn(j->arg);
+	return NULL;
+}
+
+int run_with_stack_for(size_t depth, void (*fn)(void *), void *arg)
+{
+	if (depth <= DEEP_MIN_DEPTH) {
+		fn(arg);
+		return 0;
+	}
+	pthread_attr_t a;
+	if (pthread_attr_init(&a))
+		return -1;
+	size_t size = DEEP_STACK_BASE + depth * DEEP_STACK_PER_LEVEL;
+	DeepJob j = {fn, arg};
+	pthread_t th;
+	int r = pthread_attr_setstacksize(&a, size);
+	if (!r)
+		r = pthread_create(&th, &a, deep_main, &j);
+	pthread_attr_destroy(&a);
+	if (r)
+		return -1;
+	pthread_join(th, NULL);
+	return 0;
 }
 
 int write_file_atomic(const char *path, const void *data, size_t len)

@@ -54,6 +54,30 @@ void sb_free(StrBuf *sb);
 char *read_file(const char *path, size_t *len_out); /* NUL-terminated; NULL + errno on failure */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
+/* The passes after the parser recurse over blocks and expression trees (up to
+ * ~700 bytes of stack per level at -O2).  run_with_stack_for runs fn(arg)
+ * directly when a module nests at most DEEP_MIN_DEPTH levels (ir_nesting),
+ * and otherwise on a thread of its own whose stack is sized for `depth`
+ * levels, so a host's small thread stack (64 KiB) never holds that
+ * recursion.  -1 (fn not run) if no thread could be created. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DEEP_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DEEP_SANITIZED 1
+#endif
+#endif
+#ifdef DEEP_SANITIZED /* sanitizers make frames several times larger */
+#define DEEP_MIN_DEPTH 4
+#define DEEP_STACK_BASE (4u << 20)
+#define DEEP_STACK_PER_LEVEL (32u << 10)
+#else
+#define DEEP_MIN_DEPTH 16
+#define DEEP_STACK_BASE (1u << 20)
+#define DEEP_STACK_PER_LEVEL (8u << 10)
+#endif
+int run_with_stack_for(size_t depth, void (*fn)(void *), void *arg);
+
 /* 64-bit FNV-1a, for cache keys and deterministic hashing. */
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
 #define HASH_INIT 0xcbf29ce484222325ull

@@ -1,8 +1,8 @@
 /* cmd_asm.c — `tileasm asm FILE.s --target=T [--wave64] [--show-encoding] [-o FILE]`.
  *
- * Assembles with isa_assemble.  --show-encoding prints each instruction as
- * llvm-mc -show-encoding does; -o writes the raw bytes of .text.  (The elf/
- * layer plugs its directive hook into IsaAsmOptions to produce code objects.) */
+ * Assembles with isa_assemble and the elf/ layer's directive hook.
+ * --show-encoding prints each instruction as llvm-mc -show-encoding does; -o
+ * writes the raw bytes of .text, or with -o K.hsaco a whole code object. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,10 +99,21 @@ int cli_asm(int argc, char **argv)
 		free(text);
 		return crc ? 1 : 0;
 	}
+	/* The code-object directives (.amdhsa_kernel, .amdgpu_metadata, ... as
+	 * --dump-isa prints them) are understood here too and only the .text
+	 * instructions are listed or written. */
+	CoAsm *a = co_asm_new(&tg, &src, &d);
+	if (!a) {
+		fprintf(stderr, "tileasm: error: out of memory\n");
+		diag_free(&d);
+		free(text);
+		return 1;
+	}
 	StrBuf listing = {0};
-	IsaAsmOptions opt = {(ta_target)(tg.id | (w64 ? ISA_WAVE64 : 0)), NULL, NULL, show ? &listing : NULL};
+	IsaAsmOptions opt = {(ta_target)(tg.id | (w64 ? ISA_WAVE64 : 0)), co_asm_directive, a, show ? &listing : NULL};
 	IsaAsmOut res;
 	int rc = isa_assemble(&opt, &src, &res, &d);
+	co_asm_free(a);
 	fputs(diag_text(&d), stderr);
 	if (!rc && show)
 		fwrite(listing.buf ? listing.buf : "", 1, listing.len, stdout);

@@ -1,6 +1,7 @@
 /* cmd_disasm.c — `tileasm disasm FILE --target=T [--wave64]`: raw instruction
  * bytes to LLVM-syntax text, one instruction per line followed by its offset
  * and dwords the way llvm-objdump -d shows them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,15 @@ int cli_disasm(int argc, char **argv)
 	if (in && !tname) { /* a code object names its own target */
 		size_t clen;
 		char *co = cli_read_input(in, &clen);
-		if (!co || clen < 4 || memcmp(co, "\x7f" "ELF", 4)) {
+		if (!co) {
+			fprintf(stderr, "tileasm: error: cannot read '%s': %s\n", in, strerror(errno));
+			return 1;
+		}
+		if (clen < 4 || memcmp(co, "\x7f" "ELF", 4)) {
+			fprintf(stderr, "tileasm: error: '%s' is %snot an ELF code object (raw instruction bytes need "
+			        "--target=gfx1100|gfx90a|gfx942)\n", in, clen ? "" : "empty: ");
 			free(co);
-			return usage();
+			return 1;
 		}
 		Diag d;
 		diag_init(&d);
@@ -63,7 +70,7 @@ int cli_disasm(int argc, char **argv)
 	size_t len;
 	char *data = cli_read_input(in, &len);
 	if (!data) {
-		fprintf(stderr, "tileasm: error: cannot read '%s'\n", in);
+		fprintf(stderr, "tileasm: error: cannot read '%s': %s\n", in, strerror(errno));
 		return 1;
 	}
 	ta_target t = (ta_target)(tg.id | (w64 ? ISA_WAVE64 : 0));

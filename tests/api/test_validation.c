@@ -288,6 +288,19 @@ Test(validation, cli_diagnostics)
 		{"compile %s/examples/vector_add.tile --target=gfx90a:xnack+:xnack- -o /dev/null", 2, "unknown target"},
 		{"asm %s/tests/elf/kernels_gfx942.s --target=gfx942 -o /nonexistent/x.hsaco", 1,
 		 "cannot write '/nonexistent/x.hsaco': No such file or directory"},
+		/* a directory as input (was "Input/output error") */
+		{"compile %s/examples --target=gfx942", 1, "cannot read '"},
+		{"compile %s/examples --target=gfx942", 1, "/examples': Is a directory"},
+		{"asm %s/examples --target=gfx942", 1, "/examples': Is a directory"},
+		{"disasm %s/examples", 1, "/examples': Is a directory"},
+		/* disasm of a missing, empty or non-ELF file (was only the usage) */
+		{"disasm %s/nonexistent.hsaco", 1, "nonexistent.hsaco': No such file or directory"},
+		{"disasm /dev/null", 1, "'/dev/null' is empty: not an ELF code object"},
+		{"disasm %s/examples/vector_add.tile", 1, "vector_add.tile' is not an ELF code object"},
+		/* a --dump-isa style source with code-object directives: --show-encoding and raw -o take it
+		 * as -o K.hsaco does (was "unknown directive '.amdgcn_target'") */
+		{"asm %s/tests/elf/kernels_gfx942.s --target=gfx942 --show-encoding", 0, "s_endpgm"},
+		{"asm %s/tests/elf/kernels_gfx942.s --target=gfx942 -o /dev/null", 0, ""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char a[1024];
@@ -301,6 +314,29 @@ Test(validation, cli_diagnostics)
 	/* echoed source lines: NUL and control bytes escaped, long lines clipped */
 	ta_ctx *ctx = ta_ctx_create();
 	ta_binary *b = NULL;
+	/* a 100,000-character kernel name: a positioned error on every target (AMD said "kernel 0 has no
+	 * name", from the code object writer's limit; the builder's bound is the same 1024) */
+	{
+		size_t ln = 100000;
+		char *lk = malloc(ln + 64);
+		memcpy(lk, "kernel ", 7);
+		memset(lk + 7, 'k', ln);
+		strcpy(lk + 7 + ln, "(A: f32[16]) grid(1) threads(32) { }\n");
+		for (int t = 0; t < 5; t++) {
+			static const char *const tg[] = {"gfx942", "gfx90a", "gfx1100", "sm_80", "sm_90a"};
+			cr_expect_eq(ta_compile_source(ctx, "long.tile", lk, strlen(lk), tg[t], &b), TA_ERR_PARSE);
+			cr_expect(strstr(ta_ctx_diagnostics(ctx), "long.tile:1:8: error: name is too long (100000 characters; "
+			                                          "at most 1024)"), "%s", ta_ctx_diagnostics(ctx));
+			ta_ctx_clear_diagnostics(ctx);
+		}
+		lk[7 + 1024] = '(';
+		strcpy(lk + 7 + 1025, "A: f32[16]) grid(1) threads(32) { }\n");
+		cr_expect_eq(ta_compile_source(ctx, "long.tile", lk, strlen(lk), "gfx942", &b), TA_OK, "%s",
+		             ta_ctx_diagnostics(ctx));
+		ta_binary_release(b);
+		b = NULL;
+		free(lk);
+	}
 	const char nul[] = "kernel \0 foo\n";
 	cr_assert_neq(ta_compile_source(ctx, "nul.tile", nul, sizeof nul - 1, "gfx942", &b), TA_OK);
 	const char *dg = ta_ctx_diagnostics(ctx);
