@@ -350,7 +350,7 @@ static void sel_inst(Isel *s, int i)
 		break;
 	default: unsupported(s, "this SIMT instruction"); break;
 	}
-	if (in->dst >= 0 && s->tfirst[in->dst] && in->guard < 0)
+	if (in->dst >= 0 && s->tfirst[in->dst] && in->guard < 0 && !hi_merge(in))
 		for (size_t k = before; k < s->mf->insns.len; k++) {
 			MInst *mk = &s->mf->insns.data[k];
 			if (mk->ndef && (mk->vmask & 1) && mk->vr[0] == s->vr[in->dst] && mk->sub[0] == 0) {

@@ -74,6 +74,14 @@ typedef struct {
 	MInst dummy; /* returned after an allocation failure, so callers need no checks */
 } Isel;
 
+/* SI_LD with c >= 0: a 16-bit load into the high half of its destination,
+ * the low half (of c, the same register in the gemm fragments) kept:
+ * ds_read_u16_d16_hi.  It modifies its destination rather than defining it. */
+static inline bool hi_merge(const SInst *in)
+{
+	return in->op == SI_LD && in->c >= 0;
+}
+
 static inline const char *tname(const Isel *s)
 {
 	return target_name(ISA_TARGET(s->it));

@@ -174,12 +174,18 @@ void sel_ld(Isel *s, const SInst *in)
 	} else if (in->sub == SP_SHARED) {
 		int32_t off;
 		Val a = lds_addr(s, in, &off);
-		MInst *mi = emit(s, ds_load_op(bytes, sgn), 1);
+		/* c >= 0: a 16-bit load into the high half, the low half of c kept */
+		bool hi = in->c >= 0 && bytes == 2 && vec == 1;
+		if (hi && (s->vr[in->c] != s->vr[in->dst] || s->vsub[in->c] != s->vsub[in->dst]))
+			valu1(s, ISA_V_MOV_B32, d, opnd(s, in->c, 0));
+		MInst *mi = emit(s, hi ? ISA_DS_READ_U16_D16_HI : ds_load_op(bytes, sgn), 1);
 		put(s, mi, 0, d, ISA_TY_B32);
 		put(s, mi, 1, a, ISA_TY_B32);
 		mi->in.mod.offset = off;
 		if (in->guard >= 0)
 			mi->flags |= MI_PARTIAL;
+		if (hi)
+			mi->flags |= MI_TIED;
 	} else {
 		unsupported(s, "local (per-thread array) memory");
 		return;

@@ -204,14 +204,17 @@ void sel_mma_amd(Isel *s, const SInst *in)
  * loads): the definition of r starts a new value of the whole tuple
  * (MI_DEFALL), so the tuple is not live before it — otherwise its
  * partial writes would keep it live around the whole kernel. */
-static void mark_tuple_start(Isel *s, const int32_t *defpos, int r, int n)
+/* defpos[r]: r's first definition; lastpos[r]: its last one, where the
+ * only later ones are 16-bit high-half merges (hi_merge) into it. */
+static void mark_tuple_start(Isel *s, const int32_t *defpos, const int32_t *lastpos, const uint8_t *nmerge, int r,
+			     int n)
 {
 	const SimtFunc *sf = s->sf;
 	int first = defpos[r], last = first;
 	for (int k = 0; k < n; k++) {
-		if (s->ndefs[r + k] != 1 || defpos[r + k] < first)
+		if (s->ndefs[r + k] - nmerge[r + k] != 1 || defpos[r + k] < first)
 			return;
-		last = TA_MAX(last, defpos[r + k]);
+		last = TA_MAX(last, lastpos[r + k]);
 	}
 	for (int i = first; i <= last; i++) {
 		const SInst *in = &sf->code.data[i];
@@ -235,11 +238,77 @@ void group_mma_tuples(Isel *s)
 		for (int32_t k = 0; k < sf->acc.data[i + 1]; k++)
 			inacc[sf->acc.data[i] + k] = 1;
 	int32_t *defpos = malloc(sizeof(int32_t) * (sf->regs.len + 1));
+	int32_t *lastpos = malloc(sizeof(int32_t) * (sf->regs.len + 1));
+	uint8_t *nmerge = calloc(sf->regs.len + 1, 1);
+	if (!lastpos || !nmerge) {
+		free(defpos);
+		defpos = NULL;
+	}
+	for (size_t r = 0; defpos && r < sf->regs.len; r++)
+		defpos[r] = -1;
 	for (size_t i = 0; defpos && i < sf->code.len; i++) {
 		const SInst *in = &sf->code.data[i];
-		for (int k = 0; in->dst >= 0 && k < dst_count(in); k++)
-			defpos[in->dst + k] = (int32_t)i;
+		for (int k = 0; in->dst >= 0 && k < dst_count(in); k++) {
+			int32_t r = in->dst + k;
+			if (hi_merge(in) && nmerge[r] < 255)
+				nmerge[r]++;
+			else if (defpos[r] < 0)
+				defpos[r] = (int32_t)i;
+			lastpos[r] = (int32_t)i;
+		}
 	}
+	/* MMA A/B operand ranges that overlap the destination of a wide shared
+	 * load (one ds_read_b128 serving two MFMA k-steps, or two loads
+	 * filling one WMMA operand: lower_mma.c amd_kblocks) are merged with
+	 * it into one tuple; each operand is then a range of it.  ext[r]: end
+	 * of the merged range starting at r (0: none). */
+	int32_t *ext = calloc(sf->regs.len + 1, sizeof(int32_t));
+	uint8_t *wide = calloc(sf->regs.len + 1, 1);
+	for (size_t i = 0; ext && wide && i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op == SI_LD && in->vec > 1 && in->sub == SP_SHARED && in->guard < 0)
+			for (int k = 0; k < in->vec; k++)
+				wide[in->dst + k] = 1;
+	}
+	for (size_t i = 0; ext && wide && i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op != SI_MMA || in->sub == MMA_M16N8K16)
+			continue;
+		int rs[2] = {in->a, in->b}, ns[2] = {simt_mma[in->sub].na, simt_mma[in->sub].nb};
+		for (int o = 0; o < 2; o++)
+			if (wide[rs[o]])
+				ext[rs[o]] = TA_MAX(ext[rs[o]], rs[o] + ns[o]);
+	}
+	for (size_t i = 0; ext && wide && i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op == SI_LD && in->vec > 1 && ext[in->dst])
+			ext[in->dst] = TA_MAX(ext[in->dst], in->dst + in->vec);
+	}
+	for (int32_t r = 0; ext && wide && r < (int32_t)sf->regs.len; r++) {
+		if (!ext[r])
+			continue;
+		int32_t e = ext[r]; /* absorb ranges starting inside [r, e) */
+		for (int32_t q = r + 1; q < e; q++)
+			if (ext[q])
+				e = TA_MAX(e, ext[q]), ext[q] = 0;
+		int n = e - r;
+		bool ok = n <= 16;
+		for (int k = 0; k < n && ok; k++) {
+			int vt = sf->regs.data[r + k];
+			ok = wide[r + k] && (vt == VT_I32 || vt == VT_F32) && !s->uni[r + k] && !s->isconst[r + k] &&
+			     s->vr[r + k] < 0 && s->ndefs[r + k] == 1;
+		}
+		if (ok) {
+			int v = newv(s, MR_V, n);
+			for (int k = 0; k < n; k++)
+				s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
+			if (defpos)
+				mark_tuple_start(s, defpos, lastpos, nmerge, r, n);
+		}
+		r = e - 1;
+	}
+	free(ext);
+	free(wide);
 	for (size_t i = 0; i < sf->code.len; i++) {
 		const SInst *in = &sf->code.data[i];
 		if (in->op != SI_MMA || in->sub == MMA_M16N8K16)
@@ -264,10 +333,12 @@ void group_mma_tuples(Isel *s)
 			for (int k = 0; k < n; k++)
 				s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
 			if (o < 2 && defpos)
-				mark_tuple_start(s, defpos, r, n);
+				mark_tuple_start(s, defpos, lastpos, nmerge, r, n);
 		}
 	}
 	free(defpos);
+	free(lastpos);
+	free(nmerge);
 	free(inacc);
 }
 

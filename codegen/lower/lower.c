@@ -443,6 +443,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	rf_analyze(c);
 	if (c->vf_mode)
 		vf_analyze(c);
+	swz_analyze(c);
 	place_bufs(c, &kn->body);
 	vf_setup(c);
 	/* read-only buffers (typically the input tensors) need no barriers */

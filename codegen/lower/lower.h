@@ -67,7 +67,10 @@ typedef enum {
 	SI_SHBASE, /* dst i32 = shared-memory address of the kernel's shared area */
 	SI_LOCALADDR, /* dst i64 = address of local array imm */
 	SI_LD,     /* dst (storage of type) = [a + imm] in space sub; guard: only if pred.
-	            * vec 2/4: type I32 only, dst..dst+vec-1 = 8/16 aligned bytes */
+	            * vec 2/4: type I32 only, dst..dst+vec-1 = 8/16 aligned bytes.
+	            * c >= 0 (AMD lowering only, shared, 16-bit type, no vec): dst (i32) = the
+	            * loaded 16 bits in the high half, the low half of c (c == dst in
+	            * lower_mma.c's operand fragments: ds_read_u16_d16_hi) */
 	SI_ST,     /* [a + imm] = b (storage of type); vec as for SI_LD (b..b+vec-1) */
 	SI_ATOM_ADD, /* [a + imm] += b (storage of type) in space sub (global or shared) */
 	SI_ATOM_MAX, /* [a + imm] = max([a + imm], b), as SI_ATOM_ADD */

@@ -45,6 +45,8 @@ Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
 		lin = bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es));
 		return (Addr){SP_GLOBAL, bin(c, SI_ADD, DT_I64, bl->base, lin), 0};
 	}
+	if (b->scope != SCOPE_LOCAL && b->rank == 2) /* the shared-tile layout (lower_swizzle.c) */
+		return (Addr){SP_SHARED, lower_sh_addr(c, bufid, idx[0], idx[1]), bl->smem};
 	int32_t lin = idx[0];
 	for (int d = 1; d < b->rank; d++)
 		lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, lin, i32c(c, bdim(c, b, d))), idx[d]);

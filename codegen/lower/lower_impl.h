@@ -30,6 +30,10 @@ typedef struct {
 	 * goes with register fragments F[R, C]): rr >= 0 is the first of rr_n
 	 * f32 registers, one per distinct row of F this thread holds */
 	int32_t rr, rr_n;
+	/* on-chip 2-D tile with an XOR-swizzled layout (lower_swizzle.c):
+	 * swz_bits > 0; chunk x / 16 of row r is stored at chunk
+	 * (x / 16) ^ (((r >> swz_shift) & (2^swz_bits - 1)) << swz_mul) */
+	uint8_t swz_bits, swz_shift, swz_mul;
 } BufLoc;
 
 /* The vector layout of element-wise register fragments (docs/lowering.md).
@@ -167,6 +171,27 @@ bool rr_find_block(L *c, const Block *b);
 void lower_parallel_rr(L *c, const Stmt *s);
 void reduce_rr(L *c, const Stmt *s);
 void reduce_rf_mem(L *c, const Stmt *s);
+int lower_gemm_amd_operands(L *c, const Stmt *s, int *P);
+
+/* lower_swizzle.c: the shared-tile layout function and the fragment
+ * pointers of the MFMA/WMMA operand reads (file comment there). */
+void swz_analyze(L *c);
+int swz_period(const BufLoc *bl);
+int32_t lower_sh_addr(L *c, int32_t bufid, int32_t row, int32_t col);
+#define SWZ_MAXT 8
+/* Element (row + drow, col + dcol) of buffer buf for constant steps: the
+ * lane's row is a multiple of ralign; the lane's 16-byte chunk index has
+ * no bit in common with the column steps used that are multiples of cspan
+ * chunks (cspan 0: no column step is known to be disjoint; those take the
+ * full layout function). */
+typedef struct {
+	int32_t buf, row, col, m;
+	int ralign, cspan;
+	int32_t base[SWZ_MAXT];
+	int64_t t[SWZ_MAXT];
+} SwzPtr;
+void swz_ptr_init(L *c, SwzPtr *p, int32_t bufid, int32_t row, int32_t col, int ralign, int cspan);
+int32_t swz_ptr_at(L *c, SwzPtr *p, int64_t drow, int64_t dcol, int64_t *imm);
 
 /* lower_vec.c */
 void vf_analyze(L *c);

@@ -85,9 +85,7 @@ int gemm_shape(L *c, const Stmt *s)
 /* Shared-memory address of element (i, j) of a 2-D buffer (no offset). */
 static int32_t sh_addr2(L *c, int32_t bufid, int32_t i, int32_t j)
 {
-	const Buffer *b = BUF(bufid);
-	int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, i, i32c(c, bdim(c, b, 1))), j);
-	return bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes((DType)b->dtype))));
+	return lower_sh_addr(c, bufid, i, j);
 }
 
 /* A 32-bit register holding operand elements (r, k) and (r, k+1) where
@@ -466,6 +464,233 @@ static void amd_kstep(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln
 	}
 }
 
+/* ---- f16/bf16 operands of MFMA16 / WMMA16: k-blocks --------------------
+ *
+ * The k range is walked in blocks of P k-steps (P = 2 for MFMA16 when K is
+ * a multiple of 32, else 1).  Within a block, lane (i, h) and k-step s use
+ * the k values kblk + h * kstep * P + s * run + (0 .. run-1) (run: the
+ * lane's elements per k-step, MFMA16 4, WMMA16 16): the same for A and B,
+ * so the sum is the gemm's (the k order differs from the plain layout's,
+ * which is free).  A lane's k values of a block are then contiguous:
+ * an untransposed operand (k along its rows) is one ds_read_b128 per 8
+ * elements; a transposed one is read element by element, two per register
+ * (ds_read_u16, then ds_read_u16_d16_hi into the high half: no packing).
+ * Blocks are unrolled when few (constant offsets), otherwise looped. */
+
+int lower_gemm_amd_operands(L *c, const Stmt *s, int *P)
+{
+	int sh = gemm_shape(c, s);
+	DType in = (DType)BUF(s->src.buf)->dtype;
+	if ((sh != MMA_MFMA16 && sh != MMA_WMMA16) || (in != DT_F16 && in != DT_BF16))
+		return -1;
+	int64_t K = bdim(c, BUF(s->src.buf), s->flag_a ? 0 : 1);
+	*P = sh == MMA_MFMA16 && K % 32 == 0 ? 2 : 1;
+	return sh;
+}
+
+/* One operand of the gemm for S strips: the rows of strip si are
+ * r0[si] + (0..15) (operand rows: M for A, N for B), or one pointer for
+ * all strips with constant row steps dr[si] when same (shared tiles). */
+typedef struct {
+	int32_t buf;
+	bool trans;     /* operand element (r, k) is buf[k][r] */
+	int n;          /* registers per k-step (na / nb) */
+	int vec;        /* untransposed: dwords per load (4, 2 or 1) */
+	SwzPtr p[RF_MAX_STRIPS];
+	int64_t dr[RF_MAX_STRIPS];
+	int np;         /* pointers in p */
+} AmdOpnd;
+
+/* k offset of lane (i, h) within a block: kstep * P * h */
+static void amd_opnd_init(L *c, AmdOpnd *o, int32_t buf, bool trans, int n, const MmaInfo *mi, int P,
+			  const AmdLane *ln, int S, const int32_t *rbase, const int64_t *dr, bool one, int32_t kk,
+			  bool disjoint)
+{
+	const Buffer *b = BUF(buf);
+	int64_t pitch = bdim(c, b, 1) * 2;
+	o->buf = buf;
+	o->trans = trans;
+	o->n = n;
+	int lk = mi->kstep * P; /* k between lane groups h */
+	/* dwords per load: dividing the lane's run (P * n dwords), with the
+	 * row pitch and the lane's k offset (lk * 2 bytes) aligned to it */
+	o->vec = 4;
+	while (o->vec > 1 && ((P * n) % o->vec || pitch % (4 * o->vec) || (lk * 2) % (4 * o->vec)))
+		o->vec /= 2;
+	int32_t lanek = lk ? bin(c, SI_MUL, DT_I32, ln->h, i32c(c, lk)) : i32c(c, 0);
+	if (kk >= 0)
+		lanek = bin(c, SI_ADD, DT_I32, lanek, kk);
+	o->np = one ? 1 : S;
+	for (int si = 0; si < S; si++)
+		o->dr[si] = one ? dr[si] : 0;
+	/* chunk bits of the lane's own column (SwzPtr.cspan): transposed, the
+	 * column is the operand row r0 + i (i < 16, 32 bytes: chunk bit 0; the
+	 * column steps above it, when disjoint); untransposed, the k column
+	 * lanek (wave / 16 lane groups of lk elements: chunks below that span,
+	 * block steps of whole blocks above) */
+	int kspan = mi->wave / 16 * lk * 2 / 16;
+	int cspan = trans ? (disjoint ? 2 : 0) : (kspan < 1 ? 1 : kspan);
+	for (int k = 0; k < o->np; k++) {
+		int32_t r = bin(c, SI_ADD, DT_I32, rbase[k], ln->i);
+		if (trans)
+			swz_ptr_init(c, &o->p[k], buf, lanek, r, lk ? lk : 16, cspan);
+		else
+			swz_ptr_init(c, &o->p[k], buf, r, lanek, 1, cspan);
+	}
+}
+
+/* The registers of strip si for the whole block (P * n, k-step s at
+ * + s * n); kb: the block's first k (constant). */
+static void amd_opnd_load(L *c, AmdOpnd *o, int si, int64_t kb, int P, int run, int32_t dst, bool lo_only,
+			  bool hi_only)
+{
+	SwzPtr *p = &o->p[o->np == 1 ? 0 : si];
+	int64_t dr = o->dr[si];
+	int64_t imm;
+	if (!o->trans) {
+		if (hi_only)
+			return;
+		int nd = P * o->n; /* dwords of the lane's k run */
+		for (int j = 0; j < nd; j += o->vec) {
+			int32_t a = swz_ptr_at(c, p, dr, kb + 2 * j, &imm);
+			SInst in = I(SI_LD, DT_I32, dst + j, a, -1);
+			in.sub = SP_SHARED;
+			in.imm = imm;
+			in.vec = (uint8_t)(o->vec > 1 ? o->vec : 0);
+			emit(c, in);
+		}
+		return;
+	}
+	DType t = (DType)BUF(o->buf)->dtype;
+	for (int s = 0; s < P; s++)
+		for (int j = 0; j < o->n; j++) {
+			int64_t k = kb + s * run + 2 * j;
+			int32_t r = dst + s * o->n + j;
+			if (!hi_only) { /* low half, zero-extended */
+				int32_t a = swz_ptr_at(c, p, k, dr, &imm);
+				SInst in = I(SI_LD, t, r, a, -1);
+				in.sub = SP_SHARED;
+				in.imm = imm;
+				emit(c, in);
+			}
+			if (!lo_only) { /* high half, the low one kept */
+				int32_t a = swz_ptr_at(c, p, k + 1, dr, &imm);
+				SInst in = I(SI_LD, t, r, a, -1);
+				in.sub = SP_SHARED;
+				in.imm = imm;
+				in.c = r;
+				emit(c, in);
+			}
+		}
+}
+
+/* The gemm's k range for S strips (tm/tn: tile row/column registers of
+ * each strip, acc0 its first C register; same_cols: all strips share the
+ * B fragments). */
+static void amd_kblocks(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln, int S, const int32_t *tm,
+			const int32_t *tn, int32_t acc0, bool same_cols, int64_t K)
+{
+	const MmaInfo *mi = &simt_mma[t->sh];
+	DType in = (DType)BUF(s->src.buf)->dtype;
+	int P = 1;
+	lower_gemm_amd_operands(c, s, &P);
+	int run = mi->na * 2, KB = mi->k * P;
+	int64_t nblk = K / KB;
+	/* unrolled when the whole k range is at most 8 blocks and 512 MMAs */
+	bool unroll = nblk <= 8 && nblk * P * S * t->NB <= 512;
+	int32_t kk = -1, ktop = -1, kend = -1;
+	if (!unroll) {
+		kk = reg(c, VT_I32);
+		emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
+		ktop = label(c), kend = label(c);
+		place(c, ktop);
+		bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
+	}
+	/* strip rows: same_cols strips are W / ntn tiles apart (constant) */
+	int32_t ra[RF_MAX_STRIPS], rbb[RF_MAX_STRIPS];
+	int64_t dra[RF_MAX_STRIPS], drb[RF_MAX_STRIPS];
+	for (int si = 0; si < S; si++) {
+		ra[si] = bin(c, SI_MUL, DT_I32, tm[si], i32c(c, 16));
+		rbb[si] = bin(c, SI_MUL, DT_I32, tn[si], i32c(c, 16 * t->NB));
+		dra[si] = 16LL * si * (same_cols ? t->W / t->ntn : 0);
+		drb[si] = 0;
+	}
+	/* column steps of a transposed operand are disjoint from the lane's
+	 * column bits when the steps are powers of two (16 nb below 16 NB;
+	 * strips 16 W / ntn apart above the wave's 16 (wave / ntn)) */
+	int wn = t->W / t->ntn;
+	AmdOpnd A, B;
+	amd_opnd_init(c, &A, s->src.buf, s->flag_a, mi->na, mi, P, ln, S, ra, dra, same_cols, kk,
+		      !same_cols || !(wn & (wn - 1)));
+	amd_opnd_init(c, &B, s->src2.buf, !s->flag_b, mi->nb, mi, P, ln, S, rbb, drb, same_cols, kk, true);
+	/* Per block: the low halves of the first B fragment, the A fragments,
+	 * then per B fragment u its high halves, the next one's low halves and
+	 * u's MMAs (two B fragments live at a time; the loads of u + 1 overlap
+	 * u's MMAs) */
+	int nbf = same_cols ? 1 : S, nu = nbf * t->NB;
+	for (int64_t blk = 0; blk < (unroll ? nblk : 1); blk++) {
+		int64_t kb = unroll ? blk * KB : 0;
+		int32_t af[RF_MAX_STRIPS], bf[RF_MAX_STRIPS * 8];
+		for (int u = 0; u <= nu; u++) {
+			/* B fragment u = (strip group g, column group nb): column + 16 nb */
+			int g = u / t->NB, nb = u % t->NB;
+			if (u < nu) {
+				bf[u] = regs_n(c, VT_I32, P * mi->nb);
+				B.dr[g] += 16 * nb;
+				amd_opnd_load(c, &B, g, kb, P, run, bf[u], true, false);
+				B.dr[g] -= 16 * nb;
+			}
+			if (u == 0) {
+				for (int si = 0; si < S; si++) {
+					af[si] = regs_n(c, VT_I32, P * mi->na);
+					amd_opnd_load(c, &A, si, kb, P, run, af[si], false, false);
+				}
+				continue;
+			}
+			int up = u - 1, gp = up / t->NB, nbp = up % t->NB;
+			B.dr[gp] += 16 * nbp;
+			amd_opnd_load(c, &B, gp, kb, P, run, bf[up], false, true);
+			B.dr[gp] -= 16 * nbp;
+			/* u - 1's MMAs: one accumulator's k-steps back to back (a
+			 * dependent MFMA right after its producer needs no wait) */
+			for (int si = same_cols ? 0 : gp; si < (same_cols ? S : gp + 1); si++)
+				for (int ks = 0; ks < P; ks++) {
+					int32_t acc = acc0 + (si * t->NB + nbp) * mi->nc;
+					SInst m = I(SI_MMA, in, acc, af[si] + ks * mi->na, bf[up] + ks * mi->nb);
+					m.c = acc;
+					m.sub = (uint8_t)t->sh;
+					emit(c, m);
+				}
+		}
+	}
+	if (!unroll) {
+		emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, KB)));
+		bra(c, ktop, -1, false);
+		place(c, kend);
+	}
+}
+
+/* The whole k range of the gemm: k-blocks for f16/bf16 on MFMA16/WMMA16,
+ * else a loop of single k-steps. */
+static void amd_kloop(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln, int S, const int32_t *tm,
+		      const int32_t *tn, int32_t acc0, bool same_cols, int64_t K)
+{
+	int P;
+	if (lower_gemm_amd_operands(c, s, &P) == t->sh) {
+		amd_kblocks(c, s, t, ln, S, tm, tn, acc0, same_cols, K);
+		return;
+	}
+	int32_t kk = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
+	int32_t ktop = label(c), kend = label(c);
+	place(c, ktop);
+	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
+	amd_kstep(c, s, t, ln, kk, S, tm, tn, acc0, same_cols);
+	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, simt_mma[t->sh].k)));
+	bra(c, ktop, -1, false);
+	place(c, kend);
+}
+
 /* gemm into a shared/fragment-memory accumulator: each wave loops over
  * its tiles, keeping one strip's C in registers over the whole K. */
 void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K)
@@ -501,15 +726,7 @@ void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K
 			l.imm = coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4;
 			emit(c, l);
 		}
-	int32_t kk = reg(c, VT_I32);
-	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
-	int32_t ktop = label(c), kend = label(c);
-	place(c, ktop);
-	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
-	amd_kstep(c, s, &t, &ln, kk, 1, &tm, &tn, acc, false);
-	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, mi->k)));
-	bra(c, ktop, -1, false);
-	place(c, kend);
+	amd_kloop(c, s, &t, &ln, 1, &tm, &tn, acc, false, K);
 	for (int nb = 0; nb < t.NB; nb++)
 		for (int q = 0; q < mi->nc; q++)
 			st(c, SP_SHARED, ct, cbase, coff + ((int64_t)q * mi->qrow * ldc + 16 * nb) * 4,
@@ -541,14 +758,6 @@ void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K)
 		tm[si] = bin(c, SI_DIV, DT_U32, tile, i32c(c, t.ntn));
 		tn[si] = bin(c, SI_REM, DT_U32, tile, i32c(c, t.ntn));
 	}
-	int32_t kk = reg(c, VT_I32);
-	emit(c, I(SI_MOV, DT_I32, kk, i32c(c, 0), -1));
-	int32_t ktop = label(c), kend = label(c);
-	place(c, ktop);
-	bra(c, kend, setp(c, CMP_GE, DT_I32, kk, i32c(c, K)), false);
-	amd_kstep(c, s, &t, &ln, kk, S, tm, tn, bl->rf, t.W % t.ntn == 0);
-	emit(c, I(SI_ADD, DT_I32, kk, kk, i32c(c, mi->k)));
-	bra(c, ktop, -1, false);
-	place(c, kend);
+	amd_kloop(c, s, &t, &ln, S, tm, tn, bl->rf, t.W % t.ntn == 0, K);
 	c->f->nmma++;
 }
