@@ -836,12 +836,12 @@ Test(spill, gemm_fallback_spills_to_agprs_and_runs)
 	cr_assert_eq(target_parse("gfx942", &t), 0);
 	AmdOutput out;
 	memset(&out, 0, sizeof out);
-	out.reg_limit[MR_V] = 160;
+	out.reg_limit[MR_V] = 150;
 	Diag d;
 	diag_init(&d);
 	cr_assert_eq(amd_compile(m, &t, &out, &d), 0, "%s", diag_text(&d));
 	const AmdKernelInfo *ki = &out.kernels[0];
-	cr_assert_leq(ki->vgprs, 160);
+	cr_assert_leq(ki->vgprs, 150);
 	cr_assert_gt(ki->agprs, 0, "the VGPR spills live in AGPRs");
 	EmuDevice *dev = emu_create(t.id);
 	cr_assert(dev);
