@@ -338,8 +338,12 @@ static void sel_inst(Isel *s, int i)
 			start_block(s);
 			break;
 		}
-		if (in->guard >= 0)
+		if (in->guard >= 0 && s->uni[in->guard] && scalar_branch_ok(s, i, L))
+			sel_scalar_branch(s, i, L, reg(s->vr[in->guard], 0, s->lm), in->guard_neg);
+		else if (in->guard >= 0)
 			sel_fwd_branch(s, i, L, reg(s->vr[in->guard], 0, s->lm), in->guard_neg, false);
+		else if (scalar_branch_ok(s, i, L))
+			sel_scalar_branch(s, i, L, cst(0), false);
 		else
 			sel_fwd_branch(s, i, L, cst(0), false, true);
 		break;
@@ -420,11 +424,12 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->next_label = calloc(n, sizeof(int32_t));
 	s->init_at = malloc(sizeof(int32_t) * n);
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
+	s->first_src = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->seg_zeroed = calloc((size_t)s->nlabels + 1, 1);
 	int rc = -1;
 	if (!s->vr || !s->vsub || !s->tfirst || !s->def1 || !s->use || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
-	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->init_pos || !s->seg_zeroed) {
+	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->first_src || !s->init_pos || !s->seg_zeroed) {
 		diag_error(d, "out of memory");
 		goto out;
 	}
@@ -461,6 +466,6 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	rc = 0;
 out:
 	free(s->vr), free(s->vsub), free(s->tfirst), free(s->def1), free(s->use), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
-	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->init_pos), free(s->seg_zeroed);
+	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->first_src), free(s->init_pos), free(s->seg_zeroed);
 	return rc;
 }

@@ -49,10 +49,52 @@ MInst *branch_to(Isel *s, unsigned op, int label)
 	return mi;
 }
 
+/* A uniform conditional branch from SIMT insn i to label L can be a plain
+ * s_cbranch_scc: every active lane goes the same way, so nothing is
+ * parked, provided no label it jumps over waits for lanes parked by a
+ * branch before i (those lanes would never resume; first_src: the first
+ * parking branch selected so far, selection runs in order).  O(i..L). */
+bool scalar_branch_ok(const Isel *s, int i, int L)
+{
+	const SimtFunc *sf = s->sf;
+	for (int q = i + 1; q < s->label_pos[L] && q < (int)sf->code.len; q++)
+		if (sf->code.data[q].op == SI_LABEL && s->first_src[sf->code.data[q].imm] < i)
+			return false;
+	return true;
+}
+
+/* That branch (p.kind VK_CONST: unconditional, s_branch; an unguarded
+ * branch moves every active lane, so the same test applies): park masks
+ * whose zeroing point it skips (and whose label it does not) are zeroed
+ * first, as for an exec-empty jump. */
+void sel_scalar_branch(Isel *s, int i, int L, Val p, bool neg)
+{
+	int np = s->label_pos[L];
+	for (int q = i + 1; q <= np && q < (int)s->sf->code.len; q++)
+		for (int X = s->init_at[q]; X >= 0; X = s->init_next[X]) {
+			if (s->park[X] < 0 || s->label_pos[X] < np)
+				continue;
+			MInst *mi = emit(s, lmop(s, ISA_S_MOV_B32, ISA_S_MOV_B64), 1);
+			put(s, mi, 0, reg(s->park[X], 0, s->lm), ISA_TY_B32);
+			mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
+		}
+	if (p.kind == VK_CONST) {
+		branch_to(s, ISA_S_BRANCH, L);
+		set_succ_label(s, 0, L);
+	} else {
+		mask_to_scc(s, p);
+		branch_to(s, neg ? ISA_S_CBRANCH_SCC0 : ISA_S_CBRANCH_SCC1, L);
+		set_succ_label(s, 1, L);
+	}
+	start_block(s);
+}
+
 /* Forward branch from SIMT insn i to label L with lane mask p (Val; count
  * 0 = all active lanes). */
 void sel_fwd_branch(Isel *s, int i, int L, Val p, bool neg, bool all)
 {
+	if (i < s->first_src[L])
+		s->first_src[L] = i;
 	int W = s->park[L];
 	Val w = reg(W, 0, s->lm);
 	Val t = reg(newv(s, MR_S, s->lm), 0, s->lm);

@@ -65,6 +65,7 @@ typedef struct {
 	int32_t *init_at;     /* SIMT insn -> label whose park mask is zeroed before it (chain) */
 	int32_t *init_next;
 	int32_t *label_pos;   /* SIMT label -> SIMT insn index */
+	int32_t *first_src;   /* SIMT label -> position of the first branch that parks lanes for it (n: none yet) */
 	int32_t *init_pos;    /* park label -> SIMT insn before which its mask is zeroed */
 	uint8_t *seg_zeroed;  /* label N -> the first exec-empty jump to N zeroed the skipped masks */
 	int nlabels;          /* SIMT labels + 1 (the end label) */
@@ -211,6 +212,8 @@ void start_block(Isel *s);
 void set_succ_label(Isel *s, int k, int label);
 MInst *branch_to(Isel *s, unsigned op, int label);
 void sel_fwd_branch(Isel *s, int i, int L, Val p, bool neg, bool all);
+bool scalar_branch_ok(const Isel *s, int i, int L);
+void sel_scalar_branch(Isel *s, int i, int L, Val p, bool neg);
 void sel_label(Isel *s, int L);
 void zero_parks(Isel *s, int i);
 

@@ -89,6 +89,8 @@ void analyze(Isel *s)
 		}
 	}
 	label_pos[s->nlabels - 1] = n;
+	for (int L = 0; L < s->nlabels; L++)
+		s->first_src[L] = n; /* sel_fwd_branch lowers it */
 	for (int j = 0; j < n; j++) {
 		const SInst *bj = &sf->code.data[j];
 		if (bj->op == SI_BRA && bj->guard < 0 && label_pos[bj->imm] < j)
