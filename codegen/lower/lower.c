@@ -30,16 +30,26 @@
 
 static void stmt(L *c, int32_t id);
 
+/* Statement i of block b; cp.async copies are waited for after it unless
+ * the next statement is another such copy (lower_async.c). */
+void lower_stmt_in_block(L *c, const Block *b, int i)
+{
+	const Stmt *s = ST(b->ids[i]);
+	if (lower_gemm_areg_skip(c, b, i)) /* the next gemm reads this copy's source registers */
+		return;
+	/* loops and uniform ifs flush around their bodies themselves */
+	bool compound = s->kind == S_FOR || (s->kind == S_IF && !s->per_thread);
+	if (!c->par && !compound)
+		lower_sync_for(c, b->ids[i]);
+	stmt(c, b->ids[i]);
+	if (c->cp_pending && !(i + 1 < b->n && lower_copy_async(c, ST(b->ids[i + 1]))))
+		lower_cp_flush(c);
+}
+
 void lower_block(L *c, const Block *b)
 {
-	for (int i = 0; i < b->n && !c->failed; i++) {
-		const Stmt *s = ST(b->ids[i]);
-		/* loops and uniform ifs flush around their bodies themselves */
-		bool compound = s->kind == S_FOR || (s->kind == S_IF && !s->per_thread);
-		if (!c->par && !compound)
-			lower_sync_for(c, b->ids[i]);
-		stmt(c, b->ids[i]);
-	}
+	for (int i = 0; i < b->n && !c->failed; i++)
+		lower_stmt_in_block(c, b, i);
 }
 
 void lower_shadows_begin(L *c, const Block *body, Shadows *sh, int32_t *shadow_ids)
@@ -151,6 +161,8 @@ static void lower_for(L *c, const Stmt *s)
 	int64_t st = 1; /* verify made it a nonzero constant */
 	if (s->step >= 0 && !ir_const_int(c->m, s->step, &st))
 		fail(c, s->pos, "internal: loop step is not a constant%s", "");
+	if (lower_pipelined(c, s, i, hi, o, st))
+		return;
 	int32_t top = label(c), end = label(c);
 	place(c, top);
 	bra(c, end, setp(c, st > 0 ? CMP_GE : CMP_LE, o, i, hi), false);
@@ -309,6 +321,10 @@ static _Thread_local int vf_override = -1;
 
 void lower_set_vector_frags(int mode) { vf_override = mode; }
 
+static _Thread_local unsigned nv_off;
+
+void lower_set_nvidia_off(unsigned mask) { nv_off = mask; }
+
 static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *wg_ok,
 			     Diag *d);
 
@@ -373,6 +389,8 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	for (size_t i = 0; i < nb; i++)
 		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = c->bl[i].rr = -1;
 	c->rf_slot = c->rr_slot = c->rr_tile = -1;
+	c->areg_buf = c->areg_frag = -1;
+	c->nv_off = nv_off;
 	c->brk = -1;
 	c->vf_kr = c->vf_cs = -1;
 	c->vf_mode = vf_override >= 0 ? vf_override : 1;
@@ -445,6 +463,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		vf_analyze(c);
 	swz_analyze(c);
 	place_bufs(c, &kn->body);
+	ldm_swizzle_analyze(c);
 	vf_setup(c);
 	/* read-only buffers (typically the input tensors) need no barriers */
 	c->sgen++;

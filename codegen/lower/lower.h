@@ -88,6 +88,13 @@ typedef enum {
 	SI_WG_GEMM_LOOP, /* sm_90a GEMM path only (lower_kernel_wg, ptx_sm90.h): the pipelined gemm loop, run as
 	                  * TMA + wgmma, accumulating into the register fragment dst .. dst+imm-1 (the wgmma
 	                  * accumulator layout: NB = N / 8 column groups, one 16-row strip per warp) */
+	/* NVIDIA sm_80+ only (lower_async.c, lower_mma.c; never lowered for AMD): */
+	SI_CP_ASYNC,     /* shared [a + imm] = 16 bytes of global [b], asynchronously (cp.async.cg); c: pred,
+	                  * in bounds (false: the 16 bytes are zeros), or -1 */
+	SI_CP_COMMIT,    /* close the group of this thread's cp.async issued since the last commit */
+	SI_CP_WAIT,      /* wait until at most imm of this thread's committed groups are pending */
+	SI_LDMATRIX,     /* dst .. dst+vec-1 (i32) = ldmatrix.m8n8.x{vec}.b16 (.trans when sub) from shared;
+	                  * lane l gives the row address a + imm of matrix l / 8, row l % 8 */
 	SI_COUNT
 } SOp;
 
@@ -198,6 +205,17 @@ void simt_free(SimtFunc *f);
  * 0 off, -1 the default (on for every target).  A test hook: tests pin
  * the shared-memory path with it; library users never need it. */
 void lower_set_vector_frags(int mode);
+/* Switches NVIDIA code paths off for lower_kernel calls of the calling
+ * thread (0, the default: all on): LOWER_NV_* bits.  A test and diagnosis
+ * hook (tileasm reads TILEASM_NVIDIA_OFF), to compare against the plain
+ * lowering; library users never need it. */
+enum {
+	LOWER_NV_CP_ASYNC = 1, /* cp.async copies (lower_async.c) */
+	LOWER_NV_PREFETCH = 2, /* pipelined-loop prefetch (lower_async.c) */
+	LOWER_NV_LDMATRIX = 4, /* ldmatrix operands, A from registers (lower_mma_ldm.c) */
+	LOWER_NV_SWIZZLE = 8,  /* swizzled operand tiles (lower_mma_ldm.c) */
+};
+void lower_set_nvidia_off(unsigned mask);
 VType simt_vt(DType t);         /* canonical register class */
 VType simt_storage_vt(DType t); /* storage register class */
 void simt_print(const SimtFunc *f, StrBuf *sb); /* readable dump for tests and --dump-simt */

@@ -120,8 +120,29 @@ static bool copy_unrolls(L *c, int64_t total);
 static int32_t copy_lane_fits(L *c, const Region *r, const int64_t *ext);
 static void copy_vectors_unrolled(L *c, const Stmt *s, const int64_t *vext, int rank, int V, int64_t total);
 
+/* Vector p (i32) of a global -> shared copy's tile as one cp.async (NVIDIA,
+ * lower_async.c); out-of-bounds vectors are zero-filled. */
+static void copy_vector_async(L *c, const Stmt *s, const int64_t *vext, int rank, int V, int32_t p)
+{
+	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
+	lower_decompose(c, p, vext, rank, ti);
+	ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
+	lower_region_idx(c, &s->src, ti, si);
+	lower_region_idx(c, &s->dst, ti, di);
+	int32_t sok = lower_inbounds(c, s->src.buf, si);
+	Addr sa = lower_elem_addr(c, s->src.buf, si), da = lower_elem_addr(c, s->dst.buf, di);
+	int32_t src = sa.off ? bin(c, SI_ADD, DT_I64, sa.addr, movi(c, DT_I64, sa.off)) : sa.addr;
+	SInst cp = I(SI_CP_ASYNC, DT_VOID, -1, da.addr, src);
+	cp.imm = da.off;
+	cp.c = sok;
+	emit(c, cp);
+	c->cp_pending = true;
+}
+
 /* The vector path: each step moves 16 bytes; a vector is entirely inside
- * or outside the global tensor because everything is V-aligned. */
+ * or outside the global tensor because everything is V-aligned.  NVIDIA
+ * global -> shared copies are cp.async, unrolled when their vectors split
+ * evenly over the block (all of a thread's loads in flight together). */
 static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int V)
 {
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
@@ -134,7 +155,19 @@ static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int 
 		copy_vectors_unrolled(c, s, vext, rank, V, total);
 		return;
 	}
+	bool async = lower_copy_async(c, s);
+	if (async && total % c->nthreads == 0 && total / c->nthreads <= 16) {
+		for (int64_t k = 0; k < total / c->nthreads; k++)
+			copy_vector_async(c, s, vext, rank, V,
+					  k ? bin(c, SI_ADD, DT_I32, c->tid, i32c(c, k * c->nthreads)) : c->tid);
+		return;
+	}
 	DLoop l = lower_dloop_begin(c, total, true);
+	if (async) {
+		copy_vector_async(c, s, vext, rank, V, l.p);
+		lower_dloop_end(c, &l);
+		return;
+	}
 	int32_t ti[IR_MAX_RANK], si[IR_MAX_RANK], di[IR_MAX_RANK];
 	lower_decompose(c, l.p, vext, rank, ti);
 	ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));

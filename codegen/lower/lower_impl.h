@@ -85,6 +85,9 @@ typedef struct {
 	int vf_kr, vf_cs;    /* inside a vector-fragment parallel body: the row slot and column slot */
 	const LowerWg *wg;   /* sm_90a GEMM path (lower_kernel_wg), or NULL */
 	bool wg_done;        /* the SI_WG_GEMM_LOOP was emitted on a wgmma-layout accumulator */
+	int32_t areg_buf, areg_frag; /* the next gemm's A (areg_buf) is register fragment areg_frag (lower_mma_ldm.c) */
+	unsigned nv_off;     /* LOWER_NV_* paths switched off (lower_set_nvidia_off) */
+	bool cp_pending;     /* cp.async copies issued and not yet committed (lower_async.c) */
 	bool collect_locals; /* lower_collect_*: record written locals instead */
 	VEC(int32_t) wlocals;
 } L;
@@ -114,6 +117,7 @@ typedef struct {
 /* Functions shared between the files, by the file that defines them. */
 /* lower.c */
 void lower_block(L *c, const Block *b);
+void lower_stmt_in_block(L *c, const Block *b, int i);
 void lower_shadows_begin(L *c, const Block *body, Shadows *sh, int32_t *shadow_ids);
 void lower_shadows_copy(L *c, Shadows *sh);
 void lower_shadows_end(L *c, Shadows *sh);
@@ -140,6 +144,16 @@ typedef struct {
 } Window;
 bool lower_window_ok(L *c, const Stmt *s, const Region *f, const Region *o);
 Window lower_window(L *c, const Stmt *s, const Region *o);
+
+/* lower_async.c */
+bool lower_copy_async(L *c, const Stmt *s);
+void lower_cp_flush(L *c);
+bool lower_pipelined(L *c, const Stmt *s, int32_t i, int32_t hi, DType o, int64_t step);
+
+/* lower_mma_ldm.c */
+bool lower_gemm_areg_skip(L *c, const Block *b, int i);
+bool lower_gemm_ldm(L *c, const Stmt *s);
+void ldm_swizzle_analyze(L *c);
 
 /* lower_sync.c */
 void lower_barrier(L *c);

@@ -157,7 +157,7 @@ int32_t frag_b(L *c, const Stmt *s, int32_t n, int32_t k0, int32_t k8)
 static void lower_gemm_mma(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K)
 {
 	int W = c->nthreads / 32;
-	int NB = gemm_nb(c, N);
+	int NB = gemm_nb(c, 0, N);
 	int64_t ntn = N / (8 * NB), ntiles = (M / 16) * ntn;
 	DType in = (DType)BUF(s->src.buf)->dtype;
 	/* m16n8k32.s8: i32 C, four i8 per operand register (k offsets 4t, 4t + 16) */
@@ -257,7 +257,7 @@ void lower_gemm(L *c, const Stmt *s)
 	if (c->bl[s->dst.buf].rf >= 0) {
 		if (!warp_shape(c->bl[s->dst.buf].rf_shape))
 			lower_gemm_amd_rf(c, s, K);
-		else
+		else if (!lower_gemm_ldm(c, s))
 			lower_gemm_mma_rf(c, s, K);
 		return;
 	}

@@ -11,10 +11,18 @@
 
 /* 8-column groups per warp strip of an mma gemm: NB * 8 columns share one A fragment.
  * The sm_90a GEMM path (c->wg) needs the wgmma accumulator layout: a warp's
- * strip spans all N columns (NB = N / 8). */
-static inline int gemm_nb(const L *c, int64_t N)
+ * strip spans all N columns (NB = N / 8).  So do NVIDIA register fragments
+ * of up to 128 columns whose 16-row strips spread evenly over the warps
+ * (M > 0; 0 for an accumulator in shared memory): every fragment of M rows
+ * then has the same rows per thread, whatever its width, so row statistics
+ * serve all of them (attention's S and O at D = 128) and a fragment can be
+ * the A operand of the next gemm (lower_mma_ldm.c). */
+static inline int gemm_nb(const L *c, int64_t M, int64_t N)
 {
 	if (c->wg && N % 8 == 0 && N / 8 <= 32)
+		return (int)(N / 8);
+	if (M > 0 && target_is_nvidia(c->t->id) && N % 8 == 0 && N / 8 <= 16 && M % 16 == 0 &&
+	    (M / 16) % (c->nthreads / 32) == 0)
 		return (int)(N / 8);
 	return (N / 8) % 8 == 0 ? 8 : (N / 8) % 4 == 0 ? 4 : (N / 8) % 2 == 0 ? 2 : 1;
 }
@@ -43,6 +51,7 @@ AmdLane amd_lane(L *c, int wave);
 void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K);
 void lower_gemm_amd_rf(L *c, const Stmt *s, int64_t K);
 int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row);
+bool rr_rows_alike(L *c, int64_t R, int64_t C1, int64_t C2);
 int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb);
 void rf_rowcol(L *c, int32_t b, const int32_t *rb, const int32_t *cb, int e, int32_t *row, int32_t *col);
 void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K);

@@ -49,11 +49,11 @@ static void rf_bad(RfScan *r, int32_t b)
 }
 
 /* Row fragment b goes with a tile fragment of shape R x C (one key for all). */
-static void rr_link(RfScan *r, int32_t b, int64_t R, int64_t C)
+static void rr_link(L *c, RfScan *r, int32_t b, int64_t R, int64_t C)
 {
 	if (!r->keyR)
 		r->keyR = R, r->keyC = C;
-	if (R != r->keyR || C != r->keyC)
+	if (R != r->keyR || (C != r->keyC && !rr_rows_alike(c, R, C, r->keyC)))
 		r->key_off = true;
 	r->rlink[b] = 1;
 }
@@ -181,8 +181,9 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		int sh = gemm_shape(c, s);
 		if (sh >= 0) {
 			const Buffer *C = BUF(s->dst.buf);
-			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * gemm_nb(c, bdim(c, C, 1))));
-			int64_t slots = ntiles / (c->nthreads / 32) * gemm_nb(c, bdim(c, C, 1)) * 4;
+			int nb = gemm_nb(c, bdim(c, C, 0), bdim(c, C, 1));
+			int64_t ntiles = (bdim(c, C, 0) / 16) * (bdim(c, C, 1) / (8 * nb));
+			int64_t slots = ntiles / (c->nthreads / 32) * nb * 4;
 			int W = c->nthreads / 32;
 			if (!warp_shape(sh)) {
 				AmdTiling t = amd_tiling(c, sh, bdim(c, C, 0), bdim(c, C, 1));
@@ -215,7 +216,7 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		bool ok = fok && rr_cand(c, D) && !r->rbad[D];
 		int spr;
 		if (ok) {
-			rr_link(r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
+			rr_link(c, r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
 		} else if (fok && BUF(D)->dtype == DT_F32 && BUF(D)->scope != SCOPE_LOCAL &&
 			   rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr) > 0) {
 			/* F keeps its registers; D (in shared memory: another accumulator
@@ -270,7 +271,7 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		for (int i = 0; i < r->nprow; i++) {
 			int32_t D = r->prow[i];
 			if (s->nvars == 2 && F >= 0)
-				rr_link(r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
+				rr_link(c, r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
 			else if (s->nvars == 2 ? r->judge : (r->pother || anybad))
 				rr_bad(r, D);
 		}
@@ -300,7 +301,7 @@ int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 	if (sh < 0 || R <= 0 || C <= 0 || R % 16 || C % 16 || c->nthreads < simt_mma[sh].wave)
 		return 0;
 	if (warp_shape(sh)) {
-		int NB = gemm_nb(c, C);
+		int NB = gemm_nb(c, R, C);
 		W = c->nthreads / 32;
 		ntn = (int)(C / (8 * NB));
 		S = (int)((R / 16) * ntn / W);
@@ -316,6 +317,18 @@ int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 		return 0;
 	*strips_per_row = ntn;
 	return S / ntn * rps;
+}
+
+/* Register fragments R x C1 and R x C2 hold the same rows in every thread:
+ * PTX layouts whose strips each span a whole row (one column tile). */
+bool rr_rows_alike(L *c, int64_t R, int64_t C1, int64_t C2)
+{
+	int s1 = 0, s2 = 0;
+	if (C1 == C2)
+		return true;
+	int sh1 = target_shape(c, C1, DT_F16), sh2 = target_shape(c, C2, DT_F16);
+	return sh1 >= 0 && sh2 >= 0 && warp_shape(sh1) && warp_shape(sh2) && rr_rows(c, R, C1, &s1) > 0 &&
+	       rr_rows(c, R, C2, &s2) > 0 && s1 == 1 && s2 == 1;
 }
 
 /* Marks the eligible fragments (bl[].rf = 1 and bl[].rr = 1 as flags;
@@ -496,7 +509,7 @@ void rf_place(L *c, int32_t b)
 			c->failed = true;
 		return;
 	}
-	int NB = gemm_nb(c, N);
+	int NB = gemm_nb(c, M, N);
 	bl->rf_nb = (int16_t)NB;
 	bl->rf_ntn = (int16_t)(N / (8 * NB));
 	int64_t ntiles = (M / 16) * bl->rf_ntn;

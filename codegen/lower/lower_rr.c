@@ -192,7 +192,7 @@ void lower_parallel_rf(L *c, const Stmt *s, int32_t F)
 	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
 	rf_bases(c, F, rb, cb);
 	bool rows = c->rr_tile >= 0 && bdim(c, BUF(F), 0) == bdim(c, BUF(c->rr_tile), 0) &&
-		    bdim(c, BUF(F), 1) == bdim(c, BUF(c->rr_tile), 1);
+		    rr_rows_alike(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), bdim(c, BUF(c->rr_tile), 1));
 	for (int e = 0; e < c->bl[F].rf_n && !c->failed; e++) {
 		int32_t row, col;
 		rf_rowcol(c, F, rb, cb, e, &row, &col);

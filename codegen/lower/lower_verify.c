@@ -92,6 +92,14 @@ int simt_verify(const SimtFunc *f, StrBuf *err)
 			if (range(f, i, in->op == SI_LD ? "loaded" : "stored", in->op == SI_LD ? in->dst : in->b, n, err))
 				goto out;
 		}
+		if (in->op == SI_LDMATRIX) {
+			if (in->vec != 1 && in->vec != 2 && in->vec != 4) {
+				sb_printf(err, "instruction %zu: ldmatrix of %d matrices", i, in->vec);
+				goto out;
+			}
+			if (range(f, i, "ldmatrix", in->dst, in->vec, err))
+				goto out;
+		}
 		if (in->op == SI_MMA) {
 			if (in->sub >= MMA_NSHAPES) {
 				sb_printf(err, "instruction %zu: MMA shape %d", i, in->sub);

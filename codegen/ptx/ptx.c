@@ -506,6 +506,23 @@ static void emit_inst(P *p, const SInst *in)
 		          in->b + 1, in->c, in->c + 1, in->c + 2, in->c + 3);
 		return;
 	}
+	case SI_CP_ASYNC: /* the src-size operand zero-fills an out-of-bounds vector */
+		if (in->c >= 0)
+			sb_printf(p->o, "\tselp.u32 %%tr0, 16, 0, %s;\n", rn(p, in->c, d));
+		sb_printf(p->o, "\tcp.async.cg.shared.global [%s+%lld], [", rn(p, in->a, a), (long long)in->imm);
+		R(p, in->b);
+		sb_puts(p->o, in->c >= 0 ? "], 16, %tr0;\n" : "], 16;\n");
+		return;
+	case SI_CP_COMMIT: sb_puts(p->o, "\tcp.async.commit_group;\n"); return;
+	case SI_CP_WAIT: sb_printf(p->o, "\tcp.async.wait_group %lld;\n", (long long)in->imm); return;
+	case SI_LDMATRIX:
+		sb_printf(p->o, "\tldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {", in->vec, in->sub ? ".trans" : "");
+		for (int i = 0; i < in->vec; i++)
+			sb_printf(p->o, "%s", i ? ", " : ""), R(p, in->dst + i);
+		sb_puts(p->o, "}, [");
+		R(p, in->a);
+		sb_printf(p->o, "+%lld];\n", (long long)in->imm);
+		return;
 	case SI_BRA: sb_printf(p->o, "\tbra L%lld;\n", (long long)in->imm); return;
 	case SI_RET: sb_puts(p->o, p->w ? "\tbra $C_NEXT;\n" : "\tret;\n"); return;
 	case SI_HALF: /* both halves into the scratch pair, then the one wanted */
