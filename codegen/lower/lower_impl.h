@@ -22,6 +22,11 @@ typedef struct {
 	uint8_t rf_shape; /* MmaShape of the layout */
 	uint8_t rf_dtype; /* DT_F32 or DT_I32 */
 	bool rf_agpr;     /* kept in AGPRs (SimtFunc.acc): read and written only by mov */
+	/* MFMA (wave64) layout with the operands swapped (the gemm computes
+	 * C^T = B^T A^T): slot q of a lane is C[tm*16 + i][tn*16*NB + 16 nb +
+	 * 4 h + q], four consecutive columns (wide epilogue stores); only
+	 * when the kernel has no MMA-row fragments (rr_tile < 0) */
+	bool rf_swap;
 	/* register-resident element-wise fragment (the vector layout, VfLayout):
 	 * vf >= 0 is the first of vf_n consecutive f32 registers */
 	int32_t vf, vf_n;

@@ -457,7 +457,8 @@ static void amd_kstep(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *ln
 			frag(c, s->src2.buf, btr, bbase, amd_frag_shift(c, s->src2.buf, btr, 16LL * nb), mi->nb, bf);
 		}
 		int32_t acc = acc0 + (si * t->NB + nb) * mi->nc;
-		SInst m = I(SI_MMA, in, acc, af[si], bf);
+		bool swap = c->bl[s->dst.buf].rf >= 0 && c->bl[s->dst.buf].rf_swap; /* C^T = B^T A^T */
+		SInst m = I(SI_MMA, in, acc, swap ? bf : af[si], swap ? af[si] : bf);
 		m.c = acc;
 		m.sub = (uint8_t)t->sh;
 		emit(c, m);
@@ -595,6 +596,8 @@ static void amd_kblocks(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *
 	int P = 1;
 	lower_gemm_amd_operands(c, s, &P);
 	int run = mi->na * 2, KB = mi->k * P;
+	/* the accumulator's layout may want C^T = B^T A^T (BufLoc.rf_swap) */
+	bool swap = c->bl[s->dst.buf].rf >= 0 && c->bl[s->dst.buf].rf_swap;
 	int64_t nblk = K / KB;
 	/* unrolled when the whole k range is at most 8 blocks and 512 MMAs */
 	bool unroll = nblk <= 8 && nblk * P * S * t->NB <= 512;
@@ -656,7 +659,8 @@ static void amd_kblocks(L *c, const Stmt *s, const AmdTiling *t, const AmdLane *
 			for (int si = same_cols ? 0 : gp; si < (same_cols ? S : gp + 1); si++)
 				for (int ks = 0; ks < P; ks++) {
 					int32_t acc = acc0 + (si * t->NB + nbp) * mi->nc;
-					SInst m = I(SI_MMA, in, acc, af[si] + ks * mi->na, bf[up] + ks * mi->nb);
+					int32_t ao = af[si] + ks * mi->na, bo = bf[up] + ks * mi->nb;
+					SInst m = I(SI_MMA, in, acc, swap ? bo : ao, swap ? ao : bo);
 					m.c = acc;
 					m.sub = (uint8_t)t->sh;
 					emit(c, m);

@@ -406,8 +406,10 @@ int rf_bases(L *c, int32_t b, int32_t *rb, int32_t *cb)
 			int32_t tile = bin(c, SI_ADD, DT_I32, ln.wave, i32c(c, W * si));
 			int32_t tm = bin(c, SI_DIV, DT_U32, tile, i32c(c, bl->rf_ntn));
 			int32_t tn = bin(c, SI_REM, DT_U32, tile, i32c(c, bl->rf_ntn));
-			rb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm, i32c(c, 16)), hr);
-			cb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn, i32c(c, 16 * bl->rf_nb)), ln.i);
+			/* swapped: the lane's row is i, its columns start at h * hrow */
+			rb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tm, i32c(c, 16)), bl->rf_swap ? ln.i : hr);
+			cb[si] = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, tn, i32c(c, 16 * bl->rf_nb)),
+				     bl->rf_swap ? hr : ln.i);
 		}
 		return S;
 	}
@@ -432,6 +434,12 @@ void rf_rowcol(L *c, int32_t b, const int32_t *rb, const int32_t *cb, int e, int
 	if (!warp_shape(c->bl[b].rf_shape)) {
 		const MmaInfo *mi = &simt_mma[c->bl[b].rf_shape];
 		int si = e / (NB * mi->nc), nb = (e / mi->nc) % NB, q = e % mi->nc;
+		if (c->bl[b].rf_swap) {
+			int dc = 16 * nb + q * mi->qrow;
+			*row = rb[si];
+			*col = dc ? bin(c, SI_ADD, DT_I32, cb[si], i32c(c, dc)) : cb[si];
+			return;
+		}
 		*row = q ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, q * mi->qrow)) : rb[si];
 		*col = nb ? bin(c, SI_ADD, DT_I32, cb[si], i32c(c, 16 * nb)) : cb[si];
 		return;
@@ -505,6 +513,9 @@ void rf_place(L *c, int32_t b)
 		for (int i = 0; i < bl->rf_n; i++)
 			reg(c, simt_vt(ft));
 		bl->rf_agpr = bl->rf_n > 128;
+		/* swz_analyze left rf_swap set when only copies, clear/fill and
+		 * k-block gemms touch the accumulator */
+		bl->rf_swap = bl->rf_swap && simt_mma[sh].wave == 64 && c->rr_tile < 0;
 		if (bl->rf_agpr && (vec_push(&c->f->acc, bl->rf) || vec_push(&c->f->acc, bl->rf_n)))
 			c->failed = true;
 		return;

@@ -211,9 +211,112 @@ void lower_parallel_rf(L *c, const Stmt *s, int32_t F)
 /* Whole register fragment <-> a tile of a global/shared buffer.  Row
  * addresses and row bounds are computed once per strip half; each slot
  * then costs a column add, a column check and the access. */
+/* Slot e of register fragment F to (from) or from element [rowaddr + imm]
+ * of type ot in space sp, under pred ok (-1: always); direct: f32 -> f16/
+ * bf16 by the pack alone. */
+static void rf_elem_xfer(L *c, bool from, int32_t F, int e, Space sp, DType ot, int32_t rowaddr, int64_t imm,
+			 int32_t ok, bool direct)
+{
+	DType ft = (DType)c->bl[F].rf_dtype;
+	if (from) {
+		int32_t r = rf_get(c, F, e);
+		st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, ft, r)), ok);
+		return;
+	}
+	int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
+	SInst in = I(SI_LD, ot, v, rowaddr, -1);
+	in.sub = (uint8_t)sp;
+	in.imm = imm;
+	in.guard = ok;
+	emit(c, in);
+	emit(c, I(SI_MOV, ft, c->bl[F].rf + e, cvt(c, ft, ot, unpack(c, ot, v)), -1));
+}
+
+/* copy_rf for a swapped MFMA layout (BufLoc.rf_swap): a lane holds one
+ * row per strip and, per column group nb, the four consecutive columns
+ * cb + 16 nb + 0..3.  To global f16/bf16: a strip row whose columns are
+ * all inside and whose address is 8-byte aligned stores each group's four
+ * values as one dwordx2 (two packed pairs); other rows, other types and
+ * the other direction go element by element under their checks. */
+static void copy_rf_swap(L *c, const Stmt *s, bool from, int32_t F, const Region *other)
+{
+	const Buffer *ob = BUF(other->buf);
+	DType ot = (DType)ob->dtype, ft = (DType)c->bl[F].rf_dtype;
+	int es = dtype_bytes(ot), NB = c->bl[F].rf_nb, nc = simt_mma[c->bl[F].rf_shape].nc;
+	bool glob = ob->scope == SCOPE_GLOBAL;
+	const BufLoc *obl = &c->bl[other->buf];
+	Window w = lower_window(c, s, other);
+	int32_t shb = !glob && w.base >= 0 ? bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, w.base, i32c(c, es)))
+	                                   : c->shbase;
+	int32_t rb[RF_MAX_STRIPS], cb[RF_MAX_STRIPS];
+	int S = rf_bases(c, F, rb, cb);
+	bool direct = ft == DT_F32 && (ot == DT_F16 || ot == DT_BF16);
+	for (int si = 0; si < S; si++) {
+		int32_t orow = bin(c, SI_ADD, DT_I32, w.off[0], rb[si]);
+		int32_t ocb = bin(c, SI_ADD, DT_I32, w.off[1], cb[si]);
+		int32_t rowok = glob ? setp(c, CMP_LT, DT_U32, orow, w.bound[0]) : -1;
+		if (w.ok >= 0)
+			rowok = bin(c, SI_AND, DT_BOOL, rowok, w.ok);
+		int32_t rowaddr;
+		if (glob) {
+			int32_t lin = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, orow), w.pitch),
+					  cvt(c, DT_I64, DT_I32, ocb));
+			rowaddr = bin(c, SI_ADD, DT_I64, w.base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+		} else {
+			int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, orow, w.pitch), ocb);
+			rowaddr = bin(c, SI_ADD, DT_I32, shb, bin(c, SI_MUL, DT_I32, lin, i32c(c, es)));
+		}
+		int32_t lslow = -1, lend = -1;
+		if (from && glob && es == 2 && nc == 4) {
+			int32_t lo = bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, rowaddr), i32c(c, 7));
+			int32_t fast = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_EQ, DT_I32, lo, i32c(c, 0)));
+			int32_t last = bin(c, SI_ADD, DT_I32, ocb, i32c(c, 16 * (NB - 1) + 3));
+			fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, last, w.bound[1]));
+			lslow = label(c), lend = label(c);
+			bra(c, lslow, fast, true);
+			for (int nb = 0; nb < NB; nb++) {
+				int32_t pk = reg(c, VT_I32);
+				reg(c, VT_I32);
+				for (int j = 0; j < 2; j++) {
+					int e0 = (si * NB + nb) * nc + 2 * j;
+					int32_t v0 = rf_get(c, F, e0), v1 = rf_get(c, F, e0 + 1);
+					v0 = pack(c, ot, direct ? v0 : cvt(c, ot, ft, v0));
+					v1 = pack(c, ot, direct ? v1 : cvt(c, ot, ft, v1));
+					emit(c, I(SI_PACK2, DT_I32, pk + j, v0, v1));
+				}
+				SInst st2 = I(SI_ST, DT_I32, -1, rowaddr, pk);
+				st2.sub = SP_GLOBAL;
+				st2.imm = 32LL * nb;
+				st2.vec = 2;
+				emit(c, st2);
+			}
+			bra(c, lend, -1, false);
+			place(c, lslow);
+		}
+		for (int nb = 0; nb < NB; nb++)
+			for (int q = 0; q < nc; q++) {
+				int e = (si * NB + nb) * nc + q, dc = 16 * nb + q;
+				int32_t ok = rowok;
+				if (glob)
+					ok = bin(c, SI_AND, DT_BOOL, rowok,
+						 setp(c, CMP_LT, DT_U32, dc ? bin(c, SI_ADD, DT_I32, ocb, i32c(c, dc)) : ocb,
+						      w.bound[1]));
+				Space sp = glob ? SP_GLOBAL : SP_SHARED;
+				int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
+				rf_elem_xfer(c, from, F, e, sp, ot, rowaddr, imm, ok, direct);
+			}
+		if (lend >= 0)
+			place(c, lend);
+	}
+}
+
 void copy_rf(L *c, const Stmt *s)
 {
 	bool from = c->bl[s->src.buf].rf >= 0;
+	if (c->bl[from ? s->src.buf : s->dst.buf].rf_swap) {
+		copy_rf_swap(c, s, from, from ? s->src.buf : s->dst.buf, from ? &s->dst : &s->src);
+		return;
+	}
 	int32_t F = from ? s->src.buf : s->dst.buf;
 	const Region *other = from ? &s->dst : &s->src;
 	const Buffer *ob = BUF(other->buf);
@@ -306,21 +409,9 @@ void copy_rf(L *c, const Stmt *s)
 				}
 				Space sp = glob ? SP_GLOBAL : SP_SHARED;
 				int64_t imm = (int64_t)dc * es + (glob ? 0 : obl->smem);
-				int32_t r = c->bl[F].rf + e;
-				if (from) {
-					r = rf_get(c, F, e);
-					/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
-					bool direct = amd && ft == DT_F32 && (ot == DT_F16 || ot == DT_BF16);
-					st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, ft, r)), ok);
-					continue;
-				}
-				int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
-				SInst in = I(SI_LD, ot, v, rowaddr, -1);
-				in.sub = (uint8_t)sp;
-				in.imm = imm;
-				in.guard = ok;
-				emit(c, in);
-				emit(c, I(SI_MOV, ft, r, cvt(c, ft, ot, unpack(c, ot, v)), -1));
+				/* f16/bf16 pack rounds like the cvt (the PTX path keeps both) */
+				bool direct = amd && ft == DT_F32 && (ot == DT_F16 || ot == DT_BF16);
+				rf_elem_xfer(c, from, F, e, sp, ot, rowaddr, imm, ok, direct);
 			}
 			if (pairs)
 				place(c, lend);

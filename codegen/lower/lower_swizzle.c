@@ -149,6 +149,8 @@ typedef struct {
 	int8_t *role;   /* 0 none yet, 1 row, 2 column */
 	uint8_t *dist;  /* column role: D (rows between the two h groups of a lane group) */
 	uint8_t *wmma;  /* column role on a WMMA shape: no conflict to remove */
+	uint8_t *busy;  /* touched by something other than copies, clear/fill and
+	                 * an f16/bf16 MFMA16/WMMA16 gemm as its accumulator */
 } SwzScan;
 
 static bool on_chip(L *c, int32_t b)
@@ -164,6 +166,8 @@ static void swz_expr(L *c, SwzScan *z, int32_t id)
 	const Expr *e = EX(id);
 	if (e->kind == E_LOAD && e->buf >= 0 && on_chip(c, e->buf))
 		z->bad[e->buf] = 1;
+	if (e->kind == E_LOAD && e->buf >= 0)
+		z->busy[e->buf] = 1;
 	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
 		swz_expr(c, z, e->a);
 		if (e->kind == E_BINARY)
@@ -180,6 +184,8 @@ static void swz_region(L *c, SwzScan *z, const Region *r, bool ok)
 		return;
 	if (!ok && on_chip(c, r->buf))
 		z->bad[r->buf] = 1;
+	if (!ok)
+		z->busy[r->buf] = 1;
 	for (int i = 0; i < r->nidx; i++)
 		swz_expr(c, z, r->idx[i]);
 }
@@ -217,7 +223,7 @@ static void swz_stmt(L *c, SwzScan *z, int32_t id)
 		bool ok = sh >= 0;
 		swz_region(c, z, &s->src, ok);
 		swz_region(c, z, &s->src2, ok);
-		swz_region(c, z, &s->dst, false);
+		swz_region(c, z, &s->dst, ok && !on_chip(c, s->dst.buf));
 		if (ok) {
 			const MmaInfo *mi = &simt_mma[sh];
 			bool wmma = sh == MMA_WMMA16;
@@ -228,6 +234,12 @@ static void swz_stmt(L *c, SwzScan *z, int32_t id)
 		}
 		break;
 	}
+	case S_CLEAR:
+	case S_FILL:
+		if (on_chip(c, s->dst.buf))
+			z->bad[s->dst.buf] = 1;
+		swz_region(c, z, &s->dst, true);
+		break;
 	case S_FOR:
 	case S_PARALLEL:
 		swz_block(c, z, &s->body);
@@ -260,11 +272,15 @@ void swz_analyze(L *c)
 	z.role = calloc(nb + 1, 1);
 	z.dist = calloc(nb + 1, 1);
 	z.wmma = calloc(nb + 1, 1);
-	if (!z.bad || !z.role || !z.dist || !z.wmma) {
+	z.busy = calloc(nb + 1, 1);
+	if (!z.bad || !z.role || !z.dist || !z.wmma || !z.busy) {
 		c->failed = true;
 		goto out;
 	}
 	swz_block(c, &z, &c->k->body);
+	/* accumulators that may take the swapped MFMA layout (rf_place) */
+	for (size_t b = 0; b < nb; b++)
+		c->bl[b].rf_swap = c->bl[b].rf >= 0 && !z.busy[b];
 	for (size_t b = 0; b < nb; b++) {
 		const Buffer *buf = BUF(b);
 		if (!z.role[b] || z.bad[b] || !on_chip(c, (int32_t)b) || buf->rank != 2)
@@ -289,4 +305,5 @@ out:
 	free(z.role);
 	free(z.dist);
 	free(z.wmma);
+	free(z.busy);
 }

@@ -1,7 +1,8 @@
 /* test_lds.c — the LDS -> MFMA/WMMA side of the AMD gemm (lower_mma.c
  * amd_kblocks, lower_swizzle.c): XOR-swizzled operand tiles without bank
  * conflicts, b128 operand reads, the transposed operand read as u16 +
- * u16_d16_hi without packing, the k loop unrolled; checked on the
+ * u16_d16_hi without packing, the k loop unrolled, dwordx2 epilogue
+ * stores from the swapped MFMA accumulator layout; checked on the
  * emulator against the interpreter for gfx90a, gfx942 and gfx1100. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -55,6 +56,12 @@ Test(amd_lds, gemm_operand_reads)
 				     ex[e], targets[t]);
 			cr_expect(count(out, g11 ? "ds_load_b128" : "ds_read_b128") > 0, "%s %s: no b128 operand reads", ex[e],
 				  targets[t]);
+			/* gfx9: the accumulator takes the swapped layout (C^T = B^T A^T), so
+			 * the f16 epilogue stores 4 columns per lane and column group:
+			 * 128x128 over 128 lanes = 32 dwordx2 per lane (plus the per-element
+			 * path for ragged rows) */
+			if (!g11)
+				cr_expect_eq(count(out, "global_store_dwordx2"), 32, "%s %s", ex[e], targets[t]);
 			if (!strcmp(ex[e], "gemm")) { /* B[k][n]: column reads, merged in the high halves */
 				cr_expect(count(out, g11 ? "ds_load_u16_d16_hi" : "ds_read_u16_d16_hi") > 0, "%s", targets[t]);
 				cr_expect_eq(count(out, "v_lshl_or_b32"), 0, "%s: B packed with VALU", targets[t]);
