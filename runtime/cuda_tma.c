@@ -70,18 +70,18 @@ int cuda_tma_sm_count(CudaTma *t, int dev)
 	return n;
 }
 
-int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_t dims[2], void *map)
+int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_t dims[3], void *map)
 {
-	int esz = 2;
-	uint64_t stride[1] = {dims[0] * (uint64_t)esz};
-	uint32_t estr[2] = {1, 1};
+	uint64_t esz = 2;
+	uint32_t estr[3] = {1, 1, 1};
 	/* A zero extent is not encodable; such launches never get here (no tiles),
 	 * but keep the map valid anyway. */
-	uint64_t d[2] = {dims[0] ? dims[0] : 1, dims[1] ? dims[1] : 1};
-	if (stride[0] % 16 != 0)
-		stride[0] = (stride[0] + 15) / 16 * 16; /* caller checked; never taken for valid launches */
+	uint64_t d[3] = {dims[0] ? dims[0] : 1, dims[1] ? dims[1] : 1, dims[2] ? dims[2] : 1};
+	/* byte strides of the outer dimensions (the caller checked that rows are multiples of 16 bytes) */
+	uint64_t stride[2] = {(d[0] * esz + 15) / 16 * 16, 0};
+	stride[1] = stride[0] * d[1];
 	CUresult r = ((EncodeTiledFn)t->encode_tiled)(map, tm->dtype == DT_BF16 ? TMA_DT_BFLOAT16 : TMA_DT_FLOAT16,
-	                                              2, (void *)(uintptr_t)gptr, d, stride, tm->box, estr,
+	                                              tm->rank, (void *)(uintptr_t)gptr, d, stride, tm->box, estr,
 	                                              TMA_INTERLEAVE_NONE, tm->swizzle, TMA_L2_256B, TMA_OOB_ZERO);
 	if (r != 0)
 		return fail(t, "cuTensorMapEncodeTiled failed (error %d)", r);
@@ -89,27 +89,31 @@ int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_
 }
 
 int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, void *const *gparams, const uint32_t irgrid[3],
-                   const uint64_t *dptr, int64_t M, int64_t N, int64_t K, int sm_count, Sm90Args *a)
+                   const uint64_t *dptr, const Sm90Dims *td, int sm_count, Sm90Args *a)
 {
 	memset(a, 0, sizeof *a);
-	const char *why = sm90_check_shapes(l, M, N, K);
+	const char *why = sm90_check_shapes(l, td);
 	if (why)
 		return fail(t, "%s", why);
-	if (l->ngeneric > SM90_MAX_GENERIC || irgrid[2] != 1)
-		return fail(t, "the sm_90a GEMM entry takes at most %d parameters and a grid of depth 1", SM90_MAX_GENERIC);
+	if (l->ngeneric > SM90_MAX_GENERIC)
+		return fail(t, "the sm_90a GEMM entry takes at most %d parameters", SM90_MAX_GENERIC);
+	/* the entry counts its tiles in 32 bits */
+	if ((uint64_t)((irgrid[0] + 1ull) / 2) * irgrid[1] * irgrid[2] > UINT32_MAX)
+		return fail(t, "the sm_90a GEMM entry takes at most 2^32-1 CTA tiles");
 	for (int i = 0; i < l->ngeneric; i++)
 		a->params[i] = gparams[i];
 	for (int i = 0; i < l->ntmaps; i++) {
-		uint64_t dims[2];
-		sm90_tmap_dims(l, i, M, N, K, dims);
+		uint64_t dims[3];
+		sm90_tmap_dims(l, i, td, dims);
 		if (cuda_tma_encode(t, &l->tmaps[i], dptr[l->tmaps[i].arg], dims, a->maps[i]))
 			return -1;
 		a->params[l->ngeneric + i] = a->maps[i];
 	}
-	a->gx = irgrid[0], a->gy = irgrid[1];
-	a->params[l->ngeneric + l->ntmaps] = &a->gx;
-	a->params[l->ngeneric + l->ntmaps + 1] = &a->gy;
-	sm90_grid(l, a->gx, a->gy, sm_count, a->grid);
+	for (int i = 0; i < 3; i++) {
+		a->ir[i] = irgrid[i];
+		a->params[l->ngeneric + l->ntmaps + i] = &a->ir[i];
+	}
+	sm90_grid(l, a->ir, sm_count, a->grid);
 	a->block[0] = l->threads, a->block[1] = a->block[2] = 1;
 	a->smem = (uint32_t)l->smem_bytes;
 	return 0;
@@ -121,14 +125,17 @@ int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const Int
 	const Sm90Launch *l = ki->sm90;
 	const Kernel *kn = &m->kernels.data[k];
 	err[0] = 0;
-	if (!l || kn->nargs > SM90_MAX_GENERIC || ki->nparams != l->ngeneric || irgrid[2] != 1)
+	if (!l || kn->nargs > SM90_MAX_GENERIC || ki->nparams != l->ngeneric)
 		return 0;
-	int64_t dm[IR_MAX_RANK], dn[IR_MAX_RANK], dk[IR_MAX_RANK];
-	if (interp_tensor_dims(m, k, args, l->m_arg, dm) < 0 || interp_tensor_dims(m, k, args, l->n_arg, dn) < 0 ||
-	    interp_tensor_dims(m, k, args, l->k_arg, dk) < 0)
-		return 0;
-	int64_t M = dm[l->m_dim], N = dn[l->n_dim], K = dk[l->k_dim];
-	if (sm90_check_shapes(l, M, N, K))
+	Sm90Dims td;
+	for (int i = 0; i < l->ntmaps && i < 2; i++) {
+		int64_t d[IR_MAX_RANK];
+		if (interp_tensor_dims(m, k, args, l->tmaps[i].arg, d) < 0)
+			return 0;
+		for (int j = 0; j < l->tmaps[i].rank; j++)
+			td.d[i][j] = d[j];
+	}
+	if (sm90_check_shapes(l, &td))
 		return 0; /* e.g. K % 8 != 0: the generic entry handles it */
 	/* Device addresses by Kernel.args index. */
 	uint64_t dptr[SM90_MAX_GENERIC] = {0};
@@ -138,7 +145,7 @@ int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const Int
 	CudaTma t;
 	int rc = cuda_tma_open(&t);
 	int sms = rc ? -1 : cuda_tma_sm_count(&t, 0);
-	if (sms < 1 || cuda_sm90_args(&t, l, gparams, irgrid, dptr, M, N, K, sms, a))
+	if (sms < 1 || cuda_sm90_args(&t, l, gparams, irgrid, dptr, &td, sms, a))
 		rc = -1;
 	if (rc)
 		snprintf(err, errlen, "sm_90a GEMM path: %s", t.err);
@@ -161,19 +168,19 @@ TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kern
 		return TA_ERR_UNSUPPORTED;
 	}
 	const Kernel *kn = &b->m->kernels.data[kernel];
-	int64_t size[3];
-	const int32_t arg[3] = {l->m_arg, l->n_arg, l->k_arg}, d[3] = {l->m_dim, l->n_dim, l->k_dim};
-	for (int i = 0; i < 3; i++) {
-		const Buffer *buf = &b->m->bufs.data[kn->args[arg[i]].buf];
-		if (!ir_eval_int(b->m, kernel, buf->shape[d[i]], arg_values, &size[i]))
-			return TA_ERR_INVALID;
+	Sm90Dims td;
+	for (int i = 0; i < l->ntmaps && i < 2; i++) {
+		const Buffer *buf = &b->m->bufs.data[kn->args[l->tmaps[i].arg].buf];
+		for (int j = 0; j < l->tmaps[i].rank; j++)
+			if (!ir_eval_int(b->m, kernel, buf->shape[j], arg_values, &td.d[i][j]))
+				return TA_ERR_INVALID;
 	}
 	for (int i = 0; i < l->ntmaps; i++)
 		if (dptrs[l->tmaps[i].arg] % 16) {
 			diag_error(&ctx->diag, "the fast entry needs 16-byte aligned tensors (argument %d)", l->tmaps[i].arg);
 			return TA_ERR_UNSUPPORTED;
 		}
-	const char *why = sm90_check_shapes(l, size[0], size[1], size[2]);
+	const char *why = sm90_check_shapes(l, &td);
 	if (why) {
 		diag_error(&ctx->diag, "%s", why);
 		return TA_ERR_UNSUPPORTED;
@@ -182,14 +189,14 @@ TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kern
 	ta_status st = ta_binary_grid(b, kernel, arg_values, grid);
 	if (st != TA_OK)
 		return st;
-	if (grid[2] != 1 || l->ngeneric > (int)TA_ARRAY_LEN(out->params) - 4) {
-		diag_error(&ctx->diag, "the fast entry needs a grid of depth 1 and at most 64 arguments");
+	if (l->ngeneric > (int)TA_ARRAY_LEN(out->params) - 5) {
+		diag_error(&ctx->diag, "the fast entry takes at most 63 arguments");
 		return TA_ERR_UNSUPPORTED;
 	}
 	CudaTma t;
 	Sm90Args a;
 	int sms = cuda_tma_open(&t) ? -1 : cuda_tma_sm_count(&t, 0);
-	if (sms < 1 || cuda_sm90_args(&t, l, params, grid, dptrs, size[0], size[1], size[2], sms, &a)) {
+	if (sms < 1 || cuda_sm90_args(&t, l, params, grid, dptrs, &td, sms, &a)) {
 		diag_error(&ctx->diag, "sm_90a fast entry: %s", t.err);
 		cuda_tma_close(&t);
 		return TA_ERR_RUNTIME;
@@ -197,13 +204,13 @@ TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kern
 	cuda_tma_close(&t);
 	memset(out, 0, sizeof *out);
 	memcpy(out->maps, a.maps, sizeof out->maps);
-	out->grid_xy[0] = a.gx, out->grid_xy[1] = a.gy;
+	memcpy(out->ir_grid, a.ir, sizeof out->ir_grid);
 	for (int i = 0; i < l->ngeneric; i++)
 		out->params[i] = params[i];
 	for (int i = 0; i < l->ntmaps; i++)
 		out->params[l->ngeneric + i] = out->maps[i];
-	out->params[l->ngeneric + l->ntmaps] = &out->grid_xy[0];
-	out->params[l->ngeneric + l->ntmaps + 1] = &out->grid_xy[1];
+	for (int i = 0; i < 3; i++)
+		out->params[l->ngeneric + l->ntmaps + i] = &out->ir_grid[i];
 	memcpy(out->grid, a.grid, sizeof out->grid);
 	memcpy(out->block, a.block, sizeof out->block);
 	out->shared_bytes = a.smem;

@@ -34,17 +34,18 @@ void cuda_tma_close(CudaTma *t);
  * cuda_open).  Returns the count, or -1 with t->err set. */
 int cuda_tma_sm_count(CudaTma *t, int dev);
 
-/* Encodes tensor map tm of a row-major rank-2 tensor at device address gptr
- * with global extent dims ({cols, rows}) into map (128 bytes, 64-byte
- * aligned).  Returns 0, or -1 with t->err set. */
-int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_t dims[2], void *map);
+/* Encodes tensor map tm of a row-major tensor (rank tm->rank) at device
+ * address gptr with global extent dims (innermost first: {cols, rows[,
+ * batch]}) into map (128 bytes, 64-byte aligned).  Returns 0, or -1 with
+ * t->err set. */
+int cuda_tma_encode(CudaTma *t, const Sm90Tmap *tm, uint64_t gptr, const uint64_t dims[3], void *map);
 
 /* Everything cuLaunchKernel needs for one launch of an sm90 entry. */
 #define SM90_MAX_GENERIC 60
 typedef struct {
 	alignas(64) uint8_t maps[2][128];
-	uint32_t gx, gy;               /* the IR grid's x and y */
-	void *params[SM90_MAX_GENERIC + 4]; /* kernelParams: the generic entry's, then the maps, gx, gy */
+	uint32_t ir[3];                /* the IR grid */
+	void *params[SM90_MAX_GENERIC + 5]; /* kernelParams: the generic entry's, then the maps, ir[0..2] */
 	uint32_t grid[3], block[3];
 	uint32_t smem;                 /* dynamic shared memory bytes */
 } Sm90Args;
@@ -53,11 +54,11 @@ typedef struct {
  * (l->ngeneric pointers, as cuLaunchKernel of the generic entry takes
  * them; only the pointers are copied), irgrid: the IR grid (ir_grid),
  * dptr[i]: the device address of tensor argument i (Kernel.args order),
- * M, N, K: the problem sizes.  Returns 0, or -1 with t->err set (a TMA
- * constraint the sizes violate, or the driver refusing a map).
+ * td: the extents of each map's tensor.  Returns 0, or -1 with t->err set
+ * (a TMA constraint the sizes violate, or the driver refusing a map).
  * a->grid[0] == 0 means: nothing to launch. */
 int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, void *const *gparams, const uint32_t irgrid[3],
-                   const uint64_t *dptr, int64_t M, int64_t N, int64_t K, int sm_count, Sm90Args *a);
+                   const uint64_t *dptr, const Sm90Dims *td, int sm_count, Sm90Args *a);
 
 /* For `tileasm run` (tools/run_cuda.c): kernel k compiled by ptx_compile
  * with info ki, arguments args (InterpArg, Kernel.args order), pdptr[i] the

@@ -157,8 +157,8 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, const 
 			break;
 		}
 		for (int i = 0; i < l->ntmaps && i < 2; i++)
-			tm[i] = (ta_tensor_map_info){l->tmaps[i].arg, l->tmaps[i].dtype, {l->tmaps[i].box[0], l->tmaps[i].box[1]},
-						     l->tmaps[i].swizzle};
+			tm[i] = (ta_tensor_map_info){l->tmaps[i].arg, l->tmaps[i].dtype, l->tmaps[i].rank,
+						     {l->tmaps[i].box[0], l->tmaps[i].box[1], l->tmaps[i].box[2]}, l->tmaps[i].swizzle};
 		*fe = (ta_fast_entry){l->entry, info[k].sm90_ptx, info[k].sm90_ptx_len, (int)l->threads, l->smem_bytes,
 				      l->ntmaps, tm};
 		b->kernels[k].fast = fe;

@@ -101,16 +101,18 @@ typedef struct ta_arg_info {
 /* sm_90a: a kernel's TMA + wgmma entry (docs/embedding.md, "The sm_90a fast
  * entry"), in a PTX module of its own so a host JIT-compiles only what it
  * launches.  It takes the kernel's arguments as the generic entry does, then
- * one 128-byte CUtensorMap by value per tmaps[i], then two u32: the x and y
- * extents of ta_binary_grid.  Block (threads, 1, 1), grid (min(ceil(x / 2) *
- * y, SM count), 1, 1), shared_bytes of dynamic shared memory (raise the
- * function's limit first).  A map's tensor must have a row stride (cols x
- * element size) that is a multiple of 16 bytes and a 16-byte aligned base;
- * otherwise launch the generic entry.  ta_binary_fast_launch does all this. */
+ * one 128-byte CUtensorMap by value per tmaps[i], then three u32: the x, y
+ * and z extents of ta_binary_grid.  Block (threads, 1, 1), grid
+ * (min(ceil(x / 2) * y * z, SM count), 1, 1), shared_bytes of dynamic shared
+ * memory (raise the function's limit first).  A map's tensor must have a row
+ * stride (cols x element size) that is a multiple of 16 bytes and a 16-byte
+ * aligned base; otherwise launch the generic entry.  ta_binary_fast_launch
+ * does all this. */
 typedef struct ta_tensor_map_info {
-	int arg;         /* the tensor argument it maps: a rank-2 row-major [rows, cols] tensor */
+	int arg;         /* the tensor argument it maps: a row-major [rows, cols] or [batch, rows, cols] tensor */
 	int dtype;       /* ta_dtype of the elements */
-	uint32_t box[2]; /* box extents, innermost (cols) first */
+	int rank;        /* 2 or 3 (the tensor's rank; its extents are the map's, innermost first) */
+	uint32_t box[3]; /* box extents, innermost (cols) first; box[2] = 1 */
 	int swizzle;     /* CUtensorMapSwizzle: 3 = 128B; no interleave, 256B L2 promotion, zero fill */
 } ta_tensor_map_info;
 
@@ -163,7 +165,7 @@ TA_API ta_status ta_binary_grid(const ta_binary *b, int kernel, const int64_t *a
  * must run (the reason is in the diagnostics); TA_ERR_RUNTIME: the driver. */
 typedef struct ta_fast_launch {
 	uint8_t maps[2][128] __attribute__((aligned(64)));
-	uint32_t grid_xy[2];
+	uint32_t ir_grid[3];    /* the IR grid (ta_binary_grid), the entry's last three parameters */
 	void *params[68];       /* kernelParams */
 	uint32_t grid[3], block[3];
 	uint32_t shared_bytes;

@@ -381,8 +381,10 @@ void copy_rf(L *c, const Stmt *s)
 				int32_t lo = bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, rowaddr), i32c(c, 3));
 				int32_t fast = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_EQ, DT_I32, lo, i32c(c, 0)));
 				int32_t last = bin(c, SI_ADD, DT_I32, ocb, i32c(c, 8 * (NB - 1) + 1));
-				fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, ocb, obl->dim[1]));
-				fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, last, obl->dim[1]));
+				/* the tile's column bound (w.bound[1]: the last dimension of a
+				 * rank-3/4 tensor, not its dimension 1) */
+				fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, ocb, w.bound[1]));
+				fast = bin(c, SI_AND, DT_BOOL, fast, setp(c, CMP_LT, DT_U32, last, w.bound[1]));
 				lslow = label(c), lend = label(c);
 				bra(c, lslow, fast, true);
 				for (int nb = 0; nb < NB; nb++) {

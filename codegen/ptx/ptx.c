@@ -423,7 +423,7 @@ static void emit_inst(P *p, const SInst *in)
 	case SI_TID: sb_printf(p->o, "\tmov.u32 %s, %s;\n", rn(p, in->dst, d), p->w ? "%tw" : "%tid.x"); return;
 	case SI_CTAID:
 		if (p->w)
-			sb_printf(p->o, "\tmov.u32 %s, %s;\n", rn(p, in->dst, d), in->imm == 0 ? "%vbx" : in->imm == 1 ? "%vby" : "0");
+			sb_printf(p->o, "\tmov.u32 %s, %s;\n", rn(p, in->dst, d), in->imm == 0 ? "%vbx" : in->imm == 1 ? "%vby" : "%vbz");
 		else
 			sb_printf(p->o, "\tmov.u32 %s, %%ctaid.%c;\n", rn(p, in->dst, d), "xyz"[in->imm]);
 		return;

@@ -10,7 +10,14 @@
  * (A, B f16 or bf16, C_f f32 [BM, BN], BM in {64, 128}, BN in {64, 128},
  * threads(128), A_s/B_s used nowhere else), with ANY other statements
  * before and after the loop (clears, element-wise epilogues over C_f,
- * stores of any dtype, other tensors and scalars).  The kernel gets a second
+ * stores of any dtype, atomics, other tensors and scalars).  Also:
+ *   - batched operands: A [Bt, M, K] read as A[bz, by * BM, ko * BK] (a
+ *     rank-reducing copy; the same for B), each operand on its own;
+ *   - a K range per block (split-K): `pipelined ko in LO .. HI` with BK = 64
+ *     and LO, HI integer expressions of constants, shape symbols, i32
+ *     scalars, by, bz and top-level lets of those (not bx: the two IR blocks
+ *     of a CTA share their A loads, so they share the range).
+ * The grid may have a z extent (bz).  The kernel gets a second
  * entry `<kernel>_sm90` next to the generic one:
  *   - the loop becomes TMA loads into a 128B-swizzled shared-memory ring of
  *     mbarrier-guarded stages, filled by a producer warpgroup
@@ -30,13 +37,15 @@
  * Launch contract (Sm90Launch):
  *   - parameters: the generic entry's (PtxKernelInfo.params, same values),
  *     then one 128-byte CUtensorMap by value per tmaps[i] (A, then B), then
- *     two u32: the IR grid's x and y extents (ir_grid);
- *   - tensor maps encoded from Sm90Tmap (runtime/cuda_tma.h does it);
+ *     three u32: the IR grid's x, y and z extents (ir_grid);
+ *   - tensor maps encoded from Sm90Tmap and the dimensions of its tensor
+ *     (runtime/cuda_tma.h does it);
  *   - grid from sm90_grid, block (threads, 1, 1), dynamic shared memory
  *     smem_bytes (raise CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first);
  *   - TMA row strides are multiples of 16 bytes: K % 8 == 0, and N % 8 == 0
- *     for a [K, N] B; sm90_check_shapes reports a violation, and launchers
- *     then use the generic entry, which takes any size.
+ *     for a [K, N] B (each map's innermost extent); sm90_check_shapes
+ *     reports a violation, and launchers then use the generic entry, which
+ *     takes any size.
  */
 #ifndef TILEASM_PTX_SM90_H
 #define TILEASM_PTX_SM90_H
@@ -48,29 +57,36 @@
 #include "lower.h"
 #include "target.h"
 
-/* One tensor map: a rank-2 row-major tensor (rows x cols, cols contiguous)
- * read in boxes of box[0] (cols) x box[1] (rows) elements.  The global
- * extent comes from the tensor's shape at launch time. */
+/* One tensor map: a row-major tensor of rank 2 ([rows, cols], cols
+ * contiguous) or 3 ([batch, rows, cols]) read in boxes of box[0] (cols) x
+ * box[1] (rows) x box[2] (1 batch) elements.  The global extent comes from
+ * the tensor's shape at launch time (sm90_tmap_dims). */
 typedef struct {
 	int32_t arg;     /* tensor argument, Kernel.args index */
 	uint8_t dtype;   /* DT_F16 or DT_BF16 */
-	uint32_t box[2]; /* innermost (contiguous) dimension first */
+	uint8_t rank;    /* 2 or 3 */
+	uint32_t box[3]; /* innermost (contiguous) dimension first */
 	uint8_t swizzle; /* CUtensorMapSwizzle: 3 = 128B */
 } Sm90Tmap;
+
+/* The extents of each map's tensor at launch, outermost first as in the IR
+ * ([M, K], [Bt, M, K], ...; tmaps[i].rank of them). */
+typedef struct {
+	int64_t d[2][3];
+} Sm90Dims;
 
 /* Everything a launcher needs for one kernel emitted by this path. */
 typedef struct Sm90Launch {
 	char entry[128];    /* PTX entry name: the kernel's name + "_sm90" */
 	int ngeneric;       /* parameters 0 .. ngeneric-1: the generic entry's */
-	int ntmaps;         /* then the tensor maps (A, B), then u32 grid x, grid y */
+	int ntmaps;         /* then the tensor maps (A, B), then u32 grid x, y, z */
 	Sm90Tmap tmaps[2];
 	uint32_t threads;   /* block size (x): 384 */
 	uint32_t cluster[3];/* cluster dims; {1,1,1} = no cluster launch */
 	int64_t smem_bytes; /* dynamic shared memory (> 48 KB) */
 	uint32_t tile_m, tile_n, tile_k, stages; /* CTA tile (two IR blocks along x), ring K step and stages */
-	/* Where the problem sizes live: tensor argument and dimension. */
-	int32_t m_arg, m_dim, n_arg, n_dim, k_arg, k_dim;
 	bool b_kmajor;      /* B is [N, K] (transpose_b) rather than [K, N] */
+	bool k_range;       /* the loop runs a K range of its own per block (split-K) */
 } Sm90Launch;
 
 /* What the matcher extracted from the IR. */
@@ -79,6 +95,7 @@ typedef struct {
 	int32_t a, b;         /* global operand buffers */
 	int32_t as, bs, cf;   /* shared tiles and the accumulator fragment */
 	int32_t loop;         /* the pipelined loop's statement id */
+	bool a_batched, b_batched; /* rank-3 operand indexed [bz, ...] */
 	uint8_t in_dtype;     /* DT_F16 / DT_BF16 */
 	bool b_kmajor;        /* transpose_b */
 	int32_t ir_bm, ir_bn, ir_bk, ir_stages; /* what the IR asked for */
@@ -96,15 +113,15 @@ bool sm90_gemm_match(const Module *m, int k, Sm90Gemm *g);
  * out of memory: the generic entry still works. */
 Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, StrBuf *out);
 
-/* Persistent grid: min(CTA tiles, sm_count) CTAs along x, for the IR grid's
- * extents gx, gy (grid[0] == 0 when there is nothing to do: skip the launch). */
-void sm90_grid(const Sm90Launch *l, uint32_t gx, uint32_t gy, int sm_count, uint32_t grid[3]);
+/* Persistent grid: min(CTA tiles, sm_count) CTAs along x, for the IR grid
+ * irgrid (grid[0] == 0 when there is nothing to do: skip the launch). */
+void sm90_grid(const Sm90Launch *l, const uint32_t irgrid[3], int sm_count, uint32_t grid[3]);
 
-/* Checks the TMA constraints for the given sizes; returns NULL if the launch
- * is valid, else a static message saying which requirement fails. */
-const char *sm90_check_shapes(const Sm90Launch *l, int64_t M, int64_t N, int64_t K);
+/* Checks the TMA constraints for the maps' tensor extents; returns NULL if
+ * the launch is valid, else a static message saying which requirement fails. */
+const char *sm90_check_shapes(const Sm90Launch *l, const Sm90Dims *t);
 
-/* Global extent of tensor map i ({cols, rows}) for the given sizes. */
-void sm90_tmap_dims(const Sm90Launch *l, int i, int64_t M, int64_t N, int64_t K, uint64_t dims[2]);
+/* Global extent of tensor map i, innermost first ({cols, rows[, batch]}). */
+void sm90_tmap_dims(const Sm90Launch *l, int i, const Sm90Dims *t, uint64_t dims[3]);
 
 #endif

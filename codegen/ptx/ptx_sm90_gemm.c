@@ -106,19 +106,139 @@ static bool is_half(DType t)
 	return t == DT_F16 || t == DT_BF16;
 }
 
-/* copy(G[r0, c0], S) with S a whole shared buffer of the dtype of G.
- * Sets *g to G's buffer id. */
-static bool match_load(const Module *m, const Stmt *s, int32_t *g, int32_t *sh)
+/* copy(G[r0, c0], S), or copy(G[bz, r0, c0], S) for a rank-3 G (a batch of
+ * matrices, the rank-reducing copy), with S a whole shared buffer of the
+ * dtype of G.  Sets *g to G's buffer id and *off to the index of r0. */
+static bool match_load(const Module *m, const Kernel *k, const Stmt *s, int32_t *g, int32_t *sh, int *off)
 {
-	if (s->kind != S_COPY || s->src.nidx != 2 || s->src.hi || s->dst.nidx != 0) /* the offsets form only */
+	if (s->kind != S_COPY || s->src.hi || s->dst.nidx != 0) /* the offsets form only */
 		return false;
 	const Buffer *src = BUF(s->src.buf), *dst = BUF(s->dst.buf);
-	if (src->scope != SCOPE_GLOBAL || src->rank != 2 || dst->scope != SCOPE_SHARED || dst->rank != 2 ||
-	    src->dtype != dst->dtype)
+	if (src->scope != SCOPE_GLOBAL || dst->scope != SCOPE_SHARED || dst->rank != 2 || src->dtype != dst->dtype)
 		return false;
+	if (src->rank == 2 && s->src.nidx == 2) {
+		*off = 0;
+	} else if (src->rank == 3 && s->src.nidx == 3 && k->blockidx[2] >= 0 && EX(s->src.idx[0])->kind == E_VAR &&
+		   EX(s->src.idx[0])->var == k->blockidx[2]) {
+		*off = 1;
+	} else {
+		return false;
+	}
 	*g = s->src.buf;
 	*sh = s->dst.buf;
 	return true;
+}
+
+/* ---- range expressions ------------------------------------------------- */
+
+/* The loop bounds of a split-K loop are evaluated by the entry itself, by
+ * the producer and by the consumers alike (each needs the trip count of the
+ * tile it is on): integer (i32) expressions of constants, shape symbols, i32
+ * scalar parameters, by, bz and top-level lets of those, emitted as PTX into
+ * the registers %xr<n>.  With o == NULL, only checks that e has that form. */
+typedef struct {
+	const Module *m;
+	const Kernel *k;
+	int32_t loop;  /* statement id of the loop: lets must come before it */
+	StrBuf *o;
+	int n;         /* registers used */
+} Rx;
+
+/* The value of `let var = value` at the kernel's top level before the loop, or -1. */
+static int32_t top_let(const Rx *x, int32_t var)
+{
+	const Module *m = x->m;
+	for (int i = 0; i < x->k->body.n && x->k->body.ids[i] != x->loop; i++) {
+		const Stmt *s = ST_(x->k->body.ids[i]);
+		if (s->kind == S_LET && s->var == var)
+			return s->value;
+	}
+	return -1;
+}
+
+/* Emits e; returns its register number, or -1 if e is not of the form. */
+static int rx_emit(Rx *x, int32_t e, int depth)
+{
+	const Module *m = x->m;
+	const Expr *ex = EX(e);
+	if (depth > IR_MAX_HEIGHT || ex->type != DT_I32)
+		return -1;
+	int r = x->n++;
+	switch (ex->kind) {
+	case E_INT:
+		if (x->o)
+			sb_printf(x->o, "\tmov.s32 %%xr%d, %" PRId64 ";\n", r, ex->ival);
+		return r;
+	case E_VAR: {
+		const Var *v = VAR(ex->var);
+		if (v->kind == V_SYMBOL && v->has_value) {
+			if (x->o)
+				sb_printf(x->o, "\tmov.s32 %%xr%d, %" PRId64 ";\n", r, v->value);
+			return r;
+		}
+		if (v->kind == V_SYMBOL || v->kind == V_PARAM) {
+			for (int i = 0; i < x->k->nargs; i++)
+				if (x->k->args[i].var == ex->var) {
+					if (x->o)
+						sb_printf(x->o, "\tld.param.u32 %%xr%d, [_p%d];\n", r, i);
+					return r;
+				}
+			return -1;
+		}
+		if (v->kind == V_BLOCKIDX && v->index > 0) { /* not bx: both IR blocks of a CTA share the range */
+			if (x->o)
+				sb_printf(x->o, "\tmov.u32 %%xr%d, %s;\n", r, v->index == 1 ? "%vby" : "%vbz");
+			return r;
+		}
+		int32_t val = v->kind == V_LET ? top_let(x, ex->var) : -1;
+		if (val < 0)
+			return -1;
+		int a = rx_emit(x, val, depth + 1);
+		if (a >= 0 && x->o)
+			sb_printf(x->o, "\tmov.s32 %%xr%d, %%xr%d;\n", r, a);
+		return a < 0 ? -1 : r;
+	}
+	case E_BINARY:
+	case E_CALL: {
+		Op op = (Op)ex->op;
+		int32_t ea = ex->kind == E_BINARY ? ex->a : ex->nargs == 2 ? ex->args[0] : -1;
+		int32_t eb = ex->kind == E_BINARY ? ex->b : ex->nargs == 2 ? ex->args[1] : -1;
+		bool ok = ex->kind == E_BINARY ? (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_FLOORDIV || op == OP_MOD)
+					      : (op == OP_MIN || op == OP_MAX || op == OP_CEILDIV);
+		if (!ok || ea < 0 || eb < 0)
+			return -1;
+		int a = rx_emit(x, ea, depth + 1), b = a < 0 ? -1 : rx_emit(x, eb, depth + 1);
+		if (b < 0)
+			return -1;
+		if (!x->o)
+			return r;
+		static const char *const simple[OP_COUNT] = {[OP_ADD] = "add.s32", [OP_SUB] = "sub.s32", [OP_MUL] = "mul.lo.s32",
+							     [OP_MIN] = "min.s32", [OP_MAX] = "max.s32"};
+		if (simple[op]) {
+			sb_printf(x->o, "\t%s %%xr%d, %%xr%d, %%xr%d;\n", simple[op], r, a, b);
+			return r;
+		}
+		/* The IR's integer division rounds down (ceildiv up), its % takes the
+		 * divisor's sign: fix PTX's truncating div/rem where the signs differ. */
+		sb_printf(x->o,
+			"\tdiv.s32 %%xq, %%xr%d, %%xr%d;\n"
+			"\trem.s32 %%xm, %%xr%d, %%xr%d;\n"
+			"\tsetp.ne.s32 %%xp0, %%xm, 0;\n"
+			"\txor.b32 %%xt, %%xm, %%xr%d;\n"
+			"\tsetp.lt.s32 %%xp1, %%xt, 0;\n"
+			"\tand.pred %%xp1, %%xp1, %%xp0;\n",
+			a, b, a, b, b);
+		if (op == OP_MOD)
+			sb_printf(x->o, "\t@%%xp1 add.s32 %%xm, %%xm, %%xr%d;\n\tmov.s32 %%xr%d, %%xm;\n", b, r);
+		else if (op == OP_FLOORDIV)
+			sb_printf(x->o, "\t@%%xp1 sub.s32 %%xq, %%xq, 1;\n\tmov.s32 %%xr%d, %%xq;\n", r);
+		else /* ceildiv = floor + (remainder != 0) */
+			sb_printf(x->o, "\t@%%xp1 sub.s32 %%xq, %%xq, 1;\n\t@%%xp0 add.s32 %%xq, %%xq, 1;\n\tmov.s32 %%xr%d, %%xq;\n", r);
+		return r;
+	}
+	default:
+		return -1;
+	}
 }
 
 /* Does expression e (recursively) read buffer b? */
@@ -198,14 +318,18 @@ bool sm90_gemm_match(const Module *m, int ki, Sm90Gemm *g)
 	    cfb->scope != SCOPE_FRAGMENT || cfb->dtype != DT_F32 || cfb->rank != 2)
 		return false;
 	int32_t g0, s0, g1, s1;
-	if (!match_load(m, ST_(loop->body.ids[0]), &g0, &s0) || !match_load(m, ST_(loop->body.ids[1]), &g1, &s1))
+	int o0, o1;
+	if (!match_load(m, k, ST_(loop->body.ids[0]), &g0, &s0, &o0) ||
+	    !match_load(m, k, ST_(loop->body.ids[1]), &g1, &s1, &o1))
 		return false;
 	int32_t a, as, b, bs;
+	int oa = o0, ob = o1;
 	const Stmt *la = ST_(loop->body.ids[0]), *lb = ST_(loop->body.ids[1]);
 	if (s0 == gm->src.buf && s1 == gm->src2.buf) {
 		a = g0, as = s0, b = g1, bs = s1;
 	} else if (s1 == gm->src.buf && s0 == gm->src2.buf) {
 		a = g1, as = s1, b = g0, bs = s0;
+		oa = o1, ob = o0;
 		const Stmt *t = la;
 		la = lb;
 		lb = t;
@@ -221,21 +345,28 @@ bool sm90_gemm_match(const Module *m, int ki, Sm90Gemm *g)
 		return false;
 	if (tb ? (dim(m, bs, 0) != bn || dim(m, bs, 1) != bk) : (dim(m, bs, 0) != bk || dim(m, bs, 1) != bn))
 		return false;
-	/* Sizes: A [M, K], B [K, N] or [N, K]. */
-	int32_t K = A->shape[1];
-	if (!same_size(m, B->shape[tb ? 1 : 0], K))
+	/* Sizes: A [(Bt,) M, K], B [(Bt,) K, N] or [(Bt,) N, K]. */
+	int32_t K = A->shape[oa + 1];
+	if (!same_size(m, B->shape[ob + (tb ? 1 : 0)], K))
 		return false;
-	/* Tiles: A[by * BM, ko * BK], B[ko * BK, bx * BN] (or [bx * BN, ko * BK]). */
+	/* Tiles: A[by * BM, ko * BK], B[ko * BK, bx * BN] (or [bx * BN, ko * BK]),
+	 * after the batch index bz of a rank-3 operand.  Any grid z extent. */
 	int32_t bx = k->blockidx[0], by = k->blockidx[1], ko = loop->var;
-	if (bx < 0 || by < 0 || k->ngrid < 2 || (k->ngrid == 3 && !is_const(m, k->grid[2], 1)))
+	if (bx < 0 || by < 0 || k->ngrid < 2)
 		return false;
-	if (!is_scaled_var(m, la->src.idx[0], by, bm) || !is_scaled_var(m, la->src.idx[1], ko, bk))
+	if (!is_scaled_var(m, la->src.idx[oa], by, bm) || !is_scaled_var(m, la->src.idx[oa + 1], ko, bk))
 		return false;
-	int32_t bi_n = tb ? lb->src.idx[0] : lb->src.idx[1], bi_k = tb ? lb->src.idx[1] : lb->src.idx[0];
+	int32_t bi_n = lb->src.idx[ob + (tb ? 0 : 1)], bi_k = lb->src.idx[ob + (tb ? 1 : 0)];
 	if (!is_scaled_var(m, bi_n, bx, bn) || !is_scaled_var(m, bi_k, ko, bk))
 		return false;
-	/* The loop covers exactly K; the operand tiles are the loop's alone. */
-	if (!is_const(m, loop->lo, 0) || !is_ceildiv(m, loop->hi, K, bk) || (loop->step >= 0 && !is_const(m, loop->step, 1)))
+	/* The loop covers exactly K (any BK: the entry steps by 64), or, with BK
+	 * = 64, a range the entry computes per tile (split-K); the operand tiles
+	 * are the loop's alone. */
+	if (loop->step >= 0 && !is_const(m, loop->step, 1))
+		return false;
+	bool whole = is_const(m, loop->lo, 0) && is_ceildiv(m, loop->hi, K, bk);
+	Rx rx = {m, k, g->loop, NULL, 0};
+	if (!whole && (bk != BKT || rx_emit(&rx, loop->lo, 0) < 0 || rx_emit(&rx, loop->hi, 0) < 0))
 		return false;
 	if (block_uses(m, &k->body, as, g->loop) || block_uses(m, &k->body, bs, g->loop) ||
 	    block_uses(m, &loop->body, cf, loop->body.ids[2]))
@@ -247,56 +378,59 @@ bool sm90_gemm_match(const Module *m, int ki, Sm90Gemm *g)
 	g->a = a, g->b = b, g->as = as, g->bs = bs, g->cf = cf;
 	g->in_dtype = A->dtype;
 	g->b_kmajor = tb;
+	g->a_batched = oa == 1, g->b_batched = ob == 1;
 	g->ir_bm = (int32_t)bm, g->ir_bn = (int32_t)bn, g->ir_bk = (int32_t)bk, g->ir_stages = loop->stages;
 	Sm90Launch *l = &g->launch;
 	snprintf(l->entry, sizeof l->entry, "%s_sm90", k->name);
 	l->ngeneric = k->nargs;
 	l->ntmaps = 2;
-	l->tmaps[0] = (Sm90Tmap){ia, A->dtype, {64, (uint32_t)bm}, 3};
-	l->tmaps[1] = (Sm90Tmap){ib, A->dtype, {64, tb ? 2 * (uint32_t)bn : 64}, 3};
+	l->tmaps[0] = (Sm90Tmap){ia, A->dtype, (uint8_t)(2 + oa), {64, (uint32_t)bm, 1}, 3};
+	l->tmaps[1] = (Sm90Tmap){ib, A->dtype, (uint8_t)(2 + ob), {64, tb ? 2 * (uint32_t)bn : 64, 1}, 3};
 	l->threads = THREADS;
 	l->cluster[0] = l->cluster[1] = l->cluster[2] = 1;
 	l->tile_m = (uint32_t)bm, l->tile_n = 2 * (uint32_t)bn, l->tile_k = BKT;
-	l->m_arg = ia, l->m_dim = 0, l->k_arg = ia, l->k_dim = 1;
-	l->n_arg = ib, l->n_dim = tb ? 0 : 1;
 	l->b_kmajor = tb;
+	l->k_range = !whole;
 	return true;
 }
 
 /* ---- launch helpers ----------------------------------------------------- */
 
-void sm90_grid(const Sm90Launch *l, uint32_t gx, uint32_t gy, int sm_count, uint32_t grid[3])
+void sm90_grid(const Sm90Launch *l, const uint32_t irgrid[3], int sm_count, uint32_t grid[3])
 {
 	(void)l;
-	int64_t tiles = (int64_t)((gx + 1) / 2) * gy;
+	int64_t tiles = (int64_t)((irgrid[0] + 1ull) / 2) * irgrid[1] * irgrid[2];
 	if (sm_count < 1)
 		sm_count = 1;
 	grid[0] = (uint32_t)TA_MIN(tiles, (int64_t)sm_count);
 	grid[1] = grid[2] = 1;
 }
 
-const char *sm90_check_shapes(const Sm90Launch *l, int64_t M, int64_t N, int64_t K)
+const char *sm90_check_shapes(const Sm90Launch *l, const Sm90Dims *t)
 {
-	if (M < 0 || N < 0 || K < 0)
-		return "negative size";
-	if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX)
-		return "a size exceeds 2^31-1";
-	if (K % 8 != 0)
-		return "the sm_90a GEMM path needs K % 8 == 0 (TMA row strides are multiples of 16 bytes)";
-	if (!l->b_kmajor && N % 8 != 0)
-		return "the sm_90a GEMM path needs N % 8 == 0 for a [K, N] B (TMA row strides are multiples of 16 bytes)";
+	for (int i = 0; i < l->ntmaps && i < 2; i++) {
+		int r = l->tmaps[i].rank;
+		for (int j = 0; j < r; j++) {
+			if (t->d[i][j] < 0)
+				return "negative size";
+			if (t->d[i][j] > INT32_MAX)
+				return "a size exceeds 2^31-1";
+		}
+		if (t->d[i][r - 1] % 8 != 0)
+			return i == 0 || l->b_kmajor
+			       ? "the sm_90a GEMM path needs K % 8 == 0 (TMA row strides are multiples of 16 bytes)"
+			       : "the sm_90a GEMM path needs N % 8 == 0 for a [K, N] B (TMA row strides are multiples of 16 bytes)";
+		if (r == 3 && t->d[i][1] * t->d[i][2] * 2 >= (1ll << 40))
+			return "a batch stride reaches 2^40 bytes (TMA's limit)";
+	}
 	return NULL;
 }
 
-void sm90_tmap_dims(const Sm90Launch *l, int i, int64_t M, int64_t N, int64_t K, uint64_t dims[2])
+void sm90_tmap_dims(const Sm90Launch *l, int i, const Sm90Dims *t, uint64_t dims[3])
 {
-	if (i == 0) { /* A [M, K] */
-		dims[0] = (uint64_t)K, dims[1] = (uint64_t)M;
-	} else if (l->b_kmajor) { /* B [N, K] */
-		dims[0] = (uint64_t)K, dims[1] = (uint64_t)N;
-	} else { /* B [K, N] */
-		dims[0] = (uint64_t)N, dims[1] = (uint64_t)K;
-	}
+	int r = l->tmaps[i].rank;
+	for (int j = 0; j < 3; j++)
+		dims[j] = j < r ? (uint64_t)t->d[i][r - 1 - j] : 1;
 }
 
 /* ---- emission ----------------------------------------------------------- */
@@ -310,16 +444,22 @@ typedef struct {
 	int BM, BN, ST;          /* IR block tile, ring stages */
 	int a_bytes, b_bytes;    /* per stage */
 	int64_t body_bytes;      /* the general lowering's shared memory per consumer */
+	const char *range;       /* split-K: PTX setting %klo and %KT for the tile (%vby, %vbz), or NULL */
+	int nrx;                 /* registers %xr<n> it uses */
 } Em;
 
-/* Tile index %tile -> %vby (IR block row) and %cj (CTA tile column) in
- * grouped order: GROUP_M tile rows at a time, rows fastest inside a group,
- * so CTAs running together share A and B tiles in L2. */
-static void emit_tile_coords(StrBuf *o)
+/* Tile index %tile -> %vbz (IR block z), %vby (IR block row) and %cj (CTA
+ * tile column): z outermost, then grouped order, GROUP_M tile rows at a
+ * time, rows fastest inside a group, so CTAs running together share A and
+ * B tiles in L2.  Then the tile's K range (split-K), the same in the
+ * producer and the consumers. */
+static void emit_tile_coords(const Em *e, StrBuf *o)
 {
 	sb_printf(o,
-		"\tdiv.u32 %%grp, %%tile, %%per_group;\n"
-		"\trem.u32 %%gin, %%tile, %%per_group;\n"
+		"\tdiv.u32 %%vbz, %%tile, %%per_z;\n"
+		"\trem.u32 %%zt, %%tile, %%per_z;\n"
+		"\tdiv.u32 %%grp, %%zt, %%per_group;\n"
+		"\trem.u32 %%gin, %%zt, %%per_group;\n"
 		"\tmul.lo.u32 %%vby, %%grp, %d;\n"
 		"\tsub.u32 %%gm, %%gy, %%vby;\n"
 		"\tmin.u32 %%gm, %%gm, %d;\n"
@@ -327,6 +467,8 @@ static void emit_tile_coords(StrBuf *o)
 		"\tadd.u32 %%vby, %%vby, %%t0;\n"
 		"\tdiv.u32 %%cj, %%gin, %%gm;\n",
 		GROUP_M, GROUP_M);
+	if (e->range)
+		sb_puts(o, e->range);
 }
 
 /* Advance the ring position: stage = (stage + 1) % ST, flipping the parity
@@ -356,7 +498,7 @@ static void emit_producer(const Em *e, StrBuf *o)
 		"\tsetp.ge.u32 %%wp0, %%tile, %%ntiles;\n"
 		"\t@%%wp0 bra $DONE;\n",
 		PRODUCER_REGS);
-	emit_tile_coords(o);
+	emit_tile_coords(e, o);
 	sb_printf(o,
 		"\tmul.lo.u32 %%m0, %%vby, %d;\n"
 		"\tmul.lo.u32 %%n0, %%cj, %d;\n"
@@ -374,19 +516,22 @@ static void emit_producer(const Em *e, StrBuf *o)
 		"\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [%%fb], %d;\n"
 		"\tmad.lo.u32 %%sa, %%stage, %d, %%base;\n"
 		"\tmad.lo.u32 %%sb, %%stage, %d, %%base_b;\n"
-		"\tshl.b32 %%k0, %%kt, 6;\n"
-		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-		" [%%sa], [%%tmA, {%%k0, %%m0}], [%%fb];\n",
+		"\tadd.u32 %%k0, %%kt, %%klo;\n"
+		"\tshl.b32 %%k0, %%k0, 6;\n",
 		e->BM, 2 * e->BN, 8 * e->ST, e->a_bytes + e->b_bytes, e->a_bytes, e->b_bytes);
+	/* A batched operand's map has the batch as its third (outermost) coordinate. */
+	const char *za = g->a_batched ? ", %vbz" : "", *zb = g->b_batched ? ", %vbz" : "";
+	sb_printf(o, "\tcp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+		     " [%%sa], [%%tmA, {%%k0, %%m0%s}], [%%fb];\n", g->a_batched ? 3 : 2, za);
 	if (g->b_kmajor) {
-		sb_puts(o, "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-			   " [%sb], [%tmB, {%k0, %n0}], [%fb];\n");
+		sb_printf(o, "\tcp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+			     " [%%sb], [%%tmB, {%%k0, %%n0%s}], [%%fb];\n", g->b_batched ? 3 : 2, zb);
 	} else {
 		/* [K, N] B: 64-column slabs; TMA clips each at N (zero fill). */
 		for (int j = 0; j < 2 * e->BN / 64; j++) {
 			sb_printf(o, "\tadd.u32 %%t2, %%n0, %d;\n\tadd.u32 %%t3, %%sb, %d;\n", 64 * j, SLAB_BYTES * j);
-			sb_puts(o, "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-				   " [%t3], [%tmB, {%t2, %k0}], [%fb];\n");
+			sb_printf(o, "\tcp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+				     " [%%t3], [%%tmB, {%%t2, %%k0%s}], [%%fb];\n", g->b_batched ? 3 : 2, zb);
 		}
 	}
 	emit_ring_advance(e, o);
@@ -525,7 +670,7 @@ static void emit_consumer(const Em *e, StrBuf *o)
 		"\tsetp.ge.u32 %%wp0, %%tile, %%ntiles;\n"
 		"\t@%%wp0 bra $DONE;\n",
 		CONSUMER_REGS, boff, e->body_bytes);
-	emit_tile_coords(o);
+	emit_tile_coords(e, o);
 	sb_printf(o,
 		"\tshl.b32 %%vbx, %%cj, 1;\n"
 		"\tadd.u32 %%vbx, %%vbx, %%cw;\n"
@@ -571,9 +716,10 @@ static void sm90_emit(const Em *e, StrBuf *o)
 		"\n// %s: tileasm sm_90a GEMM path.  IR block %dx%d, k step %d, %d stages, 128 threads; emitted\n"
 		"// with k step %d and %d TMA stages (one 128-byte swizzle row per k step; the ring's depth),\n"
 		"// two IR blocks per CTA (%ux%u), 1 TMA producer + 2 wgmma consumer warpgroups, %s B,\n"
-		"// persistent grid.  Outside the loop: the general lowering of the kernel for 128 threads.\n",
+		"// persistent grid%s%s.  Outside the loop: the general lowering of the kernel for 128 threads.\n",
 		k->name, g->ir_bm, g->ir_bn, g->ir_bk, g->ir_stages, BKT, e->ST, l->tile_m, l->tile_n,
-		g->b_kmajor ? "K-major" : "N-major");
+		g->b_kmajor ? "K-major" : "N-major", g->a_batched || g->b_batched ? ", batched operands (bz)" : "",
+		l->k_range ? ", the loop's K range per tile" : "");
 	/* One declaration per module, shared by every sm90 entry in it. */
 	if (!o->buf || !strstr(o->buf, SMEM_DECL))
 		sb_puts(o, SMEM_DECL);
@@ -583,7 +729,7 @@ static void sm90_emit(const Em *e, StrBuf *o)
 		sb_printf(o, "\n\t.param .%s _p%zu /* %s */,", pt[f->params.data[i].vt], i, f->params.data[i].name);
 	}
 	sb_puts(o, "\n\t.param .align 64 .b8 _tmA[128],\n\t.param .align 64 .b8 _tmB[128],\n"
-		   "\t.param .u32 _gx,\n\t.param .u32 _gy)\n");
+		   "\t.param .u32 _gx,\n\t.param .u32 _gy,\n\t.param .u32 _gz)\n");
 	sb_printf(o, ".maxntid %d, 1, 1\n.minnctapersm 1\n{\n", THREADS);
 	ptx_emit_decls(f, o);
 	sb_puts(o,
@@ -591,20 +737,27 @@ static void sm90_emit(const Em *e, StrBuf *o)
 		"\t.reg .b32 %thr, %wg, %tw, %cw, %wbar, %wsm, %K, %KT, %gx, %gy, %ntiles, %per_group, %nct;\n"
 		"\t.reg .b32 %base, %base_b, %base_bw, %bars, %body, %stage, %phase, %tile, %grp, %gin, %gm;\n"
 		"\t.reg .b32 %vbx, %vby, %cj, %m0, %n0, %kt, %k0, %fb, %eb, %prev_eb, %sa, %sb, %t0, %t1, %t2, %t3;\n"
+		"\t.reg .b32 %vbz, %gz, %per_z, %zt, %klo, %xq, %xm, %xt;\n"
+		"\t.reg .pred %xp0, %xp1;\n"
 		"\t.reg .b64 %tmA, %tmB, %db0, %db1, %db2, %db3;\n");
 	sb_printf(o, "\t.reg .b64 %%da<%d>;\n", 4 * (e->BM / 64));
-	emit_size(e, BUF(g->a)->shape[1], "%K", o);
+	if (e->nrx)
+		sb_printf(o, "\t.reg .b32 %%xr<%d>;\n", e->nrx);
+	emit_size(e, BUF(g->a)->shape[BUF(g->a)->rank - 1], "%K", o); /* A [(Bt,) M, K] */
 	int64_t ring = (int64_t)e->ST * (e->a_bytes + e->b_bytes);
 	sb_printf(o,
 		"\tld.param.u32 %%gx, [_gx];\n"
 		"\tld.param.u32 %%gy, [_gy];\n"
+		"\tld.param.u32 %%gz, [_gz];\n"
 		"\tmov.u32 %%thr, %%tid.x;\n"
 		"\tshr.u32 %%wg, %%thr, 7;\n"
 		"\tand.b32 %%tw, %%thr, 127;\n"
 		"\tmov.u32 %%nct, %%nctaid.x;\n"
+		"\tmov.u32 %%klo, 0;\n" /* the whole of K, unless the tile's range says otherwise */
 		"\tadd.u32 %%t0, %%K, %d;\n\tshr.u32 %%KT, %%t0, 6;\n"
 		"\tadd.u32 %%t0, %%gx, 1;\n\tshr.u32 %%t0, %%t0, 1;\n" /* CTA tile columns: IR blocks in pairs */
-		"\tmul.lo.u32 %%ntiles, %%t0, %%gy;\n"
+		"\tmul.lo.u32 %%per_z, %%t0, %%gy;\n"
+		"\tmul.lo.u32 %%ntiles, %%per_z, %%gz;\n"
 		"\tmul.lo.u32 %%per_group, %%t0, %d;\n"
 		"\tmov.u32 %%base, ta_sm90_smem;\n"
 		"\tadd.u32 %%base, %%base, 1023;\n"
@@ -646,9 +799,22 @@ Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, StrBuf *out)
 	diag_init(&d);
 	bool ok = false;
 	Sm90Launch *l = NULL;
+	StrBuf range = {0};
 	if (lower_kernel_wg(m, k, t, &wg, &f, &ok, &d) || !ok)
 		goto out;
-	Em e = {m, t, &g, &f, g.ir_bm, g.ir_bn, 4, g.ir_bm * BKT * 2, 2 * g.ir_bn * BKT * 2, (f.smem_bytes + 15) & ~15LL};
+	Em e = {m, t, &g, &f, g.ir_bm, g.ir_bn, 4, g.ir_bm * BKT * 2, 2 * g.ir_bn * BKT * 2, (f.smem_bytes + 15) & ~15LL,
+		NULL, 0};
+	if (g.launch.k_range) { /* %klo = LO, %KT = max(HI - LO, 0) */
+		const Stmt *loop = ST_(g.loop);
+		Rx rx = {m, &m->kernels.data[k], g.loop, &range, 0};
+		int lo = rx_emit(&rx, loop->lo, 0), hi = rx_emit(&rx, loop->hi, 0);
+		sb_printf(&range, "\tmov.u32 %%klo, %%xr%d;\n\tsub.s32 %%KT, %%xr%d, %%xr%d;\n\tmax.s32 %%KT, %%KT, 0;\n", lo, hi,
+			  lo);
+		if (lo < 0 || hi < 0 || range.oom)
+			goto out;
+		e.range = range.buf;
+		e.nrx = rx.n;
+	}
 	/* The deepest ring (at most 4 stages) that fits beside the two consumers' own shared memory. */
 	int64_t total = 0;
 	for (; e.ST >= 2; e.ST--) {
@@ -666,6 +832,7 @@ Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, StrBuf *out)
 	*l = g.launch;
 	sm90_emit(&e, out);
 out:
+	sb_free(&range);
 	simt_free(&f);
 	diag_free(&d);
 	return l;

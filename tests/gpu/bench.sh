@@ -47,6 +47,11 @@ run gemm_bf16_tn generic M=131 N=78 K=45
 run gemm_bias_relu sm90 M=200 N=136 K=72
 run gemm_bias_relu sm90 M=131 N=264 K=200
 run gemm_bias_relu generic M=64 N=130 K=70
+run gemm_bias_gelu sm90 M=131 N=264 K=200
+run gemm_batched sm90 Bt=3 M=200 N=136 K=72
+run gemm_batched generic Bt=2 M=64 N=130 K=70
+run gemm_splitk sm90 M=200 N=136 K=1000 S=4
+run gemm_splitk generic M=64 N=130 K=70 S=3
 
 echo "== memory-bound and attention kernels (generic path), tileasm run --bench"
 bench() { # example, args...

@@ -83,6 +83,59 @@ Test(examples, gemm_bf16_tn) { run_gemm("gemm_bf16_tn.tile", true, true, EPI_NON
 Test(examples, gemm_bias_relu) { run_gemm("gemm_bias_relu.tile", false, false, EPI_RELU); }
 Test(examples, gemm_bias_gelu) { run_gemm("gemm_bias_gelu.tile", false, false, EPI_GELU); }
 
+/* gemm_batched.tile (C[b] = A[b] B[b], f16 out) and gemm_splitk.tile (C +=
+ * A B in S slices of K through f32 atomics, C starting at 0): against the
+ * same f32 k-order sums (split-K adds S partial sums, so a tolerance). */
+static void run_gemm3(const char *file, bool splitk)
+{
+	static const int64_t sh[][4] = {{3, 100, 72, 40}, {2, 129, 136, 200}, {1, 1, 1, 1}, {2, 64, 130, 1000}};
+	Module *m = h_load_example(file);
+	for (size_t s = 0; s < TA_ARRAY_LEN(sh); s++) {
+		int64_t Bt = splitk ? 1 : sh[s][0], M = sh[s][1], N = sh[s][2], K = sh[s][3], S = sh[s][0] + 1;
+		uint16_t *A = h_f16_array((size_t)(Bt * M * K), 31 + s, 1), *B = h_f16_array((size_t)(Bt * K * N), 37 + s, 1);
+		size_t nc = (size_t)(Bt * M * N);
+		uint16_t *C16 = malloc(nc * 2);
+		float *C32 = calloc(nc, 4);
+		memset(C16, 0xff, nc * 2);
+		Args a = {.m = m};
+		h_tensor(&a, "A", A, (size_t)(Bt * M * K) * 2);
+		h_tensor(&a, "B", B, (size_t)(Bt * K * N) * 2);
+		if (splitk) {
+			h_tensor(&a, "C", C32, nc * 4);
+			h_int(&a, "S", S);
+		} else {
+			h_tensor(&a, "C", C16, nc * 2);
+			h_int(&a, "Bt", Bt);
+		}
+		h_int(&a, "M", M);
+		h_int(&a, "N", N);
+		h_int(&a, "K", K);
+		h_run(&a, NULL);
+		double *got = splitk ? malloc(nc * sizeof(double)) : decode16(C16, nc, false), *want = malloc(nc * sizeof(double));
+		double *da = decode16(A, (size_t)(Bt * M * K), false), *db = decode16(B, (size_t)(Bt * K * N), false);
+		for (int64_t b = 0; b < Bt; b++)
+			for (int64_t i = 0; i < M; i++)
+				for (int64_t j = 0; j < N; j++) {
+					float acc = 0;
+					for (int64_t k = 0; k < K; k++)
+						acc = acc + (float)da[(b * M + i) * K + k] * (float)db[(b * K + k) * N + j];
+					size_t o = (size_t)((b * M + i) * N + j);
+					want[o] = splitk ? acc : dt_round_double(DT_F16, acc);
+					if (splitk)
+						got[o] = C32[o];
+				}
+		char what[128];
+		snprintf(what, sizeof what, "%s Bt=%lld M=%lld N=%lld K=%lld", file, (long long)Bt, (long long)M, (long long)N,
+			 (long long)K);
+		h_close(what, got, want, nc, splitk ? 1e-4 : 0, splitk ? 1e-5 : 0x1p-10);
+		free(A), free(B), free(C16), free(C32), free(got), free(want), free(da), free(db);
+	}
+	ir_module_free(m);
+}
+
+Test(examples, gemm_batched) { run_gemm3("gemm_batched.tile", false); }
+Test(examples, gemm_splitk) { run_gemm3("gemm_splitk.tile", true); }
+
 Test(examples, vector_add)
 {
 	Module *m = h_load_example("vector_add.tile");
@@ -327,7 +380,7 @@ Test(examples, all_examples_have_a_reference)
 		Define def;
 	} known[] = {{"gemm.tile", {0}}, {"gemm_bf16_tn.tile", {0}}, {"gemm_bias_relu.tile", {0}}, {"vector_add.tile", {0}},
 	             {"reduce_sum.tile", {0}}, {"softmax.tile", {0}}, {"rmsnorm.tile", {0}}, {"layernorm.tile", {0}},
-	             {"gemm_bias_gelu.tile", {0}}, {"softmax_row.tile", {0}}, {"rmsnorm_row.tile", {0}},
+	             {"gemm_bias_gelu.tile", {0}}, {"gemm_batched.tile", {0}}, {"gemm_splitk.tile", {0}}, {"softmax_row.tile", {0}}, {"rmsnorm_row.tile", {0}},
 	             {"layernorm_row.tile", {0}},
 	             {"flash_attention_fwd.tile", {0}}, {"mha_fwd.tile", {"D", 64}}};
 	const char *root = getenv("TILEASM_SRCDIR");

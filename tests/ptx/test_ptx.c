@@ -61,7 +61,7 @@ static char *compile(const Module *m, ta_target id)
 static const char *const examples[] = {
 	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
 	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "flash_attention_fwd.tile", "gemm_bias_gelu.tile",
-	"softmax_row.tile", "rmsnorm_row.tile", "layernorm_row.tile",
+	"softmax_row.tile", "rmsnorm_row.tile", "layernorm_row.tile", "gemm_batched.tile", "gemm_splitk.tile",
 };
 
 Test(ptx, examples_pass_ptxas, .timeout = 120)

@@ -125,7 +125,7 @@ static void emit_one(const char *file, bool b_kmajor, DType in, const Define *de
 	cr_expect_eq(l->ngeneric, (int)m->kernels.data[0].nargs);
 	/* The Hopper instructions the design depends on are all there, and the
 	 * header comment says what changed against the IR. */
-	const char *need[] = {"cp.async.bulk.tensor.2d", "mbarrier.arrive.expect_tx", "wgmma.mma_async.sync.aligned.m64n128k16",
+	const char *need[] = {"cp.async.bulk.tensor.", "mbarrier.arrive.expect_tx", "wgmma.mma_async.sync.aligned.m64n128k16",
 	                      "setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232",
 	                      ".param .align 64 .b8 _tmA[128]", "wgmma.wait_group.sync.aligned 1",
 	                      "IR block 128x128, k step 32, 3 stages", "emitted\n// with k step 64 and 4 TMA stages"};
@@ -176,6 +176,105 @@ Test(sm90, gemm_bias_gelu_ptxas)
 	free(l);
 	sb_free(&sb);
 	ir_module_free(m);
+}
+
+/* Batched GEMM (rank-3 A and B indexed [bz, ...], grid z = Bt): rank-3
+ * maps, 3-D TMA loads with the batch as the outermost coordinate, and the
+ * consumer's bz is the tile's. */
+Test(sm90, gemm_batched_ptxas)
+{
+	emit_one("gemm_batched.tile", false, DT_F16, NULL, 0);
+	Module *m = load_example("gemm_batched.tile", NULL, 0);
+	Sm90Gemm g;
+	cr_assert(sm90_gemm_match(m, 0, &g));
+	cr_expect(g.a_batched && g.b_batched);
+	cr_expect(!g.launch.k_range);
+	cr_expect_eq(g.launch.tmaps[0].rank, 3);
+	cr_expect_eq(g.launch.tmaps[1].rank, 3);
+	cr_expect_eq(g.launch.tmaps[0].box[2], 1);
+	StrBuf sb = {0};
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l);
+	cr_expect(strstr(sb.buf, "cp.async.bulk.tensor.3d"), "no 3-D TMA load");
+	cr_expect(strstr(sb.buf, "[%tmA, {%k0, %m0, %vbz}]"), "A's batch coordinate is not the tile's bz");
+	cr_expect(strstr(sb.buf, "div.u32 %vbz, %tile, %per_z"), "the tile walk has no z");
+	cr_expect(strstr(sb.buf, "batched operands (bz)"), "the header does not say so");
+	/* K is A's last dimension (arguments A, B, C, Bt, M, K, N), not its second */
+	cr_expect(strstr(sb.buf, "ld.param.u32 %K, [_p5];"), "the trip count does not come from K");
+	/* C[bz, ...]: the consumer's bz is the tile's */
+	cr_expect(strstr(sb.buf, ", %vbz;"), "the epilogue does not read %vbz");
+	Sm90Dims td = {{{8, 100, 72}, {8, 72, 136}}};
+	cr_expect_null(sm90_check_shapes(l, &td));
+	uint64_t d[3];
+	sm90_tmap_dims(l, 0, &td, d);
+	cr_expect(d[0] == 72 && d[1] == 100 && d[2] == 8, "A map {K, M, Bt}");
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+	/* one operand batched, the other shared by every batch */
+	const char *half =
+		"kernel g(A: f16[Bt, M, K], B: f16[K, N], C: f16[Bt, M, N]) grid(ceildiv(N, 128), ceildiv(M, 128), Bt) threads(128) {\n"
+		"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
+		"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[bz, by * 128, ko * 32], A_s)\n"
+		"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[bz, by * 128, bx * 128])\n}\n";
+	m = load_text("half.tile", half, NULL, 0);
+	cr_assert(sm90_gemm_match(m, 0, &g));
+	cr_expect(g.a_batched && !g.b_batched);
+	ir_module_free(m);
+	/* a batch index other than bz is not the tile's batch */
+	const char *other =
+		"kernel g(A: f16[Bt, M, K], B: f16[Bt, K, N], C: f16[Bt, M, N]) grid(ceildiv(N, 128), ceildiv(M, 128), Bt) threads(128) {\n"
+		"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
+		"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[0, by * 128, ko * 32], A_s)\n"
+		"    copy(B[bz, ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[bz, by * 128, bx * 128])\n}\n";
+	m = load_text("other.tile", other, NULL, 0);
+	cr_expect(!sm90_gemm_match(m, 0, &g), "A[0, ...] matched");
+	ir_module_free(m);
+}
+
+/* Split-K: the loop's own K range per block (BK = 64), computed by the
+ * entry per tile in both roles; element atomics in the epilogue. */
+Test(sm90, gemm_splitk_ptxas)
+{
+	Module *m = load_example("gemm_splitk.tile", NULL, 0);
+	Sm90Gemm g;
+	cr_assert(sm90_gemm_match(m, 0, &g));
+	cr_expect(g.launch.k_range);
+	cr_expect_eq(g.ir_bk, 64);
+	cr_expect_eq(g.ir_stages, 4);
+	StrBuf sb = {0};
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l, "no sm90 entry");
+	cr_expect(strstr(sb.buf, "the loop's K range per tile"), "the header does not say so");
+	cr_expect(strstr(sb.buf, "IR block 128x128, k step 64, 4 stages"));
+	cr_expect(strstr(sb.buf, "add.u32 %k0, %kt, %klo"), "the producer ignores the range");
+	cr_expect(strstr(sb.buf, "atom.global.add.f32") || strstr(sb.buf, "red.global.add.f32"), "no f32 atomics");
+	/* the range is computed twice per tile: producer and consumers */
+	int n = 0;
+	for (const char *p = sb.buf; (p = strstr(p, "mov.u32 %klo, %xr")); p++)
+		n++;
+	cr_expect_eq(n, 2);
+	check_ptxas_clean(sb.buf, sb.len, 1);
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+	/* BK = 32 with a range of its own: the entry's k step (64) would not match it */
+	char *text = example_text("gemm_splitk.tile");
+	for (char *p; (p = strstr(text, "64"));)
+		p[0] = '3', p[1] = '2';
+	m = load_text("splitk32.tile", text, NULL, 0);
+	cr_expect(!sm90_gemm_match(m, 0, &g), "BK = 32 split-K matched");
+	ir_module_free(m);
+	free(text);
+	/* a range that depends on bx (the two IR blocks of a CTA would differ) */
+	text = example_text("gemm_splitk.tile");
+	char *at = strstr(text, "let kt = ceildiv(ceildiv(K, 64), S)");
+	cr_assert(at);
+	memcpy(at, "let kt = ceildiv(ceildiv(K, 64), bx)", strlen("let kt = ceildiv(ceildiv(K, 64), bx)"));
+	m = load_text("splitkbx.tile", text, NULL, 0);
+	cr_expect(!sm90_gemm_match(m, 0, &g), "a bx-dependent range matched");
+	ir_module_free(m);
+	free(text);
 }
 
 /* Specialised sizes become constants; the kernel then has no u32 params. */
@@ -305,20 +404,25 @@ Test(sm90, launch_arithmetic)
 	cr_assert(sm90_gemm_match(m, 0, &g));
 	const Sm90Launch *l = &g.launch;
 	uint32_t grid[3];
-	sm90_grid(l, 32, 32, 132, grid);
+	sm90_grid(l, (uint32_t[]){32, 32, 1}, 132, grid);
 	cr_expect_eq(grid[0], 132); /* 4096^2: 16 x 32 CTA tiles of two IR blocks, persistent */
-	sm90_grid(l, 3, 2, 132, grid);
+	sm90_grid(l, (uint32_t[]){3, 2, 1}, 132, grid);
 	cr_expect_eq(grid[0], 4); /* 2 x 2 CTA tiles (the last column has one IR block) */
-	sm90_grid(l, 3, 0, 132, grid);
+	sm90_grid(l, (uint32_t[]){3, 2, 5}, 132, grid);
+	cr_expect_eq(grid[0], 20); /* and a grid z extent: 5 times as many */
+	sm90_grid(l, (uint32_t[]){3, 0, 1}, 132, grid);
 	cr_expect_eq(grid[0], 0);
-	cr_expect_null(sm90_check_shapes(l, 100, 136, 72));
-	cr_expect_not_null(sm90_check_shapes(l, 100, 136, 70)); /* K % 8 */
-	cr_expect_not_null(sm90_check_shapes(l, 100, 130, 72)); /* N % 8 for [K, N] B */
-	uint64_t d[2];
-	sm90_tmap_dims(l, 0, 100, 136, 72, d);
-	cr_expect(d[0] == 72 && d[1] == 100, "A map {K, M}");
-	sm90_tmap_dims(l, 1, 100, 136, 72, d);
+	/* the maps' tensors A [M, K], B [K, N] */
+	cr_expect_null(sm90_check_shapes(l, &(Sm90Dims){{{100, 72}, {72, 136}}}));
+	cr_expect_not_null(sm90_check_shapes(l, &(Sm90Dims){{{100, 70}, {70, 136}}})); /* K % 8 */
+	cr_expect_not_null(sm90_check_shapes(l, &(Sm90Dims){{{100, 72}, {72, 130}}})); /* N % 8 for [K, N] B */
+	uint64_t d[3];
+	Sm90Dims td = {{{100, 72}, {72, 136}}};
+	sm90_tmap_dims(l, 0, &td, d);
+	cr_expect(d[0] == 72 && d[1] == 100 && d[2] == 1, "A map {K, M}");
+	sm90_tmap_dims(l, 1, &td, d);
 	cr_expect(d[0] == 136 && d[1] == 72, "B map {N, K}");
+	cr_expect_eq(l->tmaps[0].rank, 2);
 	cr_expect_eq(l->tmaps[1].box[0], 64);
 	cr_expect_eq(l->tmaps[1].box[1], 64);
 	cr_expect_eq(l->tmaps[0].box[1], 128);
@@ -330,9 +434,10 @@ Test(sm90, launch_arithmetic)
 
 	m = load_example("gemm_bf16_tn.tile", NULL, 0);
 	cr_assert(sm90_gemm_match(m, 0, &g));
-	cr_expect_null(sm90_check_shapes(&g.launch, 100, 130, 72)); /* N % 8 != 0 is fine for [N, K] B */
-	cr_expect_null(sm90_check_shapes(&g.launch, 100, 131, 72)); /* odd N too: the general stores */
-	sm90_tmap_dims(&g.launch, 1, 100, 130, 72, d);
+	cr_expect_null(sm90_check_shapes(&g.launch, &(Sm90Dims){{{100, 72}, {130, 72}}})); /* N % 8 != 0 is fine for [N, K] B */
+	cr_expect_null(sm90_check_shapes(&g.launch, &(Sm90Dims){{{100, 72}, {131, 72}}})); /* odd N too: the general stores */
+	td = (Sm90Dims){{{100, 72}, {130, 72}}};
+	sm90_tmap_dims(&g.launch, 1, &td, d);
 	cr_expect(d[0] == 72 && d[1] == 130, "B map {K, N}");
 	cr_expect_eq(g.launch.tmaps[1].box[1], 256); /* both IR blocks' B rows */
 	ir_module_free(m);

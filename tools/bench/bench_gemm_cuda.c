@@ -190,6 +190,13 @@ static void prob_free(Prob *p)
 
 /* The launch of the sm90 entry: the generic entry's parameters (tensors
  * A, B, C and the shape symbols), the IR grid, the tensor maps. */
+/* The extents of the two maps' tensors: A [M, K], B [K, N] or [N, K]. */
+static Sm90Dims gemm_dims(const Case *c, int64_t M, int64_t N, int64_t K)
+{
+	Sm90Dims t = {{{M, K, 0}, {c->g.b_kmajor ? N : K, c->g.b_kmajor ? K : N, 0}}};
+	return t;
+}
+
 static int launch_args(const Case *c, Prob *p, Sm90Args *a)
 {
 	const Kernel *k = &c->m->kernels.data[c->g.kernel];
@@ -213,8 +220,8 @@ static int launch_args(const Case *c, Prob *p, Sm90Args *a)
 		}
 	}
 	uint32_t irgrid[3];
-	if (ir_grid(c->m, c->g.kernel, vals, irgrid) ||
-	    cuda_sm90_args(&tma, ki->sm90, p->gparams, irgrid, dptr, p->M, p->N, p->K, sm_count, a)) {
+	Sm90Dims td = gemm_dims(c, p->M, p->N, p->K);
+	if (ir_grid(c->m, c->g.kernel, vals, irgrid) || cuda_sm90_args(&tma, ki->sm90, p->gparams, irgrid, dptr, &td, sm_count, a)) {
 		printf("FAIL: %s\n", tma.err);
 		return -1;
 	}
@@ -547,7 +554,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NC; i++)
 		for (size_t s = 0; s < TA_ARRAY_LEN(shapes); s++) {
 			int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
-			if (sm90_check_shapes(cases[i].info[0].sm90, M, N, K))
+			Sm90Dims td = gemm_dims(&cases[i], M, N, K);
+			if (sm90_check_shapes(cases[i].info[0].sm90, &td))
 				continue; /* the generic entry's job (tests/gpu/bench.sh checks the fallback) */
 			ragged(&cases[i], M, N, K);
 		}
