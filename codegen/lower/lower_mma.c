@@ -305,8 +305,16 @@ AmdTiling amd_tiling(L *c, int sh, int64_t M, int64_t N)
 	t.wave = simt_mma[sh].wave;
 	t.W = c->nthreads / t.wave;
 	t.NB = nb_units(N / 16);
+	/* Two column tiles of 8 groups -> 4 (a 2-wide grid of waves): per k-step
+	 * a wave then reads 2x the A fragments (b128 each) and half the B
+	 * fragments (B[k][n]: 2 loads per register), when the column tiles
+	 * divide the waves (strips share their B), the strips fit and no
+	 * MMA-row fragment needs a strip to span the row (rr_rows: ntn 1) */
+	int64_t rows = M / 16;
+	if (t.NB == 8 && c->rr_tile < 0 && t.W % 2 == 0 && (rows * 2) % t.W == 0 && rows * 2 / t.W <= 32)
+		t.NB = 4;
 	t.ntn = (int)(N / (16 * t.NB));
-	t.ntiles = (M / 16) * t.ntn;
+	t.ntiles = rows * t.ntn;
 	return t;
 }
 

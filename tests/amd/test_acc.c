@@ -123,8 +123,9 @@ Test(amd_acc, i8_accumulator_is_not_in_shared_memory)
 
 /* In the machine code: 16 KiB of LDS, no 4-byte LDS stores (the
  * accumulator's), byte loads exactly those of the transposed B operand
- * (4 per B register, NB = 8 column groups per k-step), no scratch, and
- * every byte decoded by llvm-objdump-19. */
+ * (4 per B register, NB = 4 column groups per k-step: the 128 columns are
+ * two column tiles of a 2-wide wave grid, lower_mma.c amd_tiling), no
+ * scratch, and every byte decoded by llvm-objdump-19. */
 Test(amd_acc, i8_gemm_machine_code)
 {
 	cr_assert(access("/usr/bin/llvm-objdump-19", X_OK) == 0,
@@ -143,7 +144,7 @@ Test(amd_acc, i8_gemm_machine_code)
 		cr_assert_eq(count(isa, "ds_write_b32") + count(isa, "ds_store_b32"), 0,
 			     "%s: the accumulator is stored to LDS", targets[t]);
 		int u8 = count(isa, "ds_read_u8") + count(isa, "ds_load_u8");
-		cr_assert_eq(u8, 4 * bregs[t] * 8, "%s: %d byte loads from LDS", targets[t], u8);
+		cr_assert_eq(u8, 4 * bregs[t] * 4, "%s: %d byte loads from LDS", targets[t], u8);
 		free(isa);
 		snprintf(cmd, sizeof cmd, "llvm-objdump-19 -d --mcpu=%s '%s' 2>&1", targets[t], co);
 		int st;
