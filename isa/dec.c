@@ -232,8 +232,14 @@ static int decode(Dec *c, IsaInsn *in)
 			m->abs = (uint8_t)((dpp >> 21 & 1) | (dpp >> 23 & 1) << 1);
 			m->bank_mask = dpp >> 24 & 15;
 			m->row_mask = dpp >> 28 & 15;
-			if (fmt == ISA_FMT_VOPC || (!g11 && (dpp >> 18 & 1)))
+			if ((fmt == ISA_FMT_VOPC && !g11) || (!g11 && (dpp >> 18 & 1)))
 				return -1;
+		} else if (g11 && ((w0 & 0x1ff) == 233 || (w0 & 0x1ff) == 234)) { /* DPP8 (fi: 234) */
+			NEED8();
+			in->enc = ISA_ENC_DPP8;
+			m->fi = (w0 & 0x1ff) == 234;
+			src[0] = 256 + (w1 & 0xff);
+			m->dpp8 = w1 >> 8;
 		}
 		if (fmt == ISA_FMT_VOP1)
 			src[1] = 0;
@@ -244,7 +250,7 @@ static int decode(Dec *c, IsaInsn *in)
 		fill_valu(c, in, sig, n, dst, 0, src, 1, 0);
 		if (fmt == ISA_FMT_VOP1 && n && SIG_ROLE(sig[0]) == ISA_R_SD)
 			in->ops[0] = from_code(c, dst, 1, 0);
-		if (in->enc == ISA_ENC_DPP && c->need_lit)
+		if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && c->need_lit)
 			return -1;
 	} else if (!g11 && hi9 == 0x1A7) { /* gfx9 VOP3P / MAI */
 		NEED8();

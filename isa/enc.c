@@ -250,6 +250,8 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
  * offending operand index in *bad (-1: the whole instruction).  sig (room
  * for 2 * ISA_MAX_SIG) receives the op's signature, *nsig its length, for
  * the encoder to reuse. */
+static const char *unencoded_mods(ta_target t, const IsaInsn *in);
+
 static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t *sig, int *nsig)
 {
 	*bad = -1;
@@ -268,6 +270,9 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	}
 	if (in->nops != n)
 		return "invalid number of operands";
+	const char *um = unencoded_mods(t, in);
+	if (um)
+		return um;
 	/* VGPR-only sources relax in VOP3 forms of VOP1/VOP2/VOPC ops (gfx11 has some
 	 * only as VOP3, e.g. v_add_co_u32). */
 	int e64 = in->enc == ISA_ENC_E64 ||
@@ -349,6 +354,9 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	 * keeps its SDST where VOP3A has abs and op_sel. */
 	if (fmt == ISA_FMT_VOP3 && n > 1 && SIG_ROLE(sig[1]) == ISA_R_LM && (m->abs || m->op_sel))
 		return m->abs ? "ABS not allowed in VOP3B instructions" : "not a valid operand: op_sel in VOP3B";
+	if (fmt == ISA_FMT_VOP3P && ISA_TARGET(t) == TA_TARGET_GFX942 && (m->op_sel || (m->op_sel_hi & 7) != 7) &&
+	    !strncmp(oi->name[1], "v_dot", 5))
+		return "invalid op_sel operand"; /* gfx940 dot ops: op_sel 0, op_sel_hi all 1 (llvm-mc) */
 	if (in->enc == ISA_ENC_DPP && !isa_dpp_ctrl_valid(t, m->dpp_ctrl))
 		return "invalid dpp_ctrl value";
 	if (ISA_TARGET(t) == TA_TARGET_GFX1100 && in->enc != ISA_ENC_E64 &&
@@ -365,13 +373,23 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			}
 		}
 	}
+	if (fmt == ISA_FMT_SOPK && n && (in->ops[0].kind == ISA_K_CONST || in->ops[0].kind == ISA_K_LIT ||
+					 in->ops[0].kind == ISA_K_IMM)) {
+		*bad = 0; /* the 7-bit SDST field holds a register, never a constant */
+		return "invalid operand for instruction";
+	}
+	if (fmt == ISA_FMT_SOPK && n == 2 && in->ops[1].imm < 0 && !strncmp(oi->name[isa_tidx(t)], "s_cmpk_", 7) &&
+	    strstr(oi->name[isa_tidx(t)], "_u32")) {
+		*bad = 1; /* unsigned compares take 0..65535 */
+		return "invalid operand for instruction";
+	}
 	if ((oi->flags & ISA_F_BRANCH) && fmt == ISA_FMT_SOP1)
 		for (int i = 0; i < n; i++)
 			if (in->ops[i].kind != ISA_K_SGPR) {
 				*bad = i;
 				return "invalid operand for instruction: expected an SGPR pair";
 			}
-	if (in->enc == ISA_ENC_DPP)
+	if (in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8)
 		for (int i = 0; i < n; i++)
 			if (in->ops[i].count > 1 && in->ops[i].kind != ISA_K_SPECIAL)
 				return "dpp variant of this instruction is not supported for 64-bit operands";
@@ -391,7 +409,7 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	}
 	if (m->gds)
 		return "gds is not supported by tileasm";
-	if (in->enc == ISA_ENC_DPP && (oi->flags & ISA_F_NOE64))
+	if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && (oi->flags & ISA_F_NOE64))
 		return "dpp variant of this instruction is not supported";
 	if ((m->cpol & ISA_CPOL_SC1) && ISA_TARGET(t) == TA_TARGET_GFX90A && (oi->flags & ISA_F_ATOMIC))
 		return "scc is not supported on atomics";
@@ -433,7 +451,7 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	if (m->op_sel && fmt != ISA_FMT_VOP3P && fmt != ISA_FMT_MAI &&
 	    !((oi->flags & ISA_F_OPSEL) && fmt == ISA_FMT_VOP3 && in->enc != ISA_ENC_E64))
 		return "not a valid operand: op_sel is not supported by this instruction";
-	if (in->enc == ISA_ENC_DPP && (oi->flags & ISA_F_NODPP))
+	if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && (oi->flags & ISA_F_NODPP))
 		return "dpp variant of this instruction is not supported";
 	if (fmt >= ISA_FMT_VOP1 && fmt <= ISA_FMT_VOP3P) {
 		/* Constant bus: distinct SGPRs and literals read by a VALU op. */
@@ -472,6 +490,16 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		if (va && sa && ISA_TARGET(t) == TA_TARGET_GFX90A)
 			return "operands are not valid for this GPU or mode";
 	}
+	if (fmt == ISA_FMT_MUBUF) /* vaddr: off without offen/idxen, one VGPR with either, two with both */
+		for (int i = 0; i < n; i++)
+			if (SIG_ROLE(sig[i]) == ISA_R_MVA) {
+				const IsaOperand *o = &in->ops[i];
+				int want = (m->offen != 0) + (m->idxen != 0);
+				if (o->kind == ISA_K_OFF ? want != 0 : o->count != want) {
+					*bad = i;
+					return "invalid operand for instruction: vaddr does not match offen/idxen";
+				}
+			}
 	if (is_fa && fmt == ISA_FMT_FLAT && in->ops[is_fa - 1].count != 2) {
 		*bad = is_fa - 1;
 		return "invalid operand for instruction: expected a 64-bit VGPR address";
@@ -483,6 +511,85 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			return saddr ? "invalid operand for instruction: expected a 32-bit VGPR offset"
 				     : "invalid operand for instruction: expected a 64-bit VGPR address";
 		}
+	}
+	return NULL;
+}
+
+/* Modifier fields that differ from isa_insn_init's defaults (ISA_M_*). */
+static unsigned mods_set(const IsaInsn *in)
+{
+	const IsaMods *m = &in->mod;
+	unsigned hi_def = in->op < ISA_NUM_OPS && (isa_ops[in->op].flags & ISA_F_MIX) ? 0 : 7;
+	return (m->neg ? ISA_M_NEG : 0) | (m->abs ? ISA_M_ABS : 0) | (m->neg_hi ? ISA_M_NEGHI : 0) |
+	       (m->op_sel ? ISA_M_OPSEL : 0) | (m->op_sel_hi != hi_def ? ISA_M_OPSELHI : 0) |
+	       (m->clamp ? ISA_M_CLAMP : 0) | (m->omod ? ISA_M_OMOD : 0) | (m->offset ? ISA_M_OFFSET : 0) |
+	       (m->offset0 || m->offset1 ? ISA_M_OFF01 : 0) | (m->offen ? ISA_M_OFFEN : 0) |
+	       (m->idxen ? ISA_M_IDXEN : 0) | (m->gds ? ISA_M_GDS : 0) |
+	       (m->cbsz || m->abid || m->blgp ? ISA_M_MAI : 0) |
+	       (m->dpp_ctrl || m->row_mask != 0xf || m->bank_mask != 0xf || m->bound_ctrl ? ISA_M_DPP16 : 0) |
+	       (m->fi ? ISA_M_FI : 0) | (m->dpp8 ? ISA_M_DPP8 : 0);
+}
+
+/* The modifiers (ISA_M_*) and cache-policy bits in's encoding has fields for. */
+unsigned isa_mods_ok(ta_target t, const IsaInsn *in, unsigned *cpol)
+{
+	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100;
+	IsaFmt fmt = isa_op_fmt(t, in->op);
+	unsigned ok = 0;
+	*cpol = 0;
+	if (in->enc == ISA_ENC_DPP)
+		return ISA_M_NEG | ISA_M_ABS | ISA_M_DPP16 | (g11 ? ISA_M_FI : 0);
+	if (in->enc == ISA_ENC_DPP8)
+		return g11 ? ISA_M_DPP8 | ISA_M_FI : 0;
+	if (in->enc == ISA_ENC_E64)
+		return ISA_M_NEG | ISA_M_ABS | ISA_M_CLAMP | ISA_M_OMOD;
+	switch (fmt) {
+	case ISA_FMT_SMEM: *cpol = ISA_CPOL_GLC | (g11 ? ISA_CPOL_DLC : 0); break;
+	case ISA_FMT_VOP3:
+		ok = ISA_M_NEG | ISA_M_ABS | ISA_M_CLAMP | ISA_M_OMOD | (isa_ops[in->op].flags & ISA_F_OPSEL ? ISA_M_OPSEL : 0);
+		break;
+	case ISA_FMT_VOP3P: /* v_fma_mix negates with -x/|x|, WMMA has no op_sel */
+		ok = ISA_M_NEG | ISA_M_NEGHI | ISA_M_CLAMP |
+		     (isa_ops[in->op].flags & ISA_F_MIX ? 0 : ISA_M_NEGLO) |
+		     (isa_ops[in->op].flags & ISA_F_WMMA ? 0 : ISA_M_OPSEL | ISA_M_OPSELHI);
+		break;
+	case ISA_FMT_MAI: /* gfx942 f64 MFMAs take neg:[..] (in the blgp field) */
+		if (isa_ops[in->op].flags & ISA_F_MFMA)
+			ok = ISA_M_MAI | (ISA_TARGET(t) == TA_TARGET_GFX942 && strstr(isa_ops[in->op].name[1], "f64")
+						  ? ISA_M_NEGLO : 0);
+		break;
+	case ISA_FMT_DS: ok = (isa_ops[in->op].flags & ISA_F_DS2 ? ISA_M_OFF01 : ISA_M_OFFSET) | ISA_M_GDS; break;
+	case ISA_FMT_GLOBAL: case ISA_FMT_FLAT: case ISA_FMT_SCRATCH: case ISA_FMT_MUBUF:
+		if (!in->nops) /* buffer_gl*_inv */
+			break;
+		ok = ISA_M_OFFSET | (fmt == ISA_FMT_MUBUF ? ISA_M_OFFEN | ISA_M_IDXEN : 0);
+		*cpol = ISA_CPOL_GLC | ISA_CPOL_SLC | (g11 ? ISA_CPOL_DLC : ISA_CPOL_SC1);
+		break;
+	default: break;
+	}
+	return ok;
+}
+
+/* A modifier the chosen encoding has no field for is an error, never dropped. */
+static const char *unencoded_mods(ta_target t, const IsaInsn *in)
+{
+	unsigned cpol, set = mods_set(in), ok = isa_mods_ok(t, in, &cpol);
+	if (in->enc == ISA_ENC_DPP8 && ISA_TARGET(t) != TA_TARGET_GFX1100)
+		return "not a valid operand: dpp8 is gfx11 only";
+	if (set & ~ok)
+		return in->enc == ISA_ENC_DEFAULT && (set & (ISA_M_DPP16 | ISA_M_FI | ISA_M_DPP8))
+			? "not a valid operand: DPP modifiers without a DPP control"
+			: "not a valid operand: modifier not supported by this instruction's encoding";
+	if (in->mod.cpol & ~cpol)
+		return isa_op_fmt(t, in->op) == ISA_FMT_SMEM ? "invalid cache policy for SMEM instruction"
+			: "not a valid operand: cache policy not supported by this instruction";
+	/* glc (sc0) is what makes a memory atomic return its old value */
+	uint32_t fl = isa_ops[in->op].flags;
+	if ((fl & ISA_F_ATOMIC) && isa_op_fmt(t, in->op) != ISA_FMT_DS) {
+		if ((fl & ISA_F_RTN) && !(in->mod.cpol & ISA_CPOL_GLC))
+			return "invalid operand for instruction: a returning atomic must use glc (sc0)";
+		if (!(fl & ISA_F_RTN) && (in->mod.cpol & ISA_CPOL_GLC))
+			return "invalid operand for instruction: instruction must not use glc (sc0)";
 	}
 	return NULL;
 }
@@ -618,7 +725,8 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 		diag_error(d, "e64 variant is not supported for this instruction");
 		return -1;
 	}
-	if (in->enc == ISA_ENC_DPP && fmt != ISA_FMT_VOP1 && fmt != ISA_FMT_VOP2) {
+	if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && fmt != ISA_FMT_VOP1 && fmt != ISA_FMT_VOP2 &&
+	    !(fmt == ISA_FMT_VOPC && g11)) {
 		diag_error(d, "dpp variant is not supported for this instruction");
 		return -1;
 	}
@@ -716,6 +824,17 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 				return -1;
 			}
 			e.nlit = 1, e.lit = dpp;
+		} else if (in->enc == ISA_ENC_DPP8) {
+			if (s0 < 256) {
+				diag_error(d, "invalid operand for instruction: DPP src0 must be a VGPR");
+				return -1;
+			}
+			if (e.nlit) {
+				diag_error(d, "literal operands are not supported with DPP");
+				return -1;
+			}
+			e.nlit = 1, e.lit = (s0 - 256) | (m->dpp8 & 0xffffff) << 8;
+			s0 = m->fi ? 234 : 233;
 		} else if (m->neg || m->abs || m->clamp || m->omod) {
 			diag_error(d, "invalid operand for instruction: modifiers require the e64 form");
 			return -1;

@@ -137,7 +137,8 @@ typedef struct {
 enum { ISA_CPOL_GLC = 1, ISA_CPOL_SLC = 2, ISA_CPOL_DLC = 4, ISA_CPOL_SC1 = 8,
        ISA_CPOL_SC0 = ISA_CPOL_GLC, ISA_CPOL_NT = ISA_CPOL_SLC }; /* gfx942 names */
 
-typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP } IsaEnc;
+/* _dpp is DPP16 on every target; ISA_ENC_DPP8 is gfx11's dpp8:[...] form (same mnemonic suffix). */
+typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP, ISA_ENC_DPP8 } IsaEnc;
 
 typedef struct {
 	uint8_t neg, abs;      /* bit i = source i; VOP3P: neg is neg_lo */
@@ -151,7 +152,8 @@ typedef struct {
 	uint8_t offset0, offset1; /* ds_read2/ds_write2 */
 	uint8_t cbsz, abid, blgp; /* MFMA */
 	uint16_t dpp_ctrl;     /* ISA_ENC_DPP: quad_perm 0x00-0xff, row_shl 0x101.., ... */
-	uint8_t row_mask, bank_mask, bound_ctrl, fi;
+	uint8_t row_mask, bank_mask, bound_ctrl, fi; /* fi: DPP16 and DPP8 (gfx11) */
+	uint32_t dpp8;         /* ISA_ENC_DPP8: lane select i in bits 3i..3i+2 */
 } IsaMods;
 
 #define ISA_MAX_OPS 8
@@ -229,13 +231,14 @@ typedef struct {
 } IsaSection;
 
 enum { ISA_SYM_NOTYPE, ISA_SYM_FUNC, ISA_SYM_OBJECT };
-enum { ISA_BIND_LOCAL, ISA_BIND_GLOBAL };
+enum { ISA_BIND_LOCAL, ISA_BIND_GLOBAL, ISA_BIND_WEAK };
+enum { ISA_VIS_DEFAULT, ISA_VIS_HIDDEN, ISA_VIS_PROTECTED };
 typedef struct {
 	char *name;
 	int section;    /* index into sections, -1 for .set constants / undefined */
 	uint64_t value; /* offset in section, or the .set value */
 	uint64_t size;  /* from .size (0 if none) */
-	uint8_t type, binding, defined;
+	uint8_t type, binding, defined, vis; /* ISA_SYM_*, ISA_BIND_*, ISA_VIS_* */
 } IsaSymbol;
 
 /* Hook for directives the assembler does not know (.amdhsa_kernel,

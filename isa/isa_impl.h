@@ -15,6 +15,14 @@ int isa_code_special(ta_target t, int code);     /* IsaSpecial or -1 */
 /* Inline-constant code for a 32-bit pattern of type ty, or -1 if it needs a literal. */
 int isa_inline_code(IsaType ty, uint32_t bits);
 
+/* Modifier kinds (enc.c): what an encoding has fields for (isa_mods_ok) and,
+ * in the parser, what the text wrote, so that none is accepted and dropped. */
+enum { ISA_M_NEG = 1, ISA_M_ABS = 2, ISA_M_NEGHI = 4, ISA_M_OPSEL = 8, ISA_M_OPSELHI = 16, ISA_M_CLAMP = 32,
+       ISA_M_OMOD = 64, ISA_M_OFFSET = 128, ISA_M_OFF01 = 256, ISA_M_OFFEN = 512, ISA_M_IDXEN = 1024,
+       ISA_M_GDS = 2048, ISA_M_MAI = 4096, ISA_M_DPP16 = 8192, ISA_M_FI = 16384, ISA_M_DPP8 = 32768,
+       ISA_M_NEGLO = 65536 /* the neg_lo:[] keyword (VOP3P) */, ISA_M_NKINDS = 17 };
+unsigned isa_mods_ok(ta_target t, const IsaInsn *in, unsigned *cpol);
+
 int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d);
 
 /* parse.c: isa_parse_insn that also returns the encoding (labels encoded as 0). */

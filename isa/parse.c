@@ -25,6 +25,13 @@ typedef struct {
 	char errbuf[160];
 	const char *opos[ISA_MAX_OPS]; /* where each operand of the current candidate starts */
 	const char *offpos;            /* where its offset modifier starts */
+	const char *dpppos;            /* where its first DPP control (quad_perm, row_*, dpp8...) starts */
+	int explicit_e32;              /* mnemonic written with _e32 */
+	const char *kw[16];            /* modifier keywords written so far */
+	size_t kwlen[16];
+	int nkw, cpol_seen, off1_seen;
+	unsigned written;              /* ISA_M_* modifiers the text wrote (default values too) */
+	const char *wpos[ISA_M_NKINDS];
 	uint8_t bytes[16];             /* encoding of the accepted instruction */
 	int len;
 } P;
@@ -554,6 +561,61 @@ static int parse_swizzle(P *p, int32_t *off)
 	return 0;
 }
 
+/* A DPP lane control selects the DPP form of a VOP1/VOP2/VOPC mnemonic written
+ * without a suffix (as llvm-mc does); with _e32/_e64, on VOP3 ops and with
+ * both control kinds it is an error, so the text is never encoded without it. */
+static int dpp_control(P *p, IsaInsn *in, const char *at, int enc)
+{
+	if (p->dpppos)
+		return fail(p, at, "not a valid operand: more than one DPP control");
+	p->dpppos = at;
+	if (enc == ISA_ENC_DPP8 && ISA_TARGET(p->t) != TA_TARGET_GFX1100)
+		return fail(p, at, "not a valid operand: dpp8 is gfx11 only");
+	IsaFmt f = isa_op_fmt(p->t, in->op);
+	if (f != ISA_FMT_VOP1 && f != ISA_FMT_VOP2 && f != ISA_FMT_VOPC)
+		return fail(p, at, "not a valid operand: VOP3/VOP3P DPP forms are not supported by tileasm");
+	if (in->enc == ISA_ENC_E64)
+		return fail(p, at, "not a valid operand: VOP3 DPP forms (_e64_dpp) are not supported by tileasm");
+	if (p->explicit_e32)
+		return fail(p, at, "invalid operand for instruction: DPP controls need the _dpp form");
+	in->enc = (uint8_t)enc;
+	if (enc == ISA_ENC_DPP && !(p->written & ISA_M_DPP16)) {
+		p->written |= ISA_M_DPP16;
+		p->wpos[__builtin_ctz(ISA_M_DPP16)] = at;
+	}
+	return 0;
+}
+
+/* Modifiers that only exist in the DPP16 form (row_mask, bank_mask, bound_ctrl). */
+static int dpp16_only(P *p, IsaInsn *in, const char *at)
+{
+	if (in->enc == ISA_ENC_DPP8)
+		return fail(p, at, "invalid operand for instruction: not a dpp8 modifier");
+	return 0;
+}
+
+/* Which ISA_M_* kind a modifier keyword writes (0: none or cache policy). */
+static unsigned mod_kind(const char *s, size_t n, unsigned flags)
+{
+	static const struct {
+		const char *name;
+		unsigned kind;
+	} k[] = {
+		{"offset", ISA_M_OFFSET}, {"offset0", ISA_M_OFF01}, {"offset1", ISA_M_OFF01}, {"mul", ISA_M_OMOD},
+		{"div", ISA_M_OMOD}, {"op_sel", ISA_M_OPSEL}, {"op_sel_hi", ISA_M_OPSELHI}, {"neg_lo", ISA_M_NEGLO},
+		{"neg_hi", ISA_M_NEGLO}, {"cbsz", ISA_M_MAI}, {"abid", ISA_M_MAI}, {"blgp", ISA_M_MAI},
+		{"row_mask", ISA_M_DPP16}, {"bank_mask", ISA_M_DPP16}, {"bound_ctrl", ISA_M_DPP16},
+		{"fi", ISA_M_FI}, {"dpp8", ISA_M_DPP8}, {"clamp", ISA_M_CLAMP}, {"offen", ISA_M_OFFEN},
+		{"idxen", ISA_M_IDXEN}, {"gds", ISA_M_GDS},
+	};
+	if (word_is(s, n, "neg"))
+		return flags & ISA_F_MFMA ? ISA_M_NEGLO : 0;
+	for (size_t i = 0; i < TA_ARRAY_LEN(k); i++)
+		if (word_is(s, n, k[i].name))
+			return k[i].kind;
+	return 0;
+}
+
 static int parse_modifier(P *p, IsaInsn *in)
 {
 	IsaMods *m = &in->mod;
@@ -564,6 +626,22 @@ static int parse_modifier(P *p, IsaInsn *in)
 	if (!n)
 		return fail(p, s, "invalid operand for instruction");
 	p->p = s + n;
+	unsigned kind = mod_kind(s, n, isa_ops[in->op].flags);
+	/* llvm-mc refuses a modifier written twice, offsets after the cache
+	 * policy, and offset1 before offset0 */
+	if (p->nkw < 16) {
+		for (int i = 0; i < p->nkw; i++)
+			if (p->kwlen[i] == n && !memcmp(p->kw[i], s, n))
+				return fail(p, s, "not a valid operand: duplicate modifier");
+		p->kw[p->nkw] = s, p->kwlen[p->nkw++] = n;
+	}
+	if ((kind & (ISA_M_OFFSET | ISA_M_OFF01)) && (p->cpol_seen || (word_is(s, n, "offset0") && p->off1_seen)))
+		return fail(p, s, "not a valid operand: out of order");
+	p->off1_seen |= word_is(s, n, "offset1");
+	if (kind && !(p->written & kind)) {
+		p->written |= kind;
+		p->wpos[__builtin_ctz(kind)] = s;
+	}
 	int64_t v;
 	int g11 = ISA_TARGET(p->t) == TA_TARGET_GFX1100, g942 = ISA_TARGET(p->t) == TA_TARGET_GFX942;
 	if (*p->p == ':') {
@@ -609,15 +687,29 @@ static int parse_modifier(P *p, IsaInsn *in)
 			for (const char *q = lb; q < p->p; q++)
 				cnt += *q == '0' || *q == '1';
 			IsaFmt f = isa_op_fmt(p->t, in->op);
-			if ((f == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64) && cnt >= 2 && cnt <= 3) {
-				/* VOP3: the last element is the destination, encoded at bit 3 */
-				unsigned d = m->op_sel >> (cnt - 1) & 1;
-				m->op_sel = (uint8_t)((m->op_sel & ((1u << (cnt - 1)) - 1)) | d << 3);
+			int ns = in->nops - 1;
+			if ((f == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64) && ns >= 1 && ns <= 3) {
+				/* VOP3: element i selects source i, element nsrc the destination
+				 * (bit 3); elements past that have no field (llvm-mc ignores them) */
+				unsigned d = m->op_sel >> ns & 1;
+				m->op_sel = (uint8_t)((m->op_sel & ((1u << ns) - 1)) | d << 3);
 			}
+			if (f == ISA_FMT_VOP3P && ns >= 1 && ns <= 3) /* llvm-mc ignores elements past the sources */
+				m->op_sel &= (uint8_t)((1u << ns) - 1);
+			(void)cnt;
 			return 0;
 		}
 		if (word_is(s, n, "op_sel_hi"))
-			return parse_bits(p, &m->op_sel_hi, !(isa_ops[in->op].flags & ISA_F_MIX));
+			{
+			/* elements left out are 0 for the op's sources (llvm-mc), bits of
+			 * sources it lacks keep their default */
+			if (parse_bits(p, &m->op_sel_hi, 0))
+				return -1;
+			int ns = in->nops - 1;
+			if (!(isa_ops[in->op].flags & ISA_F_MIX) && ns >= 0 && ns < 3)
+				m->op_sel_hi |= (uint8_t)(7u & ~((1u << ns) - 1));
+			return 0;
+		}
 		if (word_is(s, n, "neg_lo"))
 			return parse_bits(p, &m->neg, 0);
 		if (word_is(s, n, "neg_hi"))
@@ -628,17 +720,46 @@ static int parse_modifier(P *p, IsaInsn *in)
 			return mod_int(p, s, 0, 7, &v) ? -1 : (m->cbsz = (uint8_t)v, 0);
 		if (word_is(s, n, "abid"))
 			return mod_int(p, s, 0, 15, &v) ? -1 : (m->abid = (uint8_t)v, 0);
+		if (word_is(s, n, "blgp") && g942 && strstr(isa_ops[in->op].name[1], "f64") &&
+		    (isa_ops[in->op].flags & ISA_F_MFMA))
+			return fail(p, s, "invalid modifier: blgp is not supported (f64 MFMAs use neg:[...])");
 		if (word_is(s, n, "blgp"))
 			return mod_int(p, s, 0, 7, &v) ? -1 : (m->blgp = (uint8_t)v, 0);
 		if (word_is(s, n, "row_mask"))
-			return mod_int(p, s, 0, 15, &v) ? -1 : (m->row_mask = (uint8_t)v, 0);
+			return dpp16_only(p, in, s) || mod_int(p, s, 0, 15, &v) ? -1 : (m->row_mask = (uint8_t)v, 0);
 		if (word_is(s, n, "bank_mask"))
-			return mod_int(p, s, 0, 15, &v) ? -1 : (m->bank_mask = (uint8_t)v, 0);
-		if (word_is(s, n, "bound_ctrl"))
-			return mod_int(p, s, 0, 1, &v) ? -1 : (m->bound_ctrl = 1, 0);
-		if (word_is(s, n, "fi"))
+			return dpp16_only(p, in, s) || mod_int(p, s, 0, 15, &v) ? -1 : (m->bank_mask = (uint8_t)v, 0);
+		if (word_is(s, n, "bound_ctrl")) /* gfx9 encodes bound_ctrl:0 as 1 (llvm-mc) */
+			return dpp16_only(p, in, s) || mod_int(p, s, 0, 1, &v) ? -1
+				: (m->bound_ctrl = (uint8_t)(g11 ? v : 1), 0);
+		if (word_is(s, n, "fi")) {
+			if (!g11)
+				return fail(p, s, "not a valid operand: fi is gfx11 only");
 			return mod_int(p, s, 0, 1, &v) ? -1 : (m->fi = (uint8_t)v, 0);
+		}
+		if (word_is(s, n, "dpp8")) {
+			if (dpp_control(p, in, s, ISA_ENC_DPP8))
+				return -1;
+			if (m->row_mask != 0xf || m->bank_mask != 0xf || m->bound_ctrl)
+				return fail(p, s, "invalid operand for instruction: not a dpp8 modifier");
+			if (*p->p != '[')
+				return fail(p, p->p, "expected '['");
+			uint32_t sel = 0;
+			for (int i = 0; i < 8; i++) {
+				p->p++;
+				if (parse_int(p, &v) || v < 0 || v > 7)
+					return fail(p, s, "invalid dpp8 lane select");
+				sel |= (uint32_t)v << (3 * i);
+				if (*p->p != (i == 7 ? ']' : ','))
+					return fail(p, p->p, "invalid dpp8 value");
+			}
+			p->p++;
+			m->dpp8 = sel;
+			return 0;
+		}
 		if (word_is(s, n, "quad_perm")) {
+			if (dpp_control(p, in, s, ISA_ENC_DPP))
+				return -1;
 			if (*p->p != '[')
 				return fail(p, p->p, "expected '['");
 			unsigned c = 0;
@@ -667,12 +788,16 @@ static int parse_modifier(P *p, IsaInsn *in)
 					return -1;
 				if (i >= 3 && !g11)
 					return fail(p, s, "not a valid operand on this GPU");
+				if (dpp_control(p, in, s, ISA_ENC_DPP))
+					return -1;
 				m->dpp_ctrl = (uint16_t)(dpp[i].base + v);
 				return 0;
 			}
 		if (word_is(s, n, "row_bcast")) {
 			if (parse_int(p, &v) || (v != 15 && v != 31) || g11)
 				return fail(p, s, "invalid row_bcast");
+			if (dpp_control(p, in, s, ISA_ENC_DPP))
+				return -1;
 			m->dpp_ctrl = v == 15 ? 0x142 : 0x143;
 			return 0;
 		}
@@ -681,15 +806,17 @@ static int parse_modifier(P *p, IsaInsn *in)
 			if (word_is(s, n, wave[i])) {
 				if (mod_int(p, s, 1, 1, &v) || g11)
 					return fail(p, s, "invalid DPP control");
+				if (dpp_control(p, in, s, ISA_ENC_DPP))
+					return -1;
 				m->dpp_ctrl = (uint16_t)(0x130 + 4 * i);
 				return 0;
 			}
 		return fail(p, s, "invalid modifier");
 	}
 	if (word_is(s, n, "row_mirror"))
-		return m->dpp_ctrl = 0x140, 0;
+		return dpp_control(p, in, s, ISA_ENC_DPP) ? -1 : (m->dpp_ctrl = 0x140, 0);
 	if (word_is(s, n, "row_half_mirror"))
-		return m->dpp_ctrl = 0x141, 0;
+		return dpp_control(p, in, s, ISA_ENC_DPP) ? -1 : (m->dpp_ctrl = 0x141, 0);
 	if (word_is(s, n, "clamp"))
 		return m->clamp = 1, 0;
 	if (word_is(s, n, "offen"))
@@ -698,6 +825,11 @@ static int parse_modifier(P *p, IsaInsn *in)
 		return m->idxen = 1, 0;
 	if (word_is(s, n, "gds"))
 		return m->gds = 1, 0;
+	if (isa_op_fmt(p->t, in->op) != ISA_FMT_SMEM)
+		p->cpol_seen = 1;
+	if (g942 && isa_op_fmt(p->t, in->op) == ISA_FMT_SMEM && (word_is(s, n, "sc0") || word_is(s, n, "sc1") ||
+								  word_is(s, n, "nt")))
+		return fail(p, s, "invalid operand for instruction: gfx942 SMEM takes glc");
 	if (!g942 && word_is(s, n, "glc"))
 		return m->cpol |= ISA_CPOL_GLC, 0;
 	if (!g942 && word_is(s, n, "slc"))
@@ -809,6 +941,25 @@ static int try_encode(ta_target t, const IsaInsn *in, char *msg, size_t cap)
 	return try_encode_into(t, in, b, msg, cap);
 }
 
+/* A modifier the text wrote that in's encoding has no field for (even at its
+ * default value: `op_sel_hi:[1,1]` on a VOP2 op): the message, and its kind in *k. */
+static const char *unwritten_at(const P *p, const IsaInsn *in, int *k)
+{
+	unsigned cpol, extra = p->written & ~isa_mods_ok(p->t, in, &cpol);
+	if (!extra)
+		return NULL;
+	*k = __builtin_ctz(extra);
+	return (extra & (ISA_M_DPP16 | ISA_M_FI | ISA_M_DPP8)) && in->enc == ISA_ENC_DEFAULT
+		? "not a valid operand: DPP modifiers without a DPP control"
+		: "not a valid operand: modifier not supported by this instruction's encoding";
+}
+
+static int unwritten(const P *p, const IsaInsn *in)
+{
+	int k;
+	return unwritten_at(p, in, &k) != NULL;
+}
+
 static const char *mnemonic_end(const char *s)
 {
 	while (is_id(*s) && *s != '.')
@@ -860,6 +1011,10 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 		p->p = body;
 		p->err = NULL;
 		p->offpos = NULL;
+		p->dpppos = NULL;
+		p->explicit_e32 = explicit_enc && enc == ISA_ENC_DEFAULT;
+		p->written = 0;
+		p->nkw = p->cpol_seen = p->off1_seen = 0;
 		IsaInsn tmp;
 		if (vopd_part == 2) {
 			tmp = *in;
@@ -878,12 +1033,23 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 				}
 				int bad;
 				const char *m = isa_check(p->t, &tmp, &bad);
-				if (!m && !explicit_enc && (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
-				    (p->len = try_encode_into(p->t, &tmp, p->bytes, NULL, 0)) < 0) {
-					tmp.enc = ISA_ENC_E64;
-					if (try_encode(p->t, &tmp, NULL, 0) < 0)
-						tmp.enc = ISA_ENC_DEFAULT;
-					m = isa_check(p->t, &tmp, &bad);
+				if (!m && tmp.enc == ISA_ENC_DPP && !p->dpppos)
+					m = "too few operands for instruction: _dpp needs a DPP control", bad = -1;
+				if (!explicit_enc && tmp.enc == ISA_ENC_DEFAULT &&
+				    (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
+				    (m || unwritten(p, &tmp) || try_encode_into(p->t, &tmp, p->bytes, NULL, 0) < 0)) {
+					IsaInsn e64 = tmp; /* promote when only the VOP3 form takes the operands */
+					e64.enc = ISA_ENC_E64;
+					if (!unwritten(p, &e64) && try_encode(p->t, &e64, NULL, 0) >= 0)
+						tmp = e64, m = NULL;
+				}
+				if (!m) {
+					int k = -1;
+					if ((m = unwritten_at(p, &tmp, &k)) != NULL) {
+						p->err = NULL;
+						fail(p, p->wpos[k], m);
+						goto next;
+					}
 				}
 				if (!m && (p->len = try_encode_into(p->t, &tmp, p->bytes, p->errbuf, sizeof p->errbuf)) < 0) {
 					/* Encoding constraints (literals, offsets, e32 operand rules). */
@@ -909,6 +1075,7 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 				}
 			}
 		}
+	next:
 		if (!best_err || (p->err_at && best_at && p->err_at > best_at))
 			best_err = p->err, best_at = p->err_at;
 	}

@@ -322,8 +322,10 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 	sb_puts(sb, oi->name[ti]);
 	if (in->enc == ISA_ENC_E64)
 		sb_puts(sb, "_e64");
-	else if (in->enc == ISA_ENC_DPP)
-		sb_puts(sb, "_dpp");
+	else if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && fmt != ISA_FMT_VOPC)
+		sb_puts(sb, "_dpp"); /* gfx11 VOPC DPP prints the bare name (llvm-mc) */
+	else if (in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8)
+		;
 	else if (isa_has_suffix(t, in->op))
 		sb_puts(sb, "_e32");
 	if (fmt == ISA_FMT_VOPD) {
@@ -343,6 +345,12 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 	case ISA_FMT_VOP1: case ISA_FMT_VOP2: case ISA_FMT_VOPC:
 		if (in->enc == ISA_ENC_DPP)
 			print_dpp(t, sb, m);
+		if (in->enc == ISA_ENC_DPP8) {
+			sb_puts(sb, " dpp8:[");
+			for (int i = 0; i < 8; i++)
+				sb_printf(sb, "%s%u", i ? "," : "", m->dpp8 >> (3 * i) & 7);
+			sb_puts(sb, m->fi ? "] fi:1" : "]");
+		}
 		break;
 	case ISA_FMT_VOP3:
 		if (m->op_sel) /* sources, then dst (always bit 3) */

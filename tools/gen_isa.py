@@ -94,6 +94,10 @@ E("s_movk_i32", "SOPK", "SOPK", "sd1 k16", "B32", "SALU")
 E("s_cmovk_i32", "SOPK", "SOPK", "sd1 k16", "B32", "SALU RSCC")
 E("s_addk_i32", "SOPK", "SOPK", "sd1 k16", "B32", "SALU WSCC TIED")
 E("s_mulk_i32", "SOPK", "SOPK", "sd1 k16", "B32", "SALU TIED")
+# compares against a 16-bit constant (clang emits s_cmpk_lg_i32 and friends for uniform branches)
+for c in ["eq", "lg", "gt", "ge", "lt", "le"]:
+    for t in ["i32", "u32"]:
+        E("s_cmpk_%s_%s" % (c, t), "SOPK", "SOPK", "ss1 k16", "B32", "SALU WSCC")
 for n in ["s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt"]:
     E("-/" + n, "-", "SOPK", "ss1 k16", "B32", "SALU WAIT")
 
@@ -124,6 +128,7 @@ E("s_icache_inv", "SOPP", "SOPP", "", "B32", "SALU")
 E("s_sethalt", "SOPP", "SOPP", "i16", "B32", "SALU")
 E("-/s_delay_alu", "-", "SOPP", "delay", "B32", "SALU")
 E("-/s_clause", "-", "SOPP", "k16", "B32", "SALU")
+E("-/s_set_inst_prefetch_distance", "-", "SOPP", "k16", "B32", "SALU")  # clang -O3 puts it around loops
 E("s_sendmsg", "SOPP", "SOPP", "msg", "B32", "SALU RM0")
 # gfx11 hazard waits on the dependency counters (va_vdst, sa_sdst, ...); printed hex
 # like the values LLVM emits (0xfff, 0xfffe)

@@ -198,21 +198,25 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 				in->mod.neg = 1, in->mod.abs = 2 & ((1 << (n - first_src)) - 1);
 			if (ty == ISA_TY_F32 && fmt != ISA_FMT_VOPC && !(oi->flags & (ISA_F_NOE64 | ISA_F_NOMODS)))
 				in->mod.clamp = 1, in->mod.omod = 1;
-		} else if (var == 4) {
-			if (fmt == ISA_FMT_VOPC || (oi->flags & ISA_F_NODPP) || !first_src || first_src < 0 || in->ops[first_src].kind != ISA_K_VGPR ||
-			    has_lm || (oi->flags & ISA_F_NOE64) || wide || (sig[0] & 0xff) > 1 || n > 3)
+		} else if (var == 4) { /* DPP16 (gfx11 VOPC too) */
+			if ((fmt == ISA_FMT_VOPC && !g11) || (oi->flags & ISA_F_NODPP) || !first_src || first_src < 0 ||
+			    in->ops[first_src].kind != ISA_K_VGPR || (has_lm && fmt != ISA_FMT_VOPC) ||
+			    (oi->flags & ISA_F_NOE64) || wide || (sig[0] & 0xff) > 1 || n > 3)
 				return 0;
 			in->enc = ISA_ENC_DPP;
 			in->mod.dpp_ctrl = g11 ? 0x151 : 0x111;
 			in->mod.row_mask = 0xa;
 			in->mod.bound_ctrl = 1;
-		} else if (var == 5) {
-			if (fmt == ISA_FMT_VOPC || (oi->flags & ISA_F_NODPP) || first_src < 0 || in->ops[first_src].kind != ISA_K_VGPR || has_lm ||
-			    (oi->flags & ISA_F_NOE64) || wide || (sig[0] & 0xff) > 1 || n > 3)
+		} else if (var == 5 || var == 6) { /* quad_perm with fi; gfx11 dpp8 (fi on VOPC) */
+			if ((fmt == ISA_FMT_VOPC && !g11) || (oi->flags & ISA_F_NODPP) || first_src < 0 ||
+			    in->ops[first_src].kind != ISA_K_VGPR || (has_lm && fmt != ISA_FMT_VOPC) ||
+			    (oi->flags & ISA_F_NOE64) || wide || (sig[0] & 0xff) > 1 || n > 3 || (var == 6 && !g11))
 				return 0;
-			in->enc = ISA_ENC_DPP;
-			in->mod.dpp_ctrl = 0x1b;
-			in->mod.fi = (uint8_t)g11;
+			in->enc = var == 6 ? ISA_ENC_DPP8 : ISA_ENC_DPP;
+			if (var == 6)
+				in->mod.dpp8 = 0x053977 ^ (uint32_t)op, in->mod.fi = fmt == ISA_FMT_VOPC;
+			else
+				in->mod.dpp_ctrl = 0x1b, in->mod.fi = (uint8_t)g11;
 		} else if (var)
 			return 0;
 		break;
