@@ -15,6 +15,7 @@
 #include "codeobj.h"
 
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 
@@ -391,20 +392,54 @@ int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 		return -1;
 	if (!a->kernels.len)
 		return err(a, (SrcPos){0, 0}, "no kernels: a code object needs at least one .amdhsa_kernel");
-	int text = -1;
+	/* .text and .rodata are written; bytes in any other section would be
+	 * lost, so they are an error (empty ones such as .AMDGPU.csdata and
+	 * .note.GNU-stack carry nothing). */
+	int text = -1, ro = -1;
 	for (size_t i = 0; i < out->sections.len; i++) {
 		const IsaSection *s = &out->sections.data[i];
 		if (!strcmp(s->name, ".text"))
 			text = (int)i;
-		else if (s->data.len && strcmp(s->name, ".rodata") && strncmp(s->name, ".AMDGPU", 7))
-			diag_at(a->d, DIAG_WARNING, a->src, (SrcPos){0, 0},
-				"section %s (%zu bytes) is not written to the code object", s->name, s->data.len);
-		else if (s->data.len && !strcmp(s->name, ".rodata"))
-			diag_at(a->d, DIAG_WARNING, a->src, (SrcPos){0, 0},
-				".rodata data (%zu bytes) other than kernel descriptors is not written", s->data.len);
+		else if (!strcmp(s->name, ".rodata"))
+			ro = (int)i;
+		else if (s->data.len)
+			return err(a, (SrcPos){0, 0},
+				   "section %s has %zu bytes: tileasm writes only .text and .rodata into the code object",
+				   s->name, s->data.len);
 	}
 	if (text < 0)
 		return err(a, (SrcPos){0, 0}, "no .text section");
+	/* .rodata symbols: local or hidden ones become local symbols of the code
+	 * object (as ld.lld makes them); .L labels are assembler-temporary. */
+	CoData data = {0};
+	VEC(CoDataSym) dsyms = {0};
+	if (ro >= 0 && out->sections.data[ro].data.len) {
+		const IsaSection *s = &out->sections.data[ro];
+		data.bytes = s->data.data;
+		data.len = s->data.len;
+		data.align = (uint32_t)TA_MAX(s->align, 1);
+	}
+	for (size_t j = 0; ro >= 0 && j < out->symbols.len; j++) {
+		const IsaSymbol *sym = &out->symbols.data[j];
+		if (!sym->defined || sym->section != ro || !strncmp(sym->name, ".L", 2))
+			continue;
+		if (sym->binding != ISA_BIND_LOCAL && sym->vis != ISA_VIS_HIDDEN) {
+			vec_free(&dsyms);
+			return err(a, (SrcPos){0, 0},
+				   "global .rodata symbol '%s': tileasm exports only kernels (make it .hidden or local)",
+				   sym->name);
+		}
+		CoDataSym ds = {sym->name, sym->value, sym->size,
+				(uint8_t)(sym->type == ISA_SYM_OBJECT ? STT_OBJECT : sym->type == ISA_SYM_FUNC ? STT_FUNC
+													: STT_NOTYPE),
+				(uint8_t)(sym->vis == ISA_VIS_HIDDEN ? STV_HIDDEN : STV_DEFAULT)};
+		if (vec_push(&dsyms, ds)) {
+			vec_free(&dsyms);
+			return err(a, (SrcPos){0, 0}, "out of memory");
+		}
+	}
+	data.syms = dsyms.data;
+	data.nsyms = (int)dsyms.len;
 	const IsaSection *ts = &out->sections.data[text];
 	for (size_t i = 0; i < a->kernels.len; i++) {
 		CoKernel *k = &a->kernels.data[i];
@@ -424,7 +459,8 @@ int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 	}
 	/* Without .amdgpu_metadata, describe the kernels from their descriptors. */
 	int rc = co_write_text(&a->t, a->kernels.data, (int)a->kernels.len, ts->data.data, ts->data.len, a->md,
-			       co, len, a->d);
+			       &data, co, len, a->d);
+	vec_free(&dsyms);
 	if (rc)
 		a->errors++;
 	return rc;

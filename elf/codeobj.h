@@ -235,8 +235,25 @@ void co_metadata_print(const CoMd *doc, StrBuf *sb);
 int co_write(const Target *t, const CoKernel *k, int n, uint8_t **out, size_t *len, Diag *d);
 /* Same with a prebuilt .text (entries at k[i].text_offset, 256-byte aligned)
  * and, when md is not NULL, that metadata document instead of one built from k. */
+/* Data an assembly source put in .rodata besides the kernel descriptors
+ * (clang's __oclc_ABI_version, constant tables): written after the
+ * descriptors as ld.lld lays out one object's .rodata, with its local and
+ * hidden symbols in .symtab (as lld makes them local). */
+typedef struct {
+	const char *name;
+	uint64_t value, size; /* value: offset in the data */
+	uint8_t type, vis;    /* STT_OBJECT/STT_NOTYPE/..., STV_* */
+} CoDataSym;
+typedef struct {
+	const uint8_t *bytes;
+	size_t len;
+	uint32_t align; /* power of two */
+	const CoDataSym *syms;
+	int nsyms;
+} CoData;
+/* data may be NULL (descriptors only). */
 int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text, size_t text_len,
-		  const CoMd *md, uint8_t **out, size_t *len, Diag *d);
+		  const CoMd *md, const CoData *data, uint8_t **out, size_t *len, Diag *d);
 /* .text as co_write lays it out; sets k[i].text_offset. *text is malloc'd. */
 int co_layout_text(const Target *t, CoKernel *k, int n, uint8_t **text, size_t *len, Diag *d);
 /* e_flags for t. */

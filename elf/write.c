@@ -159,7 +159,7 @@ int co_write(const Target *t, const CoKernel *k, int n, uint8_t **out, size_t *l
 	size_t tlen = 0;
 	int rc = co_layout_text(t, kk, n, &text, &tlen, d);
 	if (!rc)
-		rc = co_write_text(t, kk, n, text, tlen, NULL, out, len, d);
+		rc = co_write_text(t, kk, n, text, tlen, NULL, NULL, out, len, d);
 	free(text);
 	free(kk);
 	return rc;
@@ -201,8 +201,17 @@ typedef struct {
 } Place;
 
 int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text, size_t text_len,
-		  const CoMd *md, uint8_t **out, size_t *len, Diag *d)
+		  const CoMd *md, const CoData *data, uint8_t **out, size_t *len, Diag *d)
 {
+	static const CoData none = {0};
+	if (!data)
+		data = &none;
+	int nloc = data->nsyms;
+	uint32_t dalign = data->align ? data->align : 1;
+	if (dalign & (dalign - 1) || dalign > 65536 || nloc < 0 || (nloc && !data->syms)) {
+		diag_error(d, "co_write_text: bad .rodata data");
+		return -1;
+	}
 	*out = NULL;
 	*len = 0;
 	if (!target_is_amd(t->id)) {
@@ -218,6 +227,7 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 	CoDescriptor *kds = calloc((size_t)n, sizeof *kds);
 	DynSym *syms = calloc((size_t)2 * n, sizeof *syms);
 	uint8_t *mp = NULL, *b = NULL;
+	uint32_t *strloc = NULL;
 	size_t mplen = 0;
 	Strtab dynstr = {0}, strtab = {0}, shstr = {0};
 	StrBuf names = {0};
@@ -289,6 +299,13 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 	/* .symtab: null, _DYNAMIC (local, as lld adds it), then the kernels in
 	 * source order. */
 	uint32_t str_dynamic = str_add(&strtab, "_DYNAMIC");
+	strloc = calloc((size_t)nloc + 1, sizeof *strloc);
+	if (!strloc) {
+		diag_error(d, "out of memory");
+		goto done;
+	}
+	for (int i = 0; i < nloc; i++)
+		strloc[i] = str_add(&strtab, data->syms[i].name);
 	uint32_t *strname = calloc((size_t)nsym, sizeof *strname);
 	if (!strname) {
 		diag_error(d, "out of memory");
@@ -320,12 +337,15 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 	s[S_GNUHASH] = (Place){.size = 16 + 8 * (uint64_t)maskwords + 4 * (uint64_t)nbuckets + 4 * (uint64_t)nsym, .align = 8};
 	s[S_HASH] = (Place){.size = 4 * (2 + 2 * (uint64_t)(nsym + 1)), .align = 4};
 	s[S_DYNSTR] = (Place){.size = dynstr.sb.len, .align = 1};
-	s[S_RODATA] = (Place){.size = CO_KD_SIZE * (uint64_t)n, .align = 64};
+	/* .rodata: the descriptors, then the source's own .rodata bytes */
+	uint64_t data_off = align_to(CO_KD_SIZE * (uint64_t)n, dalign);
+	s[S_RODATA] = (Place){.size = data->len ? data_off + data->len : CO_KD_SIZE * (uint64_t)n,
+			      .align = TA_MAX(64, dalign)};
 	s[S_TEXT] = (Place){.size = text_len, .align = 256};
 	s[S_DYNAMIC] = (Place){.size = 7 * 16, .align = 8};
 	s[S_RELRO] = (Place){.align = 1};
 	s[S_COMMENT] = (Place){.size = sizeof comment, .align = 1};
-	s[S_SYMTAB] = (Place){.size = 24 * (uint64_t)(nsym + 2), .align = 8};
+	s[S_SYMTAB] = (Place){.size = 24 * (uint64_t)(nsym + 2 + nloc), .align = 8};
 	s[S_SHSTRTAB] = (Place){.size = shstr.sb.len, .align = 1};
 	s[S_STRTAB] = (Place){.size = strtab.sb.len, .align = 1};
 
@@ -485,6 +505,8 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 		co_descriptor_encode(&kds[i], b + s[S_RODATA].off + CO_KD_SIZE * (uint64_t)i);
 	}
 
+	if (data->len)
+		memcpy(b + s[S_RODATA].off + data_off, data->bytes, data->len);
 	memcpy(b + s[S_TEXT].off, text, text_len);
 
 	/* .dynamic */
@@ -502,16 +524,27 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 
 	memcpy(b + s[S_COMMENT].off, comment, sizeof comment);
 
-	/* .symtab */
+	/* .symtab: the source's local data symbols, _DYNAMIC, then the kernels */
 	{
-		uint8_t *p = b + s[S_SYMTAB].off + 24;
+		uint8_t *p;
+		for (int i = 0; i < nloc; i++) {
+			const CoDataSym *ds = &data->syms[i];
+			p = b + s[S_SYMTAB].off + 24 * (uint64_t)(i + 1);
+			put32(p, strloc[i]);
+			p[4] = (uint8_t)ELF64_ST_INFO(STB_LOCAL, ds->type);
+			p[5] = ds->vis;
+			put16(p + 6, S_RODATA);
+			put64(p + 8, s[S_RODATA].addr + data_off + ds->value);
+			put64(p + 16, ds->size);
+		}
+		p = b + s[S_SYMTAB].off + 24 * (uint64_t)(nloc + 1);
 		put32(p, str_dynamic);
 		p[4] = ELF64_ST_INFO(STB_LOCAL, STT_NOTYPE);
 		p[5] = STV_HIDDEN;
 		put16(p + 6, S_DYNAMIC);
 		put64(p + 8, s[S_DYNAMIC].addr);
 		for (int i = 0; i < nsym; i++) {
-			p = b + s[S_SYMTAB].off + 24 * (uint64_t)(i + 2);
+			p = b + s[S_SYMTAB].off + 24 * (uint64_t)(i + 2 + nloc);
 			int kd = i % 2, ki = i / 2;
 			put32(p, strname[i]);
 			p[4] = (uint8_t)ELF64_ST_INFO(STB_GLOBAL, symtype[kd]);
@@ -554,7 +587,7 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 		put64(p + 24, s[i].off);
 		put64(p + 32, s[i].size);
 		put32(p + 40, (uint32_t)sh[i].link);
-		put32(p + 44, i == S_DYNSYM ? 1 : i == S_SYMTAB ? 2 : 0); /* first global */
+		put32(p + 44, i == S_DYNSYM ? 1 : i == S_SYMTAB ? 2 + (uint32_t)nloc : 0); /* first global */
 		put64(p + 48, s[i].align);
 		put64(p + 56, sh[i].entsize);
 	}
@@ -564,6 +597,7 @@ int co_write_text(const Target *t, const CoKernel *k, int n, const uint8_t *text
 	b = NULL;
 	rc = 0;
 done:
+	free(strloc);
 	free(b);
 	free(mp);
 	free(kds);

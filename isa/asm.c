@@ -122,11 +122,14 @@ static int is_idc(int c)
 	return isalnum(c) || c == '_' || c == '.' || c == '$';
 }
 
-/* Evaluates a tiny expression: terms (integers, symbols, `.`) joined by + and -. */
-static int eval(Asm *a, const char *s, int section, size_t dot, int64_t *v, int *symsec)
+/* Evaluates a tiny expression: terms (integers, symbols, `.`) joined by + and -.
+ * *net (if set) receives the number of section-relative terms left after
+ * differences cancel: nonzero means the value is an address, which only a
+ * relocation could express. */
+static int eval_net(Asm *a, const char *s, int section, size_t dot, int64_t *v, int *symsec, int *net)
 {
 	int64_t acc = 0;
-	int sign = 1, any = 0;
+	int sign = 1, any = 0, rel = 0;
 	*symsec = -1;
 	while (*s) {
 		while (*s == ' ' || *s == '\t')
@@ -146,6 +149,7 @@ static int eval(Asm *a, const char *s, int section, size_t dot, int64_t *v, int 
 		} else if (*s == '.' && !is_idc(s[1])) {
 			t = (int64_t)dot;
 			*symsec = section;
+			rel += sign;
 			s++;
 		} else if (is_idc(*s)) {
 			size_t n = 0;
@@ -159,7 +163,7 @@ static int eval(Asm *a, const char *s, int section, size_t dot, int64_t *v, int 
 				return -1;
 			t = (int64_t)sym->value;
 			if (sym->section >= 0)
-				*symsec = sym->section;
+				*symsec = sym->section, rel += sign;
 			s += n;
 		} else
 			return -1;
@@ -172,7 +176,14 @@ static int eval(Asm *a, const char *s, int section, size_t dot, int64_t *v, int 
 			return -1;
 	}
 	*v = acc;
+	if (net)
+		*net = rel;
 	return any ? 0 : -1;
+}
+
+static int eval(Asm *a, const char *s, int section, size_t dot, int64_t *v, int *symsec)
+{
+	return eval_net(a, s, section, dot, v, symsec, NULL);
 }
 
 static int align_to(Asm *a, unsigned bytes)
@@ -285,16 +296,85 @@ static int directive(Asm *a, char *line, SrcPos pos)
 		}
 		return 1;
 	}
-	if (IS(".hidden") || IS(".protected") || IS(".internal") || IS(".ident") || IS(".file"))
-		return 1; /* visibility and provenance: nothing to record in IsaAsmOut */
-	if (IS(".globl") || IS(".global") || IS(".weak") || IS(".local")) {
+	if (IS(".ident") || IS(".file"))
+		return 1; /* provenance: nothing to record in IsaAsmOut */
+	/* Address-significance table: llvm-mc writes .llvm_addrsig, which ld.lld
+	 * consumes (identical code folding) and does not write out. */
+	if (IS(".addrsig") || IS(".addrsig_sym"))
+		return 1;
+	if (IS(".globl") || IS(".global") || IS(".weak") || IS(".local") || IS(".hidden") || IS(".protected") ||
+	    IS(".internal")) {
 		size_t m = 0;
 		while (is_idc(args[m]))
 			m++;
 		IsaSymbol *s = m ? get_symbol(a, args, m) : NULL;
 		if (!s)
 			return err(a, pos, "%s", "expected a symbol name");
-		s->binding = IS(".local") ? ISA_BIND_LOCAL : ISA_BIND_GLOBAL;
+		if (IS(".hidden") || IS(".internal"))
+			s->vis = ISA_VIS_HIDDEN;
+		else if (IS(".protected"))
+			s->vis = ISA_VIS_PROTECTED;
+		else
+			s->binding = IS(".local") ? ISA_BIND_LOCAL : IS(".weak") ? ISA_BIND_WEAK : ISA_BIND_GLOBAL;
+		return 1;
+	}
+	if (IS(".zero") || IS(".space") || IS(".skip")) { /* .zero count[, value] */
+		int64_t cnt, val = 0;
+		int ss;
+		char *comma = strchr(args, ',');
+		if (comma)
+			*comma = 0;
+		if (eval(a, args, a->cur, 0, &cnt, &ss) || ss >= 0 || cnt < 0 || cnt > (1 << 26) ||
+		    (comma && (eval(a, comma + 1, a->cur, 0, &val, &ss) || ss >= 0)))
+			return err(a, pos, "%s", "expected a constant count (and fill byte)");
+		uint8_t b = (uint8_t)val;
+		for (int64_t i = 0; i < cnt; i++)
+			if (emit(a, &b, 1))
+				return -1;
+		return 1;
+	}
+	if (IS(".ascii") || IS(".asciz") || IS(".string")) {
+		const char *q = args;
+		for (;;) {
+			if (*q != '"')
+				return err(a, pos, "%s", "expected a string literal");
+			for (q++; *q && *q != '"'; q++) {
+				uint8_t c = (uint8_t)*q;
+				if (c == '\\') {
+					q++;
+					if (*q >= '0' && *q <= '7') { /* octal, up to 3 digits */
+						int v = 0;
+						for (int k = 0; k < 3 && *q >= '0' && *q <= '7'; k++, q++)
+							v = v * 8 + (*q - '0');
+						q--;
+						c = (uint8_t)v;
+					} else
+						c = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q == 'r' ? '\r' : *q == '0' ? 0
+						  : (uint8_t)*q;
+					if (!*q)
+						break;
+				}
+				if (emit(a, &c, 1))
+					return -1;
+			}
+			if (*q != '"')
+				return err(a, pos, "%s", "unterminated string literal");
+			if (!IS(".ascii")) {
+				uint8_t z = 0;
+				if (emit(a, &z, 1))
+					return -1;
+			}
+			q++;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (!*q)
+				break;
+			if (*q != ',')
+				return err(a, pos, "%s", "expected ',' between strings");
+			q++;
+			while (*q == ' ' || *q == '\t')
+				q++;
+		}
 		return 1;
 	}
 	if (IS(".type")) {
@@ -345,11 +425,17 @@ static int directive(Asm *a, char *line, SrcPos pos)
 			if (c)
 				save = *c, *c = 0;
 			int64_t v;
-			int ss;
-			if (eval(a, p, a->cur, cur_sec(a) ? cur_sec(a)->data.len : 0, &v, &ss)) {
+			int ss, net;
+			if (eval_net(a, p, a->cur, cur_sec(a) ? cur_sec(a)->data.len : 0, &v, &ss, &net)) {
 				if (c)
 					*c = save;
 				return err(a, pos, "%s", "expected a constant expression");
+			}
+			if (net) { /* a symbol's address: the linker would relocate it */
+				if (c)
+					*c = save;
+				return err(a, pos, "%s", "data directive needs a relocation (a symbol address); tileasm "
+						       "writes none");
 			}
 			if (width < 8 && (v >= (int64_t)1 << (8 * width) || v < -((int64_t)1 << (8 * width - 1))))
 				return err(a, pos, "%s", "value out of range for data directive");

@@ -157,6 +157,40 @@ Test(isa_asm, labels_and_directives)
 	diag_free(&d);
 }
 
+/* clang -S data directives: strings, .zero, visibility, .addrsig; an address in
+ * data (a relocation) is refused rather than written as an offset. */
+Test(isa_asm, data_directives)
+{
+	const char *text = "\t.section .rodata,\"a\",@progbits\n"
+			   "\t.p2align 2\n"
+			   "\t.hidden tab\n\t.weak tab\n\t.type tab,@object\n"
+			   "tab:\n\t.asciz \"a\\n\\101\"\n\t.ascii \"xy\", \"z\"\n\t.zero 3\n\t.zero 2, 0x7f\n"
+			   ".Lm:\t.long .Lm - tab\n.Le:\n\t.size tab, .Le-tab\n"
+			   "\t.text\n\ts_endpgm\n\t.addrsig\n\t.addrsig_sym tab\n";
+	IsaAsmOut out;
+	Diag d;
+	int rc = assemble(TA_TARGET_GFX942, text, &out, &d, NULL, NULL, NULL);
+	cr_assert_eq(rc, 0, "%s", diag_text(&d));
+	int rs = isa_asm_find_section(&out, ".rodata"), k = isa_asm_find_symbol(&out, "tab");
+	cr_assert(rs >= 0 && k >= 0);
+	static const uint8_t want[] = {'a', '\n', 'A', 0, 'x', 'y', 'z', 0, 0, 0, 0x7f, 0x7f, 12, 0, 0, 0};
+	cr_assert_eq(out.sections.data[rs].data.len, sizeof want);
+	cr_expect_arr_eq(out.sections.data[rs].data.data, want, sizeof want);
+	cr_expect_eq(out.symbols.data[k].vis, ISA_VIS_HIDDEN);
+	cr_expect_eq(out.symbols.data[k].binding, ISA_BIND_WEAK);
+	cr_expect_eq(out.symbols.data[k].size, 16);
+	isa_asm_free(&out);
+	diag_free(&d);
+	static const char *const bad[] = {".rodata\nt:\n.quad t\n", ".rodata\n.long .\n", ".text\nk:\n.data\n.long k+4\n"};
+	for (size_t i = 0; i < TA_ARRAY_LEN(bad); i++) {
+		rc = assemble(TA_TARGET_GFX942, bad[i], &out, &d, NULL, NULL, NULL);
+		cr_expect_eq(rc, -1, "accepted: %s", bad[i]);
+		cr_expect(strstr(diag_text(&d), "needs a relocation"), "%s", diag_text(&d));
+		isa_asm_free(&out);
+		diag_free(&d);
+	}
+}
+
 static int reject_all(void *user, const char *line, SrcPos pos, int *raw)
 {
 	(void)user, (void)line, (void)pos, (void)raw;
