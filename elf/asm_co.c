@@ -481,5 +481,16 @@ int co_assemble(const Target *t, int wave64, const SrcFile *src, uint8_t **co, s
 		rc = co_asm_finish(a, &res, co, len);
 	isa_asm_free(&res);
 	co_asm_free(a);
+	/* What the assembler writes, the reader (the emulator, disasm) must
+	 * take: metadata the YAML parser accepts can still lack what co_read
+	 * requires (found by fuzz_coasm: an argument map cut short by a '#'). */
+	CoObject *o = NULL;
+	if (!rc && co_read(*co, *len, &o, d)) {
+		free(*co);
+		*co = NULL;
+		*len = 0;
+		rc = -1;
+	}
+	co_object_free(o);
 	return rc;
 }

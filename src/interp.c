@@ -48,6 +48,7 @@ typedef struct {
 	bool failed;
 	bool breaking;     /* a break is leaving the innermost loop */
 	uint64_t steps, max_steps; /* work done and its bound (interp_run_bounded) */
+	bool poison_alt;   /* interp_run_poisoned: the second fill pattern */
 } Interp;
 
 #define EX(id) (&in->m->exprs.data[id])
@@ -405,15 +406,17 @@ static Val eval(Interp *in, int32_t id)
 
 /* ---- buffers ------------------------------------------------------------ */
 
-/* Fill with a value that makes reads of undefined data visible. */
-static void poison(BufState *b)
+/* Fill with a value that makes reads of undefined data visible: NaN and
+ * 0xA5 bytes, or (alt) -3.25 and 0x5A bytes, so that a result that depends
+ * on the fill differs between the two (interp_run_poisoned). */
+static void poison(BufState *b, bool alt)
 {
 	if (!is_float(b->dt)) {
-		memset(b->block, 0xA5, (size_t)(b->elems * b->esize));
+		memset(b->block, alt ? 0x5A : 0xA5, (size_t)(b->elems * b->esize));
 		return;
 	}
 	uint8_t nan[8];
-	dt_store_double(b->dt, nan, NAN);
+	dt_store_double(b->dt, nan, alt ? -3.25 : NAN);
 	for (int64_t i = 0; i < b->elems; i++)
 		memcpy(b->block + i * b->esize, nan, (size_t)b->esize);
 }
@@ -787,7 +790,7 @@ static void exec_stmt(Interp *in, int32_t id)
 	if (!charge(in, 1, s->pos))
 		return;
 	switch ((StmtKind)s->kind) {
-	case S_ALLOC: poison(&in->bufs[s->buf]); break;
+	case S_ALLOC: poison(&in->bufs[s->buf], in->poison_alt); break;
 	case S_LET: in->vars[s->var] = eval(in, s->value); break;
 	case S_STORE: {
 		BufState *b = &in->bufs[s->dst.buf];
@@ -917,7 +920,7 @@ static int alloc_bufs(Interp *in, const Block *blk)
 				if (!b->priv || vec_push(&in->locals, s->buf))
 					return -1;
 			}
-			poison(b);
+			poison(b, in->poison_alt);
 		}
 		if (alloc_bufs(in, &s->body) || alloc_bufs(in, &s->els))
 			return -1;
@@ -990,6 +993,11 @@ int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
 
 int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t max_steps, Diag *d)
 {
+	return interp_run_poisoned(m, k, args, max_steps, false, d);
+}
+
+int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, bool alt, Diag *d)
+{
 	if (!m->verified || k < 0 || (size_t)k >= m->kernels.len) {
 		diag_error(d, "interp_run needs a verified module and a valid kernel index");
 		return -1;
@@ -999,7 +1007,7 @@ int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t m
 		           m->kernels.data[k].nargs);
 		return -1;
 	}
-	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps};
+	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps, .poison_alt = alt};
 	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
 	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);
 	if (!in.vars || !in.bufs) {

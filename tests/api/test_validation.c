@@ -302,6 +302,16 @@ Test(validation, cli_diagnostics)
 		{"asm %s/tests/elf/kernels_gfx942.s --target=gfx942 --show-encoding", 0, "s_endpgm"},
 		{"asm %s/tests/elf/kernels_gfx942.s --target=gfx942 -o /dev/null", 0, ""},
 	};
+	/* issue 18.12: fuzz_coasm's first find, an argument map cut short by a '#': co_assemble wrote an object
+	 * co_read (the emulator, disasm) rejects; now it is the assembler's error (the file's first byte picks
+	 * the fuzz target's target) */
+	snprintf(cmd, sizeof cmd,
+	         "tail -c +2 %s/tests/fuzz/regress/coasm/metadata-arg-cut-by-comment.s | %s asm - --target=gfx942 "
+	         "-o /nonexistent/x.hsaco 2>&1", src, exe);
+	int crc = run_out(cmd, &out);
+	cr_expect(crc == 1 && strstr(out, "bad metadata for kernel 'mfma': argument 1 needs integer .offset") &&
+	              !strstr(out, "cannot write"), "%s: exit %d:\n%s", cmd, crc, out);
+	free(out);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char a[1024];
 		snprintf(a, sizeof a, cases[i].args, src);
