@@ -70,7 +70,8 @@ static int oom(AmdJob *j)
 
 static int pass_lower(AmdJob *j)
 {
-	return lower_kernel(j->m, j->kernel, j->t, &j->sf, j->d);
+	LowerOptions o = {.no_vector_frags = j->out->no_vector_frags};
+	return lower_kernel_opts(j->m, j->kernel, j->t, &o, &j->sf, j->d);
 }
 
 /* Where the hardware puts the inputs, from the descriptor's enables. */

@@ -6,7 +6,7 @@
  * run_pass calls):
  *   lower       lower_kernel (lower.h)  Tile IR -> SIMT IR, shared with PTX
  *   licm        amd_licm.c     loop-invariant SIMT code before its loops
- *   isel        amd_isel.c     SIMT IR -> MIR with virtual registers
+ *   isel        amd_isel*.c    SIMT IR -> MIR with virtual registers
  *   opt         amd_opt.c      folds, copy propagation, value numbering, dead code
  *   sched       amd_sched.c    pre-RA load hoisting within blocks
  *   regalloc    ra_run (regalloc/ra_run.c, regalloc.h): allocation, spilling,
@@ -54,6 +54,7 @@ typedef struct {
 	int want_listing;       /* fill listing: the code with encodings */
 	int reg_limit[3];       /* registers per file (MR_S, MR_V, MR_A) the allocator may
 	                         * use; 0 = the target's.  Tests force spilling with it. */
+	int no_vector_frags;    /* 1: lower with LowerOptions.no_vector_frags (tests) */
 	const char *dump_after; /* a pass name (amd_pass_name): its output of every kernel
 	                         * goes to dump (SIMT after "lower", MIR after the others) */
 	int verify;             /* run simt_verify / mir_verify after every pass (always in
@@ -91,7 +92,7 @@ int amd_kernarg_layout(const SimtFunc *sf, AmdAbi *abi);
 /* Which workgroup-id dimensions the function reads (bit d). */
 unsigned amd_wgid_dims(const SimtFunc *sf);
 
-/* ---- amd_isel.c ---------------------------------------------------------- */
+/* ---- amd_isel*.c --------------------------------------------------------- */
 
 /* SIMT -> MIR.  mf must be mir_init'ed with the ISA target. */
 int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, Diag *d);

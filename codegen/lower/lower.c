@@ -317,30 +317,31 @@ static int64_t smem_limit(ta_target t)
 	}
 }
 
-static _Thread_local int vf_override = -1;
-
-void lower_set_vector_frags(int mode) { vf_override = mode; }
-
 static _Thread_local unsigned nv_off;
 
 void lower_set_nvidia_off(unsigned mask) { nv_off = mask; }
 
-static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *wg_ok,
-			     Diag *d);
+static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerOptions *o, const LowerWg *wg,
+			     SimtFunc *f, bool *wg_ok, Diag *d);
 
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d)
 {
-	return lower_kernel_impl(m, k, t, NULL, f, NULL, d);
+	return lower_kernel_impl(m, k, t, NULL, NULL, f, NULL, d);
+}
+
+int lower_kernel_opts(const Module *m, int k, const Target *t, const LowerOptions *o, SimtFunc *f, Diag *d)
+{
+	return lower_kernel_impl(m, k, t, o, NULL, f, NULL, d);
 }
 
 int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d)
 {
 	*ok = false;
-	return lower_kernel_impl(m, k, t, wg, f, ok, d);
+	return lower_kernel_impl(m, k, t, NULL, wg, f, ok, d);
 }
 
-static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *wg_ok,
-			     Diag *d)
+static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerOptions *o, const LowerWg *wg,
+			     SimtFunc *f, bool *wg_ok, Diag *d)
 {
 	memset(f, 0, sizeof *f);
 	const Kernel *kn = &m->kernels.data[k];
@@ -393,7 +394,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	c->nv_off = nv_off;
 	c->brk = -1;
 	c->vf_kr = c->vf_cs = -1;
-	c->vf_mode = vf_override >= 0 ? vf_override : 1;
+	c->vf_mode = o && o->no_vector_frags ? 0 : 1;
 	/* parameters */
 	for (int i = 0; i < kn->nargs; i++) {
 		SimtParam p = {.arg = i};

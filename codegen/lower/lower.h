@@ -187,6 +187,12 @@ typedef struct {
 /* Lowers kernel k of a verified module.  Returns 0, or -1 with a diagnostic
  * (e.g. a dtype the target cannot handle).  Free with simt_free even on error. */
 int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);
+/* The same with options (NULL: the defaults). */
+typedef struct {
+	int no_vector_frags; /* 1: element-wise fragments stay in shared memory (the vector
+	                      * layout of docs/lowering.md off; tests pin that path) */
+} LowerOptions;
+int lower_kernel_opts(const Module *m, int k, const Target *t, const LowerOptions *o, SimtFunc *f, Diag *d);
 /* The sm_90a GEMM path (ptx_sm90.h): kernel k lowered for one consumer
  * warpgroup, with the pipelined loop `loop` (copies into the shared tiles
  * skip[0], skip[1] and a gemm into `acc`) as one SI_WG_GEMM_LOOP.  acc must
@@ -200,11 +206,6 @@ typedef struct {
 } LowerWg;
 int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d);
 void simt_free(SimtFunc *f);
-/* Register-resident element-wise fragments (the vector layout of
- * docs/lowering.md) for lower_kernel calls of the calling thread: 1 on,
- * 0 off, -1 the default (on for every target).  A test hook: tests pin
- * the shared-memory path with it; library users never need it. */
-void lower_set_vector_frags(int mode);
 /* Switches NVIDIA code paths off for lower_kernel calls of the calling
  * thread (0, the default: all on): LOWER_NV_* bits.  A test and diagnosis
  * hook (tileasm reads TILEASM_NVIDIA_OFF), to compare against the plain

@@ -61,7 +61,7 @@ static void run_case(const Case *k)
 	Diag d;
 	diag_init(&d);
 	Module *m = load(k, &d);
-	EmuRun r = {k->label, k->sc, 2, 0, 0, lds_check, k};
+	EmuRun r = {k->label, k->sc, 2, 0, lds_check, k};
 	emu_vs_interp(m, &r);
 	ir_module_free(m);
 	diag_free(&d);

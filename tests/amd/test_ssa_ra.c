@@ -365,8 +365,7 @@ Test(ssa_ra, split_code_runs_like_unsplit_code)
 	 * are aligned SGPR pairs): 22 SGPRs force splits and no spill.  (The
 	 * shared-memory lowering on gfx1100 did at 20 until uniform branches
 	 * became s_cbranch_scc, which needs no parked-lane masks: now it fits
-	 * 20 unsplit and spills below.) */
-	lower_set_vector_frags(1);
+	 * 20 unsplit and spills below.)  The vector layout is the default. */
 	for (int pass = 0; pass < 2; pass++) {
 		AmdOutput out = {0};
 		out.want_listing = 1;
@@ -383,7 +382,6 @@ Test(ssa_ra, split_code_runs_like_unsplit_code)
 		run_softmax(&t, &out, x, pass ? y1 : y0);
 		amd_output_free(&out);
 	}
-	lower_set_vector_frags(-1);
 	cr_assert_gt(splits, 0, "22 SGPRs no longer force a split: the test proves nothing");
 	int nonzero = 0;
 	for (int i = 0; i < SM_M * SM_N; i++)

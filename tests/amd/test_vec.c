@@ -3,8 +3,8 @@
  * copies, element-wise parallel loops, row reductions and clear/fill, live
  * in registers in the vector layout; everything else keeps the shared-memory
  * path.
- *  - Every kernel runs on the emulator (gfx1100, gfx90a, gfx942, with the
- *    vector layout switched on: lower_set_vector_frags) against the
+ *  - Every kernel runs on the emulator (gfx1100, gfx90a, gfx942, the
+ *    vector layout is on by default) against the
  *    interpreter, at ragged shapes: rows not a multiple of the tile, row
  *    lengths that are not a multiple of the vector (the per-element path),
  *    shorter than one vector, and aligned ones (the vector path).
@@ -78,7 +78,7 @@ static void run_case(const Case *k)
 	Diag d;
 	diag_init(&d);
 	Module *m = load(k, &d);
-	EmuRun r = {k->label, NULL, 0, 1e-5, 1, path_check, k};
+	EmuRun r = {k->label, NULL, 0, 1e-5, path_check, k};
 	emu_vs_interp(m, &r);
 	ir_module_free(m);
 	diag_free(&d);

@@ -104,11 +104,7 @@ void emu_vs_interp(Module *m, const EmuRun *r)
 		AmdOutput out;
 		memset(&out, 0, sizeof out);
 		out.want_listing = 1;
-		if (r->vector_frags)
-			lower_set_vector_frags(1);
 		int rc = amd_compile(m, &tg, &out, &d);
-		if (r->vector_frags)
-			lower_set_vector_frags(-1);
 		cr_assert_eq(rc, 0, "%s %s: %s", label, tname, diag_text(&d));
 		const AmdKernelInfo *ki = &out.kernels[0];
 		if (r->check)

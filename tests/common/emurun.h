@@ -23,7 +23,6 @@ typedef struct {
 	const ScalarArg *scalars; /* scalar arguments by name */
 	int nscalars;
 	double scalar_default;    /* every other scalar argument */
-	int vector_frags;         /* compile with the vector-fragment layout forced on */
 	/* Called after each AMD compile (listing on), before the run; may be NULL. */
 	void (*check)(const void *ctx, int t, const AmdOutput *out);
 	const void *ctx;
