@@ -176,7 +176,7 @@ int32_t lower_combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x);
 void lower_reduce(L *c, const Stmt *s);
 void lower_cumsum(L *c, const Stmt *s);
 
-/* lower_mma.c */
+/* lower_mma.c, lower_rf.c, lower_rr.c */
 void lower_gemm(L *c, const Stmt *s);
 void lower_wg_loop(L *c, const Stmt *s);
 void rf_analyze(L *c);
