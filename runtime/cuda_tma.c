@@ -172,7 +172,7 @@ TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kern
 	for (int i = 0; i < l->ntmaps && i < 2; i++) {
 		const Buffer *buf = &b->m->bufs.data[kn->args[l->tmaps[i].arg].buf];
 		for (int j = 0; j < l->tmaps[i].rank; j++)
-			if (!ir_eval_int(b->m, kernel, buf->shape[j], arg_values, &td.d[i][j]))
+			if (ir_eval_i64(b->m, kernel, buf->shape[j], arg_values, &td.d[i][j]))
 				return TA_ERR_INVALID;
 	}
 	for (int i = 0; i < l->ntmaps; i++)

@@ -855,7 +855,7 @@ static bool dim_value(const Module *m, int k, const InterpArg *args, int32_t e, 
 		return false;
 	for (int i = 0; i < kn->nargs; i++)
 		vals[i] = args[i].ival;
-	bool ok = ir_eval_int(m, k, e, vals, out) && *out >= 0 && *out <= INT32_MAX;
+	bool ok = !ir_eval_i64(m, k, e, vals, out) && *out >= 0 && *out <= INT32_MAX;
 	free(vals);
 	return ok;
 }

@@ -267,9 +267,9 @@ size_t ir_nesting(const Module *m);
 /* Constant value of an integer expression after specialisation; false if not constant. */
 bool ir_const_int(const Module *m, int32_t e, int64_t *out);
 /* Value of integer expression e of kernel k (grid sizes) given one value per
- * kernel argument (symbols and integer scalars; others ignored).  Returns
- * false if e is not computable from those (floats, loads, division by 0). */
-bool ir_eval_int(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out);
+ * kernel argument (symbols and integer scalars; others ignored).  Returns 0,
+ * or -1 if e is not computable from those (floats, loads, division by 0). */
+int ir_eval_i64(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out);
 /* Iterations of `for i in lo .. hi step st` (st != 0): i = lo, lo + st, ...
  * while i < hi (st > 0) or i > hi (st < 0). */
 int64_t ir_trip_count(int64_t lo, int64_t hi, int64_t st);
@@ -300,7 +300,7 @@ void ir_print(const Module *m, StrBuf *sb);
 void ir_written_args(const Module *m, int k, bool *written, bool *accumulated);
 
 /* launch.c: the grid of kernel k for one value per kernel argument
- * (ir_eval_int's vals).  Returns 0, or -1 when a size is not computable or
+ * (ir_eval_i64's vals).  Returns 0, or -1 when a size is not computable or
  * outside 0..IR_GRID_MAX (what both launchers take: CUDA's x limit). */
 enum { IR_GRID_MAX = 0x7fffffff };
 int ir_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3]);

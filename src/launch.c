@@ -10,7 +10,7 @@ int ir_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3])
 	const Kernel *kn = &m->kernels.data[k];
 	for (int i = 0; i < 3; i++) {
 		int64_t v = 1;
-		if (i < kn->ngrid && !ir_eval_int(m, k, kn->grid[i], vals, &v))
+		if (i < kn->ngrid && ir_eval_i64(m, k, kn->grid[i], vals, &v))
 			return -1;
 		if (v < 0 || v > IR_GRID_MAX)
 			return -1;

@@ -112,9 +112,7 @@ static int64_t floordiv(int64_t a, int64_t b)
 
 const char *atomic_name(AtomicOp op) { return op == ATOMIC_MAX ? "atomic_max" : op == ATOMIC_MIN ? "atomic_min" : "atomic_add"; }
 
-bool ir_const_int(const Module *m, int32_t id, int64_t *out) { return ir_eval_int(m, -1, id, NULL, out); }
-
-bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_t *out)
+static bool eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_t *out)
 {
 	if (id < 0 || (size_t)id >= m->exprs.len)
 		return false;
@@ -138,12 +136,12 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 		return true;
 	}
 	case E_CAST:
-		if ((!dtype_is_int((DType)e->cast_to) && e->cast_to != DT_BOOL) || !ir_eval_int(m, k, e->a, vals, &a))
+		if ((!dtype_is_int((DType)e->cast_to) && e->cast_to != DT_BOOL) || !eval_int(m, k, e->a, vals, &a))
 			return false;
 		*out = e->cast_to == DT_BOOL ? a != 0 : dt_wrap_int((DType)e->cast_to, a);
 		return true;
 	case E_UNARY:
-		if (!ir_eval_int(m, k, e->a, vals, &a))
+		if (!eval_int(m, k, e->a, vals, &a))
 			return false;
 		*out = e->op == OP_NOT ? !a : e->op == OP_BNOT ? ~a : (int64_t)(0 - (uint64_t)a);
 		if (dtype_is_int((DType)e->type))
@@ -153,12 +151,12 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 	case E_CALL: {
 		if (e->kind == E_CALL && (e->op == OP_SELECT || e->op == OP_IF_THEN_ELSE)) {
 			int64_t c;
-			if (e->nargs != 3 || !ir_eval_int(m, k, e->args[0], vals, &c))
+			if (e->nargs != 3 || !eval_int(m, k, e->args[0], vals, &c))
 				return false;
-			return ir_eval_int(m, k, e->args[c ? 1 : 2], vals, out);
+			return eval_int(m, k, e->args[c ? 1 : 2], vals, out);
 		}
 		if (e->kind == E_CALL && e->op == OP_ABS) {
-			if (e->nargs != 1 || !ir_eval_int(m, k, e->args[0], vals, &a))
+			if (e->nargs != 1 || !eval_int(m, k, e->args[0], vals, &a))
 				return false;
 			*out = a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
 			if (dtype_is_int((DType)e->type))
@@ -167,7 +165,7 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 		}
 		int32_t x = e->kind == E_BINARY ? e->a : (e->nargs == 2 ? e->args[0] : -1);
 		int32_t y = e->kind == E_BINARY ? e->b : (e->nargs == 2 ? e->args[1] : -1);
-		if (!ir_eval_int(m, k, x, vals, &a) || !ir_eval_int(m, k, y, vals, &b))
+		if (!eval_int(m, k, x, vals, &a) || !eval_int(m, k, y, vals, &b))
 			return false;
 		/* Unsigned wrapping arithmetic, so overflow is defined here; the result
 		 * then wraps to the expression's type as the interpreter's does. */
@@ -209,6 +207,13 @@ bool ir_eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_
 	default:
 		return false;
 	}
+}
+
+bool ir_const_int(const Module *m, int32_t id, int64_t *out) { return eval_int(m, -1, id, NULL, out); }
+
+int ir_eval_i64(const Module *m, int k, int32_t e, const int64_t *vals, int64_t *out)
+{
+	return eval_int(m, k, e, vals, out) ? 0 : -1;
 }
 
 int64_t ir_trip_count(int64_t lo, int64_t hi, int64_t st)

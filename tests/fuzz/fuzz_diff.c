@@ -168,13 +168,13 @@ static int64_t block_work(const Module *m, int k, const Block *b, const int64_t 
 		if (depth > 64)
 			return INT64_MAX / 4;
 		if (s->kind == S_FOR) {
-			if (!ir_eval_int(m, k, s->lo, vals, &lo) || !ir_eval_int(m, k, s->hi, vals, &hi))
+			if (ir_eval_i64(m, k, s->lo, vals, &lo) || ir_eval_i64(m, k, s->hi, vals, &hi))
 				return INT64_MAX / 4;
 			trip = hi > lo ? hi - lo : 0;
 		} else if (s->kind == S_PARALLEL) {
 			for (int v = 0; v < s->nvars && trip <= (1 << 16); v++) {
 				int64_t e;
-				if (!ir_eval_int(m, k, s->extents[v], vals, &e))
+				if (ir_eval_i64(m, k, s->extents[v], vals, &e))
 					return INT64_MAX / 4;
 				trip *= e > 0 ? e : 0;
 			}
@@ -301,7 +301,7 @@ static void differential(const Module *m, const char *text, size_t len, const ui
 		vals[i] = a.ia[i].ival;
 	for (int g = 0; g < kn->ngrid; g++) {
 		int64_t v;
-		if (!ir_eval_int(m, 0, kn->grid[g], vals, &v) || v < 0 || v > 16)
+		if (ir_eval_i64(m, 0, kn->grid[g], vals, &v) || v < 0 || v > 16)
 			goto out;
 		grid *= v;
 	}

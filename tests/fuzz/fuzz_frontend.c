@@ -22,13 +22,13 @@ static int64_t block_work(const Module *m, int k, const Block *b, const int64_t 
 		const Stmt *s = &m->stmts.data[b->ids[i]];
 		int64_t trip = 1, lo, hi;
 		if (s->kind == S_FOR) {
-			if (!ir_eval_int(m, k, s->lo, vals, &lo) || !ir_eval_int(m, k, s->hi, vals, &hi))
+			if (ir_eval_i64(m, k, s->lo, vals, &lo) || ir_eval_i64(m, k, s->hi, vals, &hi))
 				return INT64_MAX / 4; /* bounds from loads or lets: do not run */
 			trip = hi > lo ? hi - lo : 0;
 		} else if (s->kind == S_PARALLEL) {
 			for (int v = 0; v < s->nvars; v++) {
 				int64_t e;
-				if (!ir_eval_int(m, k, s->extents[v], vals, &e))
+				if (ir_eval_i64(m, k, s->extents[v], vals, &e))
 					return INT64_MAX / 4;
 				trip *= e > 0 ? e : 0;
 				if (trip > (1 << 20))
