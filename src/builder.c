@@ -17,7 +17,7 @@ _Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2 && (int)
                "ta_dtype mirrors DType");
 _Static_assert((int)TA_SHARED == SCOPE_SHARED && (int)TA_LOCAL == SCOPE_LOCAL, "ta_scope mirrors Scope");
 _Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD && (int)TA_OP_IF_THEN_ELSE == OP_IF_THEN_ELSE &&
-	       (int)OP_IF_THEN_ELSE + 1 == OP_COUNT, "ta_op mirrors Op");
+	       (int)TA_OP_SHFL_IDX == OP_SHFL_IDX && (int)OP_SHFL_IDX + 1 == OP_COUNT, "ta_op mirrors Op");
 _Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
 _Static_assert((int)TA_REDUCE_ABSMAX == RED_ABSMAX, "ta_reduce mirrors ReduceOp");
 
@@ -233,17 +233,20 @@ TA_API ta_status ta_build_kernel(ta_builder *b, const char *name, int threads)
 	memset(&b->k, 0, sizeof b->k);
 	b->k.name = dup(b, name);
 	b->k.threads = threads;
+	b->k.ntdim = 1;
+	b->k.tdim[0] = threads;
+	b->k.tdim[1] = b->k.tdim[2] = 1;
 	b->in_kernel = true;
-	static const char *const builtins[] = {"bx", "by", "bz", "tx"};
-	for (int i = 0; i < 4; i++) {
+	static const char *const builtins[] = {"bx", "by", "bz", "tx", "ty", "tz"};
+	for (int i = 0; i < 6; i++) {
 		int32_t v = new_var(b, builtins[i], i < 3 ? V_BLOCKIDX : V_THREADIDX, DT_I32);
 		if (v < 0)
 			return TA_ERR_NOMEM;
-		b->m->vars.data[v].index = i < 3 ? i : 0;
+		b->m->vars.data[v].index = i % 3;
 		if (i < 3)
 			b->k.blockidx[i] = v;
 		else
-			b->k.threadidx = v;
+			b->k.threadidx[i - 3] = v;
 	}
 	Frame f = {.stmt = -1};
 	if (vec_push(&b->frames, f)) {
@@ -411,11 +414,12 @@ TA_API ta_expr ta_build_load(ta_builder *b, ta_buf buf, int n, const ta_expr *id
 
 TA_API ta_expr ta_build_op(ta_builder *b, ta_op op, int n, const ta_expr *args)
 {
-	CHECK(b, "ta_build_op", op >= TA_OP_NEG && op <= TA_OP_IF_THEN_ELSE && args, "unknown operator");
+	CHECK(b, "ta_build_op", op >= TA_OP_NEG && op <= TA_OP_SHFL_IDX && args, "unknown operator");
 	bool unary = op <= TA_OP_NOT || op == TA_OP_BNOT;
 	bool binary = (op >= TA_OP_ADD && op <= TA_OP_OR) || (op >= TA_OP_BAND && op <= TA_OP_SHR);
 	int want = unary ? 1 : binary ? 2 : (op == TA_OP_SELECT || op == TA_OP_CLAMP || op == TA_OP_IF_THEN_ELSE) ? 3
-	           : (op == TA_OP_MIN || op == TA_OP_MAX || op == TA_OP_CEILDIV || op == TA_OP_POW || op == TA_OP_FMOD) ? 2 : 1;
+	           : (op == TA_OP_MIN || op == TA_OP_MAX || op == TA_OP_CEILDIV || op == TA_OP_POW || op == TA_OP_FMOD ||
+	                                                                                   op >= TA_OP_SHFL_XOR) ? 2 : 1;
 	CHECK(b, "ta_build_op", n == want, "wrong number of operands");
 	for (int i = 0; i < n; i++)
 		CHECK(b, "ta_build_op", expr_ok(b, args[i]), "invalid expression handle");

@@ -35,6 +35,23 @@ typedef struct {
 	bool global;
 } BufState;
 
+/* A per-thread if whose body contains a warp shuffle runs its threads in
+ * lockstep, statement by statement (sim_*): each thread has its own copy of
+ * the variables and of the locals, switched in before it executes. */
+typedef struct {
+	int32_t expr;  /* a shuffle expression */
+	Val *val;      /* its result per thread */
+} ShflVal;
+typedef struct {
+	int T, nvars;
+	Val *vars;       /* T x nvars */
+	uint8_t **priv;  /* per local (in Interp.locals order): T copies */
+	uint8_t *broken; /* per thread: a break is leaving the innermost loop */
+	int cur;         /* the thread switched in, -1: none */
+	VEC(ShflVal) shfl; /* the shuffles of the statement being executed */
+	uint8_t *has_shfl; /* by stmt id: 1 when its subtree contains a shuffle, 2 when not, 0 unknown */
+} Lockstep;
+
 typedef struct {
 	const Module *m;
 	const Kernel *k;
@@ -49,6 +66,7 @@ typedef struct {
 	bool breaking;     /* a break is leaving the innermost loop */
 	uint64_t steps, max_steps; /* work done and its bound (interp_run_bounded) */
 	bool poison_alt;   /* interp_run_poisoned: the second fill pattern */
+	Lockstep ls;       /* per-thread ifs with warp shuffles */
 } Interp;
 
 #define EX(id) (&in->m->exprs.data[id])
@@ -369,6 +387,13 @@ static Val eval(Interp *in, int32_t id)
 		}
 	}
 	case E_CALL: {
+		if (e->op >= OP_SHFL_XOR && e->op <= OP_SHFL_IDX) { /* computed before the statement (sim_shuffles) */
+			for (size_t i = 0; i < in->ls.shfl.len; i++)
+				if (in->ls.shfl.data[i].expr == id && in->ls.cur >= 0)
+					return in->ls.shfl.data[i].val[in->ls.cur];
+			rt_error(in, e->pos, "internal: %s outside lockstep execution", op_name((Op)e->op));
+			return r;
+		}
 		if (e->op == OP_IF_THEN_ELSE) /* lazy: only the chosen side runs */
 			return eval(in, e->args[eval(in, e->args[0]).i ? 1 : 2]);
 		Val a[3] = {{0, 0}, {0, 0}, {0, 0}};
@@ -731,6 +756,7 @@ static void exec_atomic_add(Interp *in, const Stmt *s)
 /* ---- statements --------------------------------------------------------- */
 
 static void exec_block(Interp *in, const Block *b);
+static void exec_stmt(Interp *in, int32_t id);
 
 static void exec_parallel(Interp *in, const Stmt *s)
 {
@@ -760,6 +786,315 @@ static void exec_parallel(Interp *in, const Stmt *s)
 	}
 }
 
+/* tx, ty, tz of linear thread t (tx fastest) into vars. */
+static void set_thread_ids(const Interp *in, Val *vars, int t)
+{
+	const Kernel *k = in->k;
+	vars[k->threadidx[0]] = (Val){t % k->tdim[0], 0};
+	vars[k->threadidx[1]] = (Val){t / k->tdim[0] % k->tdim[1], 0};
+	vars[k->threadidx[2]] = (Val){t / (k->tdim[0] * k->tdim[1]), 0};
+}
+
+/* ---- lockstep execution of per-thread code with warp shuffles ------------ */
+
+static bool expr_has_shuffle(const Interp *in, int32_t id)
+{
+	if (id < 0)
+		return false;
+	const Expr *e = EX(id);
+	if (e->kind == E_CALL && e->op >= OP_SHFL_XOR && e->op <= OP_SHFL_IDX)
+		return true;
+	if (expr_has_shuffle(in, e->a) || expr_has_shuffle(in, e->b))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_has_shuffle(in, e->args[i]))
+			return true;
+	return false;
+}
+
+static bool has_shuffle(Interp *in, const Stmt *s);
+
+static bool block_has_shuffle(Interp *in, const Block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		if (has_shuffle(in, ST(b->ids[i])))
+			return true;
+	return false;
+}
+
+/* Does the statement (its expressions or its bodies) contain a shuffle?
+ * Memoised by statement id. */
+static bool has_shuffle(Interp *in, const Stmt *s)
+{
+	size_t id = (size_t)(s - in->m->stmts.data);
+	if (in->ls.has_shfl && in->ls.has_shfl[id])
+		return in->ls.has_shfl[id] == 1;
+	bool r = expr_has_shuffle(in, s->value) || expr_has_shuffle(in, s->lo) || expr_has_shuffle(in, s->hi);
+	for (int i = 0; !r && i < s->dst.nidx; i++)
+		r = expr_has_shuffle(in, s->dst.idx[i]);
+	r = r || block_has_shuffle(in, &s->body) || block_has_shuffle(in, &s->els);
+	if (in->ls.has_shfl)
+		in->ls.has_shfl[id] = r ? 1 : 2;
+	return r;
+}
+
+/* Makes thread t's variables and locals the current ones. */
+static void sim_switch(Interp *in, int t)
+{
+	Lockstep *ls = &in->ls;
+	ls->cur = t;
+	in->vars = ls->vars + (size_t)t * (size_t)ls->nvars;
+	for (size_t i = 0; i < in->locals.len; i++) {
+		BufState *b = &in->bufs[in->locals.data[i]];
+		b->cur = ls->priv[i] + (size_t)t * (size_t)(b->elems * b->esize);
+	}
+}
+
+/* Post-order list of the shuffles in expression id. */
+static int collect_shuffles(Interp *in, int32_t id)
+{
+	if (id < 0)
+		return 0;
+	const Expr *e = EX(id);
+	if (collect_shuffles(in, e->a) || collect_shuffles(in, e->b))
+		return -1;
+	for (int i = 0; i < e->nargs; i++)
+		if (collect_shuffles(in, e->args[i]))
+			return -1;
+	if (e->kind == E_CALL && e->op >= OP_SHFL_XOR && e->op <= OP_SHFL_IDX) {
+		Val *v = calloc((size_t)in->ls.T, sizeof *v);
+		if (!v || vec_push(&in->ls.shfl, ((ShflVal){id, v}))) {
+			free(v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void sim_free_shuffles(Interp *in)
+{
+	for (size_t i = 0; i < in->ls.shfl.len; i++)
+		free(in->ls.shfl.data[i].val);
+	in->ls.shfl.len = 0;
+}
+
+/* Evaluates the shuffles of the expressions roots[0..n) for the active
+ * threads, innermost first: each thread's operand, then every thread's
+ * result from its source lane.  A warp is 32 consecutive threads (linear
+ * index tx + X * (ty + Y * tz)); a source lane outside the warp gives the
+ * thread its own value; one that is not active is an error. */
+static bool sim_shuffles(Interp *in, const int32_t *roots, int n, const uint8_t *act)
+{
+	sim_free_shuffles(in);
+	for (int r = 0; r < n; r++)
+		if (collect_shuffles(in, roots[r])) {
+			rt_error(in, in->k->pos, "out of memory");
+			return false;
+		}
+	int T = in->ls.T;
+	Val *opnd = malloc(sizeof *opnd * (size_t)T);
+	int64_t *arg = malloc(sizeof *arg * (size_t)T);
+	if (!opnd || !arg) {
+		free(opnd);
+		free(arg);
+		rt_error(in, in->k->pos, "out of memory");
+		return false;
+	}
+	for (size_t k = 0; k < in->ls.shfl.len && !in->failed; k++) {
+		const Expr *e = EX(in->ls.shfl.data[k].expr);
+		for (int t = 0; t < T && !in->failed; t++)
+			if (act[t]) {
+				sim_switch(in, t);
+				opnd[t] = eval(in, e->args[0]);
+				arg[t] = eval(in, e->args[1]).i;
+			}
+		for (int t = 0; t < T && !in->failed; t++) {
+			if (!act[t])
+				continue;
+			int64_t lane = t % 32, j;
+			switch ((Op)e->op) {
+			case OP_SHFL_XOR: j = lane ^ arg[t]; break;
+			case OP_SHFL_DOWN: j = lane + arg[t]; break;
+			case OP_SHFL_UP: j = lane - arg[t]; break;
+			default: j = arg[t] & 31; break;
+			}
+			if (j < 0 || j > 31)
+				j = lane;
+			int64_t src = t - lane + j;
+			if (src >= T || !act[src]) {
+				rt_error(in, e->pos, "%s in thread %d reads thread %lld, which does not execute it (the threads "
+				         "of a warp must reach a shuffle together)", op_name((Op)e->op), t, (long long)src);
+				break;
+			}
+			in->ls.shfl.data[k].val[t] = opnd[src];
+		}
+	}
+	free(opnd);
+	free(arg);
+	return !in->failed;
+}
+
+static void sim_block(Interp *in, const Block *b, const uint8_t *mask);
+
+/* Statement s for the threads in mask (and not leaving a loop). */
+static void sim_stmt(Interp *in, int32_t id, const uint8_t *mask)
+{
+	const Stmt *s = ST(id);
+	Lockstep *ls = &in->ls;
+	int T = ls->T;
+	uint8_t *act = malloc((size_t)T);
+	if (!act) {
+		rt_error(in, s->pos, "out of memory");
+		return;
+	}
+	bool any = false;
+	for (int t = 0; t < T; t++)
+		any |= act[t] = mask[t] && !ls->broken[t];
+	int32_t roots[IR_MAX_RANK + 3];
+	int nr = 0;
+	if (!any)
+		goto out;
+	if (s->value >= 0)
+		roots[nr++] = s->value;
+	if (s->kind == S_FOR) {
+		roots[nr++] = s->lo;
+		roots[nr++] = s->hi;
+	}
+	for (int i = 0; i < s->dst.nidx && s->kind != S_FOR; i++)
+		roots[nr++] = s->dst.idx[i];
+	if (!sim_shuffles(in, roots, nr, act))
+		goto out;
+	if (s->kind == S_IF) {
+		uint8_t *els = malloc((size_t)T);
+		if (!els) {
+			rt_error(in, s->pos, "out of memory");
+			goto out;
+		}
+		for (int t = 0; t < T && !in->failed; t++) {
+			els[t] = 0;
+			if (act[t] && charge(in, 1, s->pos)) {
+				sim_switch(in, t);
+				bool c = eval(in, s->value).i != 0;
+				act[t] = c;
+				els[t] = !c;
+			}
+		}
+		sim_free_shuffles(in);
+		if (!in->failed)
+			sim_block(in, &s->body, act);
+		if (!in->failed)
+			sim_block(in, &s->els, els);
+		free(els);
+	} else if (s->kind == S_FOR) {
+		int64_t *lo = malloc(sizeof *lo * (size_t)T), *n = malloc(sizeof *n * (size_t)T), maxn = 0;
+		int64_t st = s->step >= 0 ? eval(in, s->step).i : 1;
+		if (!lo || !n) {
+			free(lo);
+			free(n);
+			rt_error(in, s->pos, "out of memory");
+			goto out;
+		}
+		for (int t = 0; t < T && !in->failed; t++)
+			if (act[t]) {
+				sim_switch(in, t);
+				lo[t] = eval(in, s->lo).i;
+				n[t] = ir_trip_count(lo[t], eval(in, s->hi).i, st);
+				maxn = TA_MAX(maxn, n[t]);
+			}
+		sim_free_shuffles(in);
+		uint8_t *it = malloc((size_t)T);
+		for (int64_t k = 0; it && k < maxn && !in->failed; k++) {
+			bool live = false;
+			for (int t = 0; t < T; t++) {
+				it[t] = act[t] && !ls->broken[t] && k < n[t];
+				if (it[t] && charge(in, 1, s->pos)) {
+					ls->vars[(size_t)t * (size_t)ls->nvars + (size_t)s->var] = (Val){lo[t] + k * st, 0};
+					live = true;
+				}
+			}
+			if (!live)
+				break;
+			sim_block(in, &s->body, it);
+		}
+		if (!it)
+			rt_error(in, s->pos, "out of memory");
+		for (int t = 0; t < T; t++)
+			if (act[t])
+				ls->broken[t] = 0;
+		free(it);
+		free(lo);
+		free(n);
+	} else {
+		for (int t = 0; t < T && !in->failed; t++)
+			if (act[t]) {
+				if (s->kind == S_BREAK) {
+					ls->broken[t] = 1;
+					continue;
+				}
+				sim_switch(in, t);
+				exec_stmt(in, id);
+			}
+		sim_free_shuffles(in);
+	}
+out:
+	free(act);
+}
+
+static void sim_block(Interp *in, const Block *b, const uint8_t *mask)
+{
+	for (int i = 0; i < b->n && !in->failed; i++)
+		sim_stmt(in, b->ids[i], mask);
+}
+
+/* The per-thread if s in lockstep over all threads of the block. */
+static void sim_if(Interp *in, const Stmt *s)
+{
+	Lockstep *ls = &in->ls;
+	int T = in->k->threads;
+	Val *block_vars = in->vars;
+	if (!ls->vars) {
+		ls->T = T;
+		ls->nvars = (int)in->m->vars.len + 1;
+		ls->vars = malloc(sizeof *ls->vars * (size_t)T * (size_t)ls->nvars);
+		ls->priv = calloc(in->locals.len + 1, sizeof *ls->priv);
+		ls->broken = calloc((size_t)T, 1);
+		for (size_t i = 0; ls->priv && i < in->locals.len; i++) {
+			const BufState *b = &in->bufs[in->locals.data[i]];
+			ls->priv[i] = malloc((size_t)(b->elems * b->esize) * (size_t)T + 1);
+			if (!ls->priv[i])
+				break;
+		}
+		if (!ls->vars || !ls->priv || !ls->broken || (in->locals.len && !ls->priv[in->locals.len - 1])) {
+			rt_error(in, s->pos, "out of memory");
+			return;
+		}
+	}
+	uint8_t *all = malloc((size_t)T);
+	if (!all) {
+		rt_error(in, s->pos, "out of memory");
+		return;
+	}
+	for (int t = 0; t < T; t++) {
+		Val *v = ls->vars + (size_t)t * (size_t)ls->nvars;
+		memcpy(v, block_vars, sizeof *v * (size_t)ls->nvars);
+		set_thread_ids(in, v, t);
+		for (size_t i = 0; i < in->locals.len; i++) {
+			const BufState *b = &in->bufs[in->locals.data[i]];
+			size_t n = (size_t)(b->elems * b->esize);
+			memcpy(ls->priv[i] + (size_t)t * n, b->block, n);
+		}
+		ls->broken[t] = 0;
+		all[t] = 1;
+	}
+	in->private_mode = in->thread_mode = true;
+	sim_stmt(in, (int32_t)(s - in->m->stmts.data), all);
+	in->private_mode = in->thread_mode = false;
+	free(all);
+	in->vars = block_vars;
+	ls->cur = -1;
+	private_end(in);
+}
+
 static void exec_if(Interp *in, const Stmt *s)
 {
 	if (!s->per_thread || in->thread_mode) {
@@ -772,9 +1107,13 @@ static void exec_if(Interp *in, const Stmt *s)
 		rt_error(in, s->pos, "per-thread if inside parallel");
 		return;
 	}
+	if (has_shuffle(in, s)) {
+		sim_if(in, s);
+		return;
+	}
 	in->private_mode = in->thread_mode = true;
 	for (int t = 0; t < in->k->threads && charge(in, 1, s->pos); t++) {
-		in->vars[in->k->threadidx] = (Val){t, 0};
+		set_thread_ids(in, in->vars, t);
 		private_begin(in);
 		Val c = eval(in, s->value);
 		if (!in->failed)
@@ -1007,10 +1346,11 @@ int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t 
 		           m->kernels.data[k].nargs);
 		return -1;
 	}
-	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps, .poison_alt = alt};
+	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps, .poison_alt = alt, .ls.cur = -1};
 	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
 	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);
-	if (!in.vars || !in.bufs) {
+	in.ls.has_shfl = calloc(m->stmts.len + 1, 1);
+	if (!in.vars || !in.bufs || !in.ls.has_shfl) {
 		diag_error(d, "out of memory");
 		in.failed = true;
 		goto out;
@@ -1043,6 +1383,15 @@ out:
 				free(in.bufs[b].block);
 				free(in.bufs[b].priv);
 			}
+	if (in.ls.priv)
+		for (size_t i = 0; i < in.locals.len; i++)
+			free(in.ls.priv[i]);
+	free(in.ls.priv);
+	free(in.ls.vars);
+	free(in.ls.broken);
+	free(in.ls.has_shfl);
+	sim_free_shuffles(&in);
+	vec_free(&in.ls.shfl);
 	free(in.bufs);
 	free(in.vars);
 	vec_free(&in.locals);

@@ -80,6 +80,8 @@ typedef enum {
 	OP_FLOOR, OP_CEIL, OP_ROUND, OP_SIN, OP_COS, OP_ERF, OP_SIGMOID, /* intrinsics, one float operand */
 	OP_POW, OP_FMOD,                              /* intrinsics, two float operands */
 	OP_CLAMP, OP_IF_THEN_ELSE,                    /* intrinsics, three operands */
+	/* warp shuffles (per-thread code): value of args[0] in another lane of the 32-lane warp */
+	OP_SHFL_XOR, OP_SHFL_DOWN, OP_SHFL_UP, OP_SHFL_IDX,
 	OP_COUNT
 } Op;
 
@@ -112,7 +114,7 @@ typedef enum {
 	V_SYMBOL,    /* shape symbol (i32 kernel argument unless specialised with -D) */
 	V_PARAM,     /* scalar kernel parameter */
 	V_BLOCKIDX,  /* bx, by, bz: index = dimension 0..2 */
-	V_THREADIDX, /* tx */
+	V_THREADIDX, /* tx, ty, tz: index = dimension 0..2 */
 	V_LOOP,      /* serial/unroll/pipelined/parallel induction variable */
 	V_LET,       /* let name = expr (immutable) */
 } VarKind;
@@ -143,6 +145,7 @@ typedef struct {
 	SrcPos pos;
 	int32_t shape[IR_MAX_RANK]; /* expr ids: E_INT or E_VAR of a V_SYMBOL (global); E_INT otherwise after verify */
 	int32_t param;   /* SCOPE_GLOBAL: position in the kernel's argument list */
+	bool var;        /* `var NAME: T`: a mutable scalar, a SCOPE_LOCAL [1] buffer used without an index */
 } Buffer;
 
 /* ---- statements ------------------------------------------------------ */
@@ -232,11 +235,13 @@ typedef struct {
 	SrcPos pos;
 	int32_t ngrid;
 	int32_t grid[3];  /* exprs over symbols/params */
-	int32_t threads;  /* block size, constant */
+	int32_t threads;  /* block size, constant: tdim[0] * tdim[1] * tdim[2] */
+	int32_t ntdim;    /* threads(X[, Y[, Z]]): 1 to 3 */
+	int32_t tdim[3];  /* threads per dimension (1 beyond ntdim); tx is the fastest */
 	int32_t nargs;
 	KernelArg *args;  /* tensors and scalars in declaration order, then unspecialised symbols */
 	Block body;
-	int32_t blockidx[3], threadidx; /* the var ids of bx/by/bz and tx */
+	int32_t blockidx[3], threadidx[3]; /* the var ids of bx/by/bz and tx/ty/tz */
 } Kernel;
 
 typedef struct {

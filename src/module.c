@@ -53,7 +53,8 @@ static const char *op_names[OP_COUNT] = {
 	[OP_SHL] = "<<",     [OP_SHR] = ">>",    [OP_FLOOR] = "floor", [OP_CEIL] = "ceil",
 	[OP_ROUND] = "round", [OP_SIN] = "sin",  [OP_COS] = "cos",    [OP_ERF] = "erf",
 	[OP_SIGMOID] = "sigmoid", [OP_POW] = "pow", [OP_FMOD] = "fmod", [OP_CLAMP] = "clamp",
-	[OP_IF_THEN_ELSE] = "if_then_else",
+	[OP_IF_THEN_ELSE] = "if_then_else", [OP_SHFL_XOR] = "shfl_xor", [OP_SHFL_DOWN] = "shfl_down",
+	[OP_SHFL_UP] = "shfl_up", [OP_SHFL_IDX] = "shfl_idx",
 };
 
 const char *op_name(Op op) { return op < OP_COUNT ? op_names[op] : "?"; }
@@ -273,7 +274,8 @@ static bool eq_buf(Pair p, int32_t x, int32_t y)
 	if (x < 0 || y < 0)
 		return x == y;
 	const Buffer *u = &p.a->bufs.data[x], *v = &p.b->bufs.data[y];
-	return u->scope == v->scope && u->dtype == v->dtype && u->rank == v->rank && eq_str(u->name, v->name) &&
+	return u->scope == v->scope && u->dtype == v->dtype && u->rank == v->rank && u->var == v->var &&
+	       eq_str(u->name, v->name) &&
 	       eq_ids(p, u->shape, v->shape, u->rank);
 }
 
@@ -344,6 +346,7 @@ bool ir_equal(const Module *a, const Module *b)
 	for (size_t k = 0; k < a->kernels.len; k++) {
 		const Kernel *u = &a->kernels.data[k], *v = &b->kernels.data[k];
 		if (!eq_str(u->name, v->name) || u->ngrid != v->ngrid || u->threads != v->threads ||
+		    u->ntdim != v->ntdim || memcmp(u->tdim, v->tdim, sizeof u->tdim) ||
 		    u->nargs != v->nargs || !eq_ids(p, u->grid, v->grid, u->ngrid))
 			return false;
 		for (int i = 0; i < u->nargs; i++)

@@ -96,6 +96,7 @@ typedef struct {
 	VEC(XEntry) xs;  /* the expression parser's stack (parse_expr) */
 	VEC(BFrame) bfs; /* open blocks (parse_body) */
 	int blocks;      /* current block nesting */
+	int32_t pending; /* a statement parse_stmt made after the one it returned (a var's initial store), or -1 */
 } Parser;
 
 /* Expression trees and blocks deeper than this are rejected, so that the
@@ -332,9 +333,10 @@ static const char *const reserved[] = {
 	"kernel", "grid", "threads", "shared", "fragment", "local", "let", "copy", "gemm", "clear",
 	"fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax", "cumsum",
 	"atomic_add", "atomic_max", "atomic_min", "barrier", "parallel", "in", "serial", "unroll", "pipelined", "stages", "if",
-	"else", "break", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "min", "max", "abs", "exp",
+	"else", "break", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "ty", "tz", "min", "max", "abs", "exp",
 	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv", "floor", "ceil", "round",
 	"sin", "cos", "erf", "sigmoid", "pow", "fmod", "clamp", "if_then_else", "step",
+	"shfl_xor", "shfl_down", "shfl_up", "shfl_idx",
 };
 
 bool ir_reserved_word(const char *name)
@@ -518,7 +520,23 @@ static const struct {
 	{"floor", OP_FLOOR, 1}, {"ceil", OP_CEIL, 1},   {"round", OP_ROUND, 1}, {"sin", OP_SIN, 1},
 	{"cos", OP_COS, 1},     {"erf", OP_ERF, 1},     {"sigmoid", OP_SIGMOID, 1}, {"pow", OP_POW, 2},
 	{"fmod", OP_FMOD, 2},   {"clamp", OP_CLAMP, 3}, {"if_then_else", OP_IF_THEN_ELSE, 3},
+	{"shfl_xor", OP_SHFL_XOR, 2}, {"shfl_down", OP_SHFL_DOWN, 2}, {"shfl_up", OP_SHFL_UP, 2},
+	{"shfl_idx", OP_SHFL_IDX, 2},
 };
+
+/* The index list [0] of a var's element. */
+static int32_t *zero_index(Parser *ps, SrcPos pos, int32_t *n)
+{
+	int32_t *ids = arena_alloc(&ps->m->arena, sizeof *ids);
+	if (ids)
+		ids[0] = ir_int(ps->m, 0, pos);
+	if (!ids || ids[0] < 0) {
+		error_at(ps, pos, "out of memory");
+		return NULL;
+	}
+	*n = 1;
+	return ids;
+}
 
 static bool xpush(Parser *ps, XEntry x)
 {
@@ -649,6 +667,12 @@ static int32_t parse_operand(Parser *ps)
 	if (!nm) {
 		error_at(ps, t.pos, "use of undeclared name '%.*s'", (int)t.n, t.s);
 		return -1;
+	}
+	if (nm->buf >= 0 && ps->m->bufs.data[nm->buf].var && ps->tok.kind != T_LBRACK) {
+		Expr e = mk(E_LOAD, t.pos); /* a var: its one element */
+		e.buf = nm->buf;
+		e.args = zero_index(ps, t.pos, &e.nargs);
+		return e.args ? add_expr(ps, e) : -1;
 	}
 	if (nm->buf >= 0) {
 		if (ps->tok.kind != T_LBRACK) {
@@ -1018,6 +1042,60 @@ static int32_t parse_alloc(Parser *ps, Tok name)
 	return add_stmt(ps, s);
 }
 
+/* 'var' NAME [':' DTYPE] ['=' expr]: a local [1] buffer used without an
+ * index, then a store of the initial value.  Without a type the buffer's
+ * dtype stays DT_VOID and verify takes the initial value's type. */
+static int32_t parse_var(Parser *ps, Tok kw)
+{
+	Tok name = ps->tok;
+	next(ps);
+	DType t = DT_VOID;
+	if (accept(ps, T_COLON)) {
+		Tok dt = ps->tok;
+		t = dt.kind == T_IDENT ? dtype_from_name(dt.s, dt.n) : DT_VOID;
+		if (t == DT_VOID) {
+			char buf[64];
+			error_at(ps, dt.pos, "expected a dtype after 'var %.*s:', found %s", (int)name.n, name.s,
+			         tok_desc(&dt, buf, sizeof buf));
+			return -1;
+		}
+		next(ps);
+	}
+	int32_t init = -1;
+	if (accept(ps, T_ASSIGN)) {
+		init = parse_expr(ps);
+		if (ps->failed)
+			return -1;
+	} else if (t == DT_VOID) {
+		error_at(ps, name.pos, "'var %.*s' needs a type or an initial value: var %.*s: f32 = 0.0", (int)name.n,
+		         name.s, (int)name.n, name.s);
+		return -1;
+	}
+	Buffer b = {.scope = SCOPE_LOCAL, .dtype = (uint8_t)t, .rank = 1, .pos = name.pos, .param = -1, .var = true};
+	b.shape[0] = ir_int(ps->m, 1, name.pos);
+	b.name = arena_strndup(&ps->m->arena, name.s, name.n);
+	int32_t id = b.shape[0] < 0 || !b.name ? -1 : ir_add_buf(ps->m, b);
+	if (id < 0) {
+		error_at(ps, name.pos, "out of memory");
+		return -1;
+	}
+	if (!declare(ps, b.name, name.pos, -1, id))
+		return -1;
+	Stmt s = mk_stmt(S_ALLOC, kw.pos);
+	s.buf = id;
+	int32_t a = add_stmt(ps, s);
+	if (a < 0 || init < 0)
+		return a;
+	/* the initial store follows as its own statement (parse_block_ takes both) */
+	Stmt st = mk_stmt(S_STORE, name.pos);
+	st.dst.buf = id;
+	st.dst.pos = name.pos;
+	st.dst.idx = zero_index(ps, name.pos, &st.dst.nidx);
+	st.value = init;
+	ps->pending = st.dst.idx ? add_stmt(ps, st) : -1;
+	return ps->pending < 0 ? -1 : a;
+}
+
 /* The statements with a body parse their header into f->s and return
  * OPEN_BLOCK; parse_body then parses the body ('{' is the current token). */
 #define OPEN_BLOCK (-2)
@@ -1176,12 +1254,13 @@ static int32_t parse_builtin(Parser *ps, Tok t)
 		s.sub = (uint8_t)(tok_is(&t, "atomic_max") ? ATOMIC_MAX : tok_is(&t, "atomic_min") ? ATOMIC_MIN : ATOMIC_ADD);
 		if (!parse_region(ps, &s.dst, "the destination") || !expect(ps, T_COMMA, "','"))
 			return -1;
-		/* Tile form when the second argument names a whole buffer. */
+		/* Tile form when the second argument names a whole buffer (a var
+		 * is a value). */
 		Name *nm = ps->tok.kind == T_IDENT ? lookup(ps, ps->tok.s, ps->tok.n) : NULL;
 		const char *q = ps->p;
 		while (q < ps->end && (*q == ' ' || *q == '\t'))
 			q++;
-		if (nm && nm->buf >= 0 && q < ps->end && *q != '[') {
+		if (nm && nm->buf >= 0 && !ps->m->bufs.data[nm->buf].var && q < ps->end && *q != '[') {
 			if (!parse_region(ps, &s.src, "the source buffer"))
 				return -1;
 		} else {
@@ -1241,6 +1320,8 @@ static int32_t parse_stmt(Parser *ps, BFrame *f)
 			return -1;
 		return add_stmt(ps, s);
 	}
+	if (tok_is(&t, "var") && ps->tok.kind == T_IDENT) /* contextual: `var = shared ...` is a buffer named var */
+		return parse_var(ps, t);
 	if (tok_is(&t, "serial") || tok_is(&t, "unroll") || tok_is(&t, "pipelined"))
 		return parse_for(ps, t, f);
 	if (tok_is(&t, "break"))
@@ -1251,6 +1332,15 @@ static int32_t parse_stmt(Parser *ps, BFrame *f)
 		return parse_if(ps, t, f);
 	if (ps->tok.kind == T_ASSIGN) {
 		next(ps);
+		Name *nm = lookup(ps, t.s, t.n);
+		if (nm && nm->buf >= 0 && ps->m->bufs.data[nm->buf].var) { /* assignment to a var */
+			Stmt s = mk_stmt(S_STORE, t.pos);
+			s.dst.buf = nm->buf;
+			s.dst.pos = t.pos;
+			s.dst.idx = zero_index(ps, t.pos, &s.dst.nidx);
+			s.value = s.dst.idx ? parse_expr(ps) : -1;
+			return ps->failed ? -1 : add_stmt(ps, s);
+		}
 		return parse_alloc(ps, t);
 	}
 	if (ps->tok.kind == T_LPAREN) {
@@ -1356,6 +1446,7 @@ static bool parse_body(Parser *ps, Block *out)
 			BFrame *nf = frame_slot(ps);
 			if (!nf)
 				goto fail;
+			ps->pending = -1;
 			int32_t id = parse_stmt(ps, nf);
 			if (id == OPEN_BLOCK) {
 				ps->bfs.len++;
@@ -1366,7 +1457,7 @@ static bool parse_body(Parser *ps, Block *out)
 			f = &ps->bfs.data[ps->bfs.len - 1];
 			if (id < 0)
 				goto fail;
-			if (vec_push(&f->ids, id)) {
+			if (vec_push(&f->ids, id) || (ps->pending >= 0 && vec_push(&f->ids, ps->pending))) {
 				error_at(ps, ps->tok.pos, "out of memory");
 				goto fail;
 			}
@@ -1520,18 +1611,18 @@ static bool parse_kernel(Parser *ps)
 	}
 	next(ps);
 	size_t mark = ps->names.len;
-	static const char *const builtins[] = {"bx", "by", "bz", "tx"};
-	for (int i = 0; i < 4; i++) {
+	static const char *const builtins[] = {"bx", "by", "bz", "tx", "ty", "tz"};
+	for (int i = 0; i < 6; i++) {
 		int32_t v = new_var(ps, builtins[i], i < 3 ? V_BLOCKIDX : V_THREADIDX, DT_I32, k.pos);
 		if (v < 0 || !push_name(ps, (Name){builtins[i], v, -1})) {
 			error_at(ps, k.pos, "out of memory");
 			return false;
 		}
-		ps->m->vars.data[v].index = i < 3 ? i : 0;
+		ps->m->vars.data[v].index = i % 3;
 		if (i < 3)
 			k.blockidx[i] = v;
 		else
-			k.threadidx = v;
+			k.threadidx[i - 3] = v;
 	}
 	ArgVec args = {0};
 	bool ok = expect(ps, T_LPAREN, "'(' and the kernel parameters");
@@ -1559,16 +1650,29 @@ static bool parse_kernel(Parser *ps)
 		ok = false;
 	}
 	if (ok && expect(ps, T_LPAREN, "'('")) {
-		Tok n = ps->tok;
-		int64_t v = 0; /* read below even when parse_expr failed */
-		int32_t e = parse_expr(ps);
-		if (!ps->failed && !ir_const_int(ps->m, e, &v)) {
-			error_at(ps, n.pos, "threads(...) must be an integer constant");
-		} else if (!ps->failed && (v < 1 || v > 1024)) {
-			error_at(ps, n.pos, "threads(%lld) is out of range; a block has 1 to 1024 threads", (long long)v);
-		}
-		k.threads = (int32_t)v;
-		ok = expect(ps, T_RPAREN, "')'");
+		/* threads(X[, Y[, Z]]): tx runs fastest, as CUDA's threadIdx */
+		int64_t total = 1;
+		k.tdim[0] = k.tdim[1] = k.tdim[2] = 1;
+		do {
+			Tok n = ps->tok;
+			int64_t v = 0; /* read below even when parse_expr failed */
+			int32_t e = parse_expr(ps);
+			if (!ps->failed && k.ntdim == 3)
+				error_at(ps, n.pos, "threads(...) has 1 to 3 dimensions");
+			else if (!ps->failed && !ir_const_int(ps->m, e, &v))
+				error_at(ps, n.pos, "threads(...) must be an integer constant");
+			else if (!ps->failed && (v < 1 || v > 1024))
+				error_at(ps, n.pos, "threads(%lld) is out of range; a block has 1 to 1024 threads", (long long)v);
+			if (ps->failed)
+				break;
+			k.tdim[k.ntdim++] = (int32_t)v;
+			total *= v;
+			if (total > 1024)
+				error_at(ps, n.pos, "threads(...) gives %lld threads; a block has 1 to 1024 threads",
+				         (long long)total);
+		} while (!ps->failed && accept(ps, T_COMMA));
+		k.threads = (int32_t)total;
+		ok = !ps->failed && expect(ps, T_RPAREN, "')'");
 	}
 	ok = ok && parse_body(ps, &k.body);
 	ps->names.len = mark;
@@ -1593,7 +1697,7 @@ Module *ir_parse(const char *filename, const char *text, size_t len, Diag *d)
 		diag_error(d, "out of memory");
 		return NULL;
 	}
-	Parser ps = {.m = m, .d = d, .p = m->src.text, .end = m->src.text + len, .line = 1,
+	Parser ps = {.pending = -1, .m = m, .d = d, .p = m->src.text, .end = m->src.text + len, .line = 1,
 	             .line_start = m->src.text};
 	next(&ps);
 	while (!ps.failed && ps.tok.kind != T_EOF) {

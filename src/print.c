@@ -58,6 +58,13 @@ static void print_float(StrBuf *sb, double v)
 
 static void print_expr(Printer *p, int32_t id, int min_prec);
 
+/* An access to a var's one element, printed as its bare name. */
+static bool var_elem(const Module *m, int32_t buf, const int32_t *idx, int n)
+{
+	return buf >= 0 && m->bufs.data[buf].var && n == 1 && m->exprs.data[idx[0]].kind == E_INT &&
+	       m->exprs.data[idx[0]].ival == 0;
+}
+
 static void print_list(Printer *p, const int32_t *ids, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -80,6 +87,10 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 	case E_BOOL: sb_puts(p->sb, e->ival ? "true" : "false"); break;
 	case E_VAR: sb_puts(p->sb, p->m->vars.data[e->var].name); break;
 	case E_LOAD:
+		if (var_elem(p->m, e->buf, e->args, e->nargs)) {
+			sb_puts(p->sb, p->m->bufs.data[e->buf].name);
+			break;
+		}
 		sb_printf(p->sb, "%s[", p->m->bufs.data[e->buf].name);
 		print_list(p, e->args, e->nargs);
 		sb_putc(p->sb, ']');
@@ -122,6 +133,8 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 static void print_region(Printer *p, const Region *r)
 {
 	sb_puts(p->sb, p->m->bufs.data[r->buf].name);
+	if (var_elem(p->m, r->buf, r->idx, r->nidx) && !r->hi)
+		return;
 	if (r->nidx && !r->hi) {
 		sb_putc(p->sb, '[');
 		print_list(p, r->idx, r->nidx);
@@ -164,6 +177,10 @@ static void print_stmt(Printer *p, int32_t id, int depth)
 	switch ((StmtKind)s->kind) {
 	case S_ALLOC: {
 		const Buffer *b = &p->m->bufs.data[s->buf];
+		if (b->var) { /* verify has given it a dtype */
+			sb_printf(sb, "var %s: %s\n", b->name, dtype_name((DType)b->dtype));
+			return;
+		}
 		sb_printf(sb, "%s = %s %s[", b->name, scope_name((Scope)b->scope), dtype_name((DType)b->dtype));
 		print_list(p, b->shape, b->rank);
 		sb_puts(sb, "]\n");
@@ -328,7 +345,10 @@ void ir_print(const Module *m, StrBuf *sb)
 		}
 		sb_puts(sb, ")\n    grid(");
 		print_list(&p, kn->grid, kn->ngrid);
-		sb_printf(sb, ") threads(%d) ", kn->threads);
+		sb_printf(sb, ") threads(%d", kn->tdim[0]);
+		for (int d = 1; d < kn->ntdim; d++)
+			sb_printf(sb, ", %d", kn->tdim[d]);
+		sb_puts(sb, ") ");
 		print_block(&p, &kn->body, 0);
 	}
 }

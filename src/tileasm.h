@@ -276,6 +276,7 @@ typedef enum ta_op {
 	TA_OP_BAND, TA_OP_BOR, TA_OP_BXOR, TA_OP_SHL, TA_OP_SHR,      /* binary & | ^ << >> */
 	TA_OP_FLOOR, TA_OP_CEIL, TA_OP_ROUND, TA_OP_SIN, TA_OP_COS, TA_OP_ERF, TA_OP_SIGMOID,
 	TA_OP_POW, TA_OP_FMOD, TA_OP_CLAMP, TA_OP_IF_THEN_ELSE,
+	TA_OP_SHFL_XOR, TA_OP_SHFL_DOWN, TA_OP_SHFL_UP, TA_OP_SHFL_IDX, /* (value, lane mask/offset/lane): per-thread code */
 } ta_op;
 typedef enum ta_loop { TA_SERIAL, TA_UNROLL, TA_PIPELINED } ta_loop;
 typedef enum ta_reduce { TA_REDUCE_SUM, TA_REDUCE_MAX, TA_REDUCE_MIN, TA_REDUCE_ABSSUM, TA_REDUCE_ABSMAX } ta_reduce;

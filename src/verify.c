@@ -17,6 +17,7 @@ typedef struct {
 	int in_parallel; /* inside a parallel body */
 	int per_thread;  /* inside a per-thread if */
 	int loop;        /* LoopKind + 1 of the innermost loop a break may leave, 0: none */
+	int lazy;        /* inside an if_then_else's second or third operand */
 	bool failed;
 } Checker;
 
@@ -126,9 +127,11 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 	case E_VAR: {
 		Var *v = VAR(e->var);
 		if (v->kind == V_THREADIDX && !c->per_thread) {
-			err(c, e->pos, c->in_parallel ? "'tx' cannot be used inside parallel; use the loop indices"
-			                              : "'tx' may only be used in an if condition and its body "
-			                                "(the if then runs once per thread)");
+			if (c->in_parallel)
+				err(c, e->pos, "'%s' cannot be used inside parallel; use the loop indices", v->name);
+			else
+				err(c, e->pos, "'%s' may only be used in an if condition and its body (the if then runs once per "
+				    "thread)", v->name);
 			return DT_VOID;
 		}
 		t = v->type;
@@ -217,11 +220,34 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 	}
 	case E_CALL: {
 		Op op = (Op)e->op;
-		if (op == OP_SELECT || op == OP_IF_THEN_ELSE) {
+		if (op >= OP_SHFL_XOR && op <= OP_SHFL_IDX) {
+			if (!c->per_thread) {
+				err(c, e->pos, "'%s' exchanges values between the threads of a warp: it may only be used in "
+				    "per-thread code (an if whose condition uses tx)", op_name(op));
+				return DT_VOID;
+			}
+			if (c->lazy) {
+				err(c, e->pos, "'%s' cannot be a branch of if_then_else (every thread of the warp must execute "
+				    "it); bind it with let first", op_name(op));
+				return DT_VOID;
+			}
+			t = check_expr(c, e->args[0], hint);
+			DType tl = check_expr(c, e->args[1], DT_I32);
+			if (tl != DT_VOID && tl != DT_I32)
+				err(c, EX(e->args[1])->pos, "the lane argument of '%s' must be i32, not %s", op_name(op),
+				    dtype_name(tl));
+			if (t == DT_BOOL || t == DT_I64 || t == DT_F64) {
+				err(c, e->pos, "'%s' moves 32-bit values; %s is not supported (use select(b, 1, 0) for bool, "
+				    "or split 64-bit values)", op_name(op), dtype_name(t));
+				return DT_VOID;
+			}
+		} else if (op == OP_SELECT || op == OP_IF_THEN_ELSE) {
 			DType tc = check_expr(c, e->args[0], DT_BOOL);
 			if (tc != DT_VOID && tc != DT_BOOL)
 				err(c, EX(e->args[0])->pos, "%s's condition must be bool, not %s", op_name(op), dtype_name(tc));
+			c->lazy += op == OP_IF_THEN_ELSE;
 			t = check_pair(c, e->args[1], e->args[2], hint, e->pos, op_name(op));
+			c->lazy -= op == OP_IF_THEN_ELSE;
 		} else if (op == OP_POW || op == OP_FMOD) {
 			bool lit = literal_only(c, e->args[0]) && literal_only(c, e->args[1]);
 			t = check_pair(c, e->args[0], e->args[1], lit && !dtype_is_float(hint) ? DT_F32 : hint, e->pos,
@@ -314,8 +340,8 @@ static bool collective_ok(Checker *c, const Stmt *s, const char *what)
 		return false;
 	}
 	if (c->per_thread) {
-		err(c, s->pos, "'%s' is a block-wide operation and cannot appear in a per-thread if (its condition uses tx)",
-		    what);
+		err(c, s->pos, "'%s' is a block-wide operation and cannot appear in a per-thread if (its condition uses "
+		    "tx, ty or tz)", what);
 		return false;
 	}
 	return true;
@@ -735,7 +761,11 @@ static void check_stmt(Checker *c, int32_t id)
 	case S_ALLOC: {
 		Buffer *b = BUF(s->buf);
 		if (c->in_parallel || c->per_thread) {
-			err(c, s->pos, "buffers are allocated at block level, not inside parallel or per-thread code");
+			if (b->var)
+				err(c, s->pos, "'var %s' is declared at block level, not inside parallel or per-thread code "
+				    "(each iteration or thread then works on its own copy)", b->name);
+			else
+				err(c, s->pos, "buffers are allocated at block level, not inside parallel or per-thread code");
 			return;
 		}
 		for (int d = 0; d < b->rank; d++) {
@@ -773,6 +803,10 @@ static void check_stmt(Checker *c, int32_t id)
 		if (!check_ranges(c, &s->dst, false))
 			return;
 		check_region_idx(c, &s->dst, true);
+		if (b->var && b->dtype == DT_VOID) { /* var x = value: the value's type */
+			b->dtype = (uint8_t)check_expr(c, s->value, DT_VOID);
+			return;
+		}
 		DType t = check_expr(c, s->value, (DType)b->dtype);
 		if (t == DT_BOOL && b->dtype != DT_BOOL)
 			err(c, EX(s->value)->pos, "storing a bool into %s buffer '%s'; use select(c, 1, 0)",
@@ -835,7 +869,7 @@ static void check_stmt(Checker *c, int32_t id)
 			return;
 		}
 		if (c->per_thread) {
-			err(c, s->pos, "parallel cannot appear in a per-thread if (its condition uses tx)");
+			err(c, s->pos, "parallel cannot appear in a per-thread if (its condition uses tx, ty or tz)");
 			return;
 		}
 		for (int i = 0; i < s->nvars; i++) {

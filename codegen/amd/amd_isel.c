@@ -315,6 +315,7 @@ static void sel_inst(Isel *s, int i)
 	case SI_ST: case SI_ATOM_ADD: case SI_ATOM_MAX: case SI_ATOM_MIN: sel_st(s, in); break;
 	case SI_BAR: emit(s, ISA_S_BARRIER, 0); break;
 	case SI_SHFL_BFLY: sel_shfl(s, in); break;
+	case SI_SHFL: sel_shfl_lane(s, in); break;
 	case SI_HALF: /* a b16 value in the low bits, zero-extended */
 		valu3(s, ISA_V_BFE_U32, dst_of(s, in->dst, 0, 1), opnd(s, in->a, 0), cst(in->imm ? 16 : 0), cst(16));
 		break;

@@ -201,6 +201,7 @@ void acc_move(Isel *s, Val d, Val a);
 void copy_val(Isel *s, Val d, Val a, bool uni);
 void sel_cvt(Isel *s, const SInst *in);
 void sel_shfl(Isel *s, const SInst *in);
+void sel_shfl_lane(Isel *s, const SInst *in);
 void sel_mma(Isel *s, const SInst *in);
 void sel_mma_amd(Isel *s, const SInst *in);
 void group_mma_tuples(Isel *s);

@@ -48,6 +48,14 @@ static bool shfl_dpp(Isel *s, Val d, Val v, int64_t x)
 	return true;
 }
 
+/* SI_SHFL: lane b of the wave, by ds_bpermute (byte address b * 4). */
+void sel_shfl_lane(Isel *s, const SInst *in)
+{
+	Val addr = reg(newv(s, MR_V, 1), 0, 1);
+	valu2(s, ISA_V_LSHLREV_B32, addr, cst(2), opnd(s, in->b, 0));
+	bpermute(s, dst_of(s, in->dst, 0, 1), addr, opnd(s, in->a, 0));
+}
+
 void sel_shfl(Isel *s, const SInst *in)
 {
 	if (shfl_dpp(s, dst_of(s, in->dst, 0, 1), opnd(s, in->a, 0), in->imm))

@@ -24,6 +24,8 @@
  * since the last barrier; loops and ifs flush before and at the end of
  * each body so back edges are safe.
  */
+#include <stdio.h>
+
 #include "lower_impl.h"
 
 /* ---- statements ----------------------------------------------------------- */
@@ -61,8 +63,17 @@ void lower_shadows_begin(L *c, const Block *body, Shadows *sh, int32_t *shadow_i
 	sh->n = 0;
 	for (size_t i = 0; i < c->wlocals.len && sh->n < 16; i++) {
 		int32_t b = c->wlocals.data[i];
-		if (c->bl[b].shadow >= 0)
+		if (c->bl[b].shadow >= 0 || c->bl[b].lshadow >= 0)
 			continue;
+		if (c->bl[b].lreg >= 0) { /* registers: a fresh set */
+			VType vt = (VType)c->f->regs.data[c->bl[b].lreg];
+			c->bl[b].lshadow = (int32_t)c->f->regs.len;
+			for (int k = 0; k < c->bl[b].lreg_n; k++)
+				reg(c, vt);
+			sh->bufs[sh->n] = b;
+			shadow_ids[sh->n++] = -1;
+			continue;
+		}
 		int64_t bytes = (ir_buf_elems(c->m, BUF(b)) * dtype_bytes((DType)BUF(b)->dtype) + 7) & ~7LL;
 		if (vec_push(&c->f->locals, bytes)) {
 			c->failed = true;
@@ -78,6 +89,12 @@ void lower_shadows_copy(L *c, Shadows *sh)
 {
 	for (size_t i = 0; i < sh->n; i++) {
 		int32_t b = sh->bufs[i];
+		if (c->bl[b].lreg >= 0) {
+			DType t = (DType)BUF(b)->dtype;
+			for (int k = 0; k < c->bl[b].lreg_n; k++)
+				emit(c, I(SI_MOV, t, c->bl[b].lshadow + k, c->bl[b].lreg + k, -1));
+			continue;
+		}
 		int64_t words = ((ir_buf_elems(c->m, BUF(b)) * dtype_bytes((DType)BUF(b)->dtype)) + 7) / 8 * 2;
 		int32_t src = reg(c, VT_I64), dst = reg(c, VT_I64);
 		SInst in = I(SI_LOCALADDR, DT_I64, src, -1, -1);
@@ -94,7 +111,7 @@ void lower_shadows_copy(L *c, Shadows *sh)
 void lower_shadows_end(L *c, Shadows *sh)
 {
 	for (size_t i = 0; i < sh->n; i++)
-		c->bl[sh->bufs[i]].shadow = -1;
+		c->bl[sh->bufs[i]].shadow = c->bl[sh->bufs[i]].lshadow = -1;
 }
 
 static void lower_parallel(L *c, const Stmt *s)
@@ -273,6 +290,41 @@ static DType find_dtype(const Module *m, bool (*want)(DType))
 	return DT_VOID;
 }
 
+/* AMD: a local lives in registers, one per element (in its storage form),
+ * set to 0 at the kernel's start (its value is undefined until written, and
+ * a private copy reads it whole).  The AMD backend has no scratch arrays. */
+enum { LOCAL_REGS_MAX = 256 };
+static void place_local_regs(L *c, int32_t b)
+{
+	const Buffer *buf = BUF(b);
+	DType t = (DType)buf->dtype;
+	int64_t n = ir_buf_elems(c->m, buf), used = 0;
+	for (size_t i = 0; i < c->m->bufs.len; i++)
+		if (c->bl[i].lreg >= 0)
+			used += c->bl[i].lreg_n;
+	if (used + n > LOCAL_REGS_MAX) {
+		char what[160];
+		snprintf(what, sizeof what, "%s: local arrays of more than %d elements per thread in all",
+		         target_name(c->t->id), LOCAL_REGS_MAX);
+		fail(c, buf->pos, "%s are not supported (locals are kept in registers on AMD targets)", what);
+		return;
+	}
+	VType vt = simt_storage_vt(t);
+	c->bl[b].lreg = (int32_t)c->f->regs.len;
+	c->bl[b].lreg_n = (int32_t)n;
+	for (int64_t k = 0; k < n; k++)
+		reg(c, vt);
+	for (int64_t k = 0; k < n; k++) {
+		int32_t r = c->bl[b].lreg + (int32_t)k;
+		SInst in = I(vt == VT_F32 || vt == VT_F64 ? SI_MOVF : SI_MOVI, t, r, -1, -1);
+		if (vt == VT_B16)
+			in.type = DT_F16;
+		else if (vt == VT_I32)
+			in.type = DT_I32;
+		emit(c, in);
+	}
+}
+
 /* Gives every buffer allocated in block b (recursively) its place. */
 static void place_bufs(L *c, const Block *b)
 {
@@ -283,7 +335,9 @@ static void place_bufs(L *c, const Block *b)
 		if (s->kind == S_ALLOC) {
 			const Buffer *buf = BUF(s->buf);
 			int64_t bytes = ir_buf_elems(c->m, buf) * dtype_bytes((DType)buf->dtype);
-			if (buf->scope == SCOPE_LOCAL) {
+			if (buf->scope == SCOPE_LOCAL && target_is_amd(c->t->id)) {
+				place_local_regs(c, s->buf);
+			} else if (buf->scope == SCOPE_LOCAL) {
 				if (vec_push(&c->f->locals, (bytes + 7) & ~7LL))
 					c->failed = true;
 				c->bl[s->buf].local = (int32_t)c->f->locals.len - 1;
@@ -387,8 +441,10 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	c->epoch = 1;
 	for (size_t i = 0; i < nv; i++)
 		c->varreg[i] = -1;
-	for (size_t i = 0; i < nb; i++)
+	for (size_t i = 0; i < nb; i++) {
 		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = c->bl[i].rr = -1;
+		c->bl[i].lreg = c->bl[i].lshadow = -1;
+	}
 	c->rf_slot = c->rr_slot = c->rr_tile = -1;
 	c->areg_buf = c->areg_frag = -1;
 	c->nv_off = nv_off;
@@ -421,8 +477,21 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	emit(c, I(SI_TID, DT_I32, c->tid, -1, -1));
 	c->shbase = reg(c, VT_I32);
 	emit(c, I(SI_SHBASE, DT_I32, c->shbase, -1, -1));
-	if (kn->threadidx >= 0)
-		c->varreg[kn->threadidx] = c->tid;
+	/* threads(X, Y, Z): tx = tid % X, ty = tid / X % Y, tz = tid / (X * Y) */
+	c->varreg[kn->threadidx[0]] = c->tid;
+	for (size_t i = 0; i < m->exprs.len && kn->ntdim < 3; i++) /* ty, tz of a smaller block: 0 */
+		if (m->exprs.data[i].kind == E_VAR &&
+		    (m->exprs.data[i].var == kn->threadidx[1] || m->exprs.data[i].var == kn->threadidx[2])) {
+			c->varreg[kn->threadidx[1]] = c->varreg[kn->threadidx[2]] = i32c(c, 0);
+			break;
+		}
+	if (kn->ntdim > 1) {
+		c->varreg[kn->threadidx[0]] = bin(c, SI_REM, DT_U32, c->tid, i32c(c, kn->tdim[0]));
+		int32_t q = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, kn->tdim[0]));
+		c->varreg[kn->threadidx[1]] = kn->ntdim > 2 ? bin(c, SI_REM, DT_U32, q, i32c(c, kn->tdim[1])) : q;
+		if (kn->ntdim > 2)
+			c->varreg[kn->threadidx[2]] = bin(c, SI_DIV, DT_U32, q, i32c(c, kn->tdim[1]));
+	}
 	for (int dim = 0; dim < 3; dim++)
 		if (kn->blockidx[dim] >= 0) {
 			int32_t r = reg(c, VT_I32);

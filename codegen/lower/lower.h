@@ -95,6 +95,8 @@ typedef enum {
 	SI_CP_WAIT,      /* wait until at most imm of this thread's committed groups are pending */
 	SI_LDMATRIX,     /* dst .. dst+vec-1 (i32) = ldmatrix.m8n8.x{vec}.b16 (.trans when sub) from shared;
 	                  * lane l gives the row address a + imm of matrix l / 8, row l % 8 */
+	SI_SHFL,   /* dst = a (32-bit, type F32 or I32) of lane b (i32, 0 .. wave size - 1) of the thread's
+	            * hardware wave; executed by the active lanes (reading an inactive lane is undefined) */
 	SI_COUNT
 } SOp;
 

@@ -596,7 +596,9 @@ void lower_reduce(L *c, const Stmt *s)
 	{
 		int32_t lin = bin(c, SI_ADD, DT_I32, sbase, bin(c, SI_MUL, DT_I32, k, i32c(c, inner)));
 		Addr sa = {SP_SHARED, 0, 0};
-		if (a->scope == SCOPE_LOCAL) { /* flat byte offset into the local array */
+		if (a->scope == SCOPE_LOCAL && c->bl[s->src.buf].lreg >= 0) {
+			sa = (Addr){SP_REGS, bin(c, SI_MUL, DT_I32, lin, i32c(c, dtype_bytes(ta))), (int64_t)s->src.buf << 32};
+		} else if (a->scope == SCOPE_LOCAL) { /* flat byte offset into the local array */
 			int32_t la = reg(c, VT_I64);
 			SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
 			in.imm = c->bl[s->src.buf].shadow >= 0 ? c->bl[s->src.buf].shadow : c->bl[s->src.buf].local;

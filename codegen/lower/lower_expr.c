@@ -51,6 +51,8 @@ Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
 	for (int d = 1; d < b->rank; d++)
 		lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, lin, i32c(c, bdim(c, b, d))), idx[d]);
 	lin = bin(c, SI_MUL, DT_I32, lin, i32c(c, es));
+	if (b->scope == SCOPE_LOCAL && bl->lreg >= 0)
+		return (Addr){SP_REGS, lin, (int64_t)bufid << 32};
 	if (b->scope == SCOPE_LOCAL) {
 		int32_t la = reg(c, VT_I64);
 		SInst in = I(SI_LOCALADDR, DT_I64, la, -1, -1);
@@ -59,6 +61,55 @@ Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
 		return (Addr){SP_LOCAL, bin(c, SI_ADD, DT_I64, la, cvt(c, DT_I64, DT_I32, lin)), 0};
 	}
 	return (Addr){SP_SHARED, bin(c, SI_ADD, DT_I32, c->shbase, lin), bl->smem};
+}
+
+/* Register-resident locals: element k of the current copy (the private
+ * one inside a body that writes the local).  A load selects among all
+ * elements by the byte offset, a store updates each element it may hit
+ * (one move for a one-element local: a var). */
+static int32_t regs_elem(L *c, int64_t off, int k)
+{
+	const BufLoc *bl = &c->bl[off >> 32];
+	return (bl->lshadow >= 0 ? bl->lshadow : bl->lreg) + k;
+}
+
+int32_t lower_regs_ld(L *c, DType t, int32_t addr, int64_t off)
+{
+	const BufLoc *bl = &c->bl[off >> 32];
+	int es = dtype_bytes(t);
+	int32_t byte = (int32_t)(off & 0xffffffff), r = reg(c, simt_storage_vt(t));
+	if (byte)
+		addr = bin(c, SI_ADD, DT_I32, addr, i32c(c, byte));
+	emit(c, I(SI_MOV, t, r, regs_elem(c, off, 0), -1));
+	for (int k = 1; k < bl->lreg_n; k++) {
+		SInst in = I(SI_SELP, t, r, regs_elem(c, off, k), r);
+		in.c = setp(c, CMP_EQ, DT_I32, addr, i32c(c, (int64_t)k * es));
+		emit(c, in);
+	}
+	return r;
+}
+
+void lower_regs_st(L *c, DType t, int32_t addr, int64_t off, int32_t val, int32_t guard)
+{
+	const BufLoc *bl = &c->bl[off >> 32];
+	int es = dtype_bytes(t);
+	int32_t byte = (int32_t)(off & 0xffffffff);
+	if (byte)
+		addr = bin(c, SI_ADD, DT_I32, addr, i32c(c, byte));
+	for (int k = 0; k < bl->lreg_n; k++) {
+		int32_t e = regs_elem(c, off, k), p = guard;
+		if (bl->lreg_n > 1) {
+			int32_t hit = setp(c, CMP_EQ, DT_I32, addr, i32c(c, (int64_t)k * es));
+			p = guard >= 0 ? bin(c, SI_AND, DT_BOOL, hit, guard) : hit;
+		}
+		if (p < 0) {
+			emit(c, I(SI_MOV, t, e, val, -1));
+		} else {
+			SInst in = I(SI_SELP, t, e, val, e);
+			in.c = p;
+			emit(c, in);
+		}
+	}
 }
 
 int32_t lower_load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard)
@@ -295,6 +346,30 @@ static int32_t var_value(L *c, int32_t v, SrcPos pos)
 	return c->varreg[v];
 }
 
+/* Warp shuffles (docs/tile-ir.md): the source lane j of the 32-lane warp
+ * (the thread's own lane when j falls outside 0..31), as a lane of the
+ * hardware wave (the upper half of a 64-lane wave holds the second warp). */
+static int32_t shuffle(L *c, const Expr *e, DType t)
+{
+	Op op = (Op)e->op;
+	int32_t v = expr_as(c, e->args[0], t), x = expr_as(c, e->args[1], DT_I32);
+	int32_t lane = bin(c, SI_AND, DT_I32, c->tid, i32c(c, 31)), j;
+	switch (op) {
+	case OP_SHFL_XOR: j = bin(c, SI_XOR, DT_I32, lane, x); break;
+	case OP_SHFL_DOWN: j = bin(c, SI_ADD, DT_I32, lane, x); break;
+	case OP_SHFL_UP: j = bin(c, SI_SUB, DT_I32, lane, x); break;
+	default: j = bin(c, SI_AND, DT_I32, x, i32c(c, 31)); break;
+	}
+	if (op != OP_SHFL_IDX) /* unsigned: negative j is out of range too */
+		j = selp(c, DT_I32, setp(c, CMP_LE, DT_U32, j, i32c(c, 31)), j, lane);
+	int w = target_wave_size(c->t->id);
+	if (w > 32)
+		j = bin(c, SI_OR, DT_I32, j, bin(c, SI_AND, DT_I32, c->tid, i32c(c, w - 32)));
+	int32_t d = reg(c, simt_vt(t));
+	emit(c, I(SI_SHFL, dtype_is_float(t) ? DT_F32 : DT_I32, d, v, j));
+	return d;
+}
+
 int32_t lower_expr(L *c, int32_t id)
 {
 	const Expr *e = EX(id);
@@ -377,6 +452,8 @@ int32_t lower_expr(L *c, int32_t id)
 		DType o = op_type(t);
 		if (op == OP_IF_THEN_ELSE)
 			return lazy_select(c, e, t);
+		if (op >= OP_SHFL_XOR && op <= OP_SHFL_IDX)
+			return shuffle(c, e, t);
 		if (op == OP_CLAMP) {
 			int32_t x = expr_as(c, e->args[0], t);
 			int32_t r = bin(c, SI_MIN, o, bin(c, SI_MAX, o, x, expr_as(c, e->args[1], t)), expr_as(c, e->args[2], t));

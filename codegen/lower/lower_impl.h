@@ -11,6 +11,10 @@ typedef struct {
 	int64_t smem;   /* shared/fragment: byte offset in the shared area */
 	int32_t local;  /* local: local array id */
 	int32_t shadow; /* local: private copy in the current parallel body, or -1 */
+	/* local kept in registers (AMD targets): lreg >= 0 is the first of lreg_n
+	 * registers, one per element in its storage form; lshadow the first of
+	 * the private copy in the current parallel/per-thread body, or -1 */
+	int32_t lreg, lreg_n, lshadow;
 	int32_t base;   /* global: i64 register holding the pointer */
 	int32_t dim[IR_MAX_RANK];   /* global: i32 registers of the dimensions */
 	int32_t dim64[IR_MAX_RANK]; /* global: the same as i64 */
@@ -107,6 +111,13 @@ typedef struct {
 	int32_t addr;
 	int64_t off;
 } Addr;
+
+/* Addr.sp of an element of a register-resident local: addr is an i32 byte
+ * offset, off the buffer id << 32 plus a constant byte offset.  ld and st
+ * turn it into register moves and selects (lower_expr.c); never emitted. */
+#define SP_REGS ((Space)3)
+int32_t lower_regs_ld(L *c, DType t, int32_t addr, int64_t off);
+void lower_regs_st(L *c, DType t, int32_t addr, int64_t off, int32_t val, int32_t guard);
 
 typedef struct {
 	int32_t p, top, end, step;
@@ -357,6 +368,8 @@ static inline int32_t fix(L *c, DType t, int32_t r)
 
 static inline int32_t ld(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t guard)
 {
+	if (sp == SP_REGS)
+		return lower_regs_ld(c, t, addr, off);
 	int32_t r = reg(c, simt_storage_vt(t));
 	SInst in = I(SI_LD, t, r, addr, -1);
 	in.sub = (uint8_t)sp;
@@ -368,6 +381,10 @@ static inline int32_t ld(L *c, Space sp, DType t, int32_t addr, int64_t off, int
 
 static inline void st(L *c, Space sp, DType t, int32_t addr, int64_t off, int32_t val, int32_t guard)
 {
+	if (sp == SP_REGS) {
+		lower_regs_st(c, t, addr, off, val, guard);
+		return;
+	}
 	SInst in = I(SI_ST, t, -1, addr, val);
 	in.sub = (uint8_t)sp;
 	in.imm = off;

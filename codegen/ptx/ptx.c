@@ -491,6 +491,10 @@ static void emit_inst(P *p, const SInst *in)
 		sb_printf(p->o, "\tshfl.sync.bfly.b32 %s, %s, %lld, 31, -1;\n", rn(p, in->dst, d), rn(p, in->a, a),
 		          (long long)in->imm);
 		return;
+	case SI_SHFL: /* per-thread code: only the lanes that reach it take part */
+		sb_printf(p->o, "\tactivemask.b32 %%tr1;\n\tshfl.sync.idx.b32 %s, %s, ", rn(p, in->dst, d), rn(p, in->a, a));
+		sb_printf(p->o, "%s, 31, %%tr1;\n", rn(p, in->b, d));
+		return;
 	case SI_MMA: {
 		if (in->sub == MMA_M16N8K32_I8) { /* i8 inputs, i32 accumulators */
 			sb_printf(p->o, "\tmma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%%r%d, %%r%d, %%r%d, %%r%d}, "

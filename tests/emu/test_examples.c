@@ -62,6 +62,14 @@ Test(emu_examples, gemm_matrix_cores)
 	each_target("gemm_bf16_tn", "-D M=100 -D N=130 -D K=96");
 	each_target("flash_attention_fwd", "-D S=192");
 }
+/* Thread-level code: 2-D blocks, locals and vars in registers, shuffles. */
+Test(emu_examples, gemv)
+{
+	each_target("gemv", "--kernel gemv --arg N=77 --arg K=600");
+	each_target("gemv", "--kernel gemv -D N=64 -D K=512");
+	each_target("gemv", "--kernel gemv_splitk --arg N=130 --arg K=33");
+	each_target("gemv", "--kernel gemv_splitk -D N=64 -D K=256");
+}
 Test(emu_examples, flash_attention_fwd) { each_target("flash_attention_fwd", "-D S=64"); each_target("flash_attention_fwd", "-D S=100"); }
 /* Multi-head attention [B, H, S, D]: rank-reducing copies, two accumulator
  * shapes (S 64x64, O 64x128) sharing the row statistics at D = 128. */

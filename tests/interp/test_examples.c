@@ -370,6 +370,41 @@ static void run_mha(int64_t D, int causal)
 Test(examples, mha_d64) { run_mha(64, 0); run_mha(64, 1); }
 Test(examples, mha_d128) { run_mha(128, 0); run_mha(128, 1); }
 
+/* GEMV (examples/gemv.tile): both kernels, thread style (warp shuffles,
+ * locals, vars) and split-K (atomic_add into shared memory), against y = A x
+ * in double; ragged N and K. */
+static void run_gemv(int kernel)
+{
+	Module *m = h_load_example("gemv.tile");
+	static const Shape shapes[] = {{0, 64, 256}, {0, 77, 600}, {0, 1, 1}, {0, 130, 33}};
+	for (size_t si = 0; si < TA_ARRAY_LEN(shapes); si++) {
+		int64_t N = shapes[si].n, K = shapes[si].k;
+		uint16_t *A = h_f16_array((size_t)(N * K), 61 + si, 1), *X = h_f16_array((size_t)K, 63 + si, 1);
+		uint16_t *Y = malloc((size_t)N * 2);
+		memset(Y, 0xff, (size_t)N * 2);
+		Args a = {.m = m, .k = kernel};
+		h_tensor(&a, "A", A, (size_t)(N * K) * 2);
+		h_tensor(&a, "X", X, (size_t)K * 2);
+		h_tensor(&a, "Y", Y, (size_t)N * 2);
+		h_int(&a, "N", N);
+		h_int(&a, "K", K);
+		h_run(&a, NULL);
+		double *da = decode16(A, (size_t)(N * K), false), *dx = decode16(X, (size_t)K, false);
+		double *got = decode16(Y, (size_t)N, false), *want = calloc((size_t)N, sizeof(double));
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t k = 0; k < K; k++)
+				want[n] += da[n * K + k] * dx[k];
+		char what[96];
+		snprintf(what, sizeof what, "gemv kernel %d N=%lld K=%lld", kernel, (long long)N, (long long)K);
+		h_close(what, got, want, (size_t)N, 1e-2, 2e-3);
+		free(A), free(X), free(Y), free(da), free(dx), free(got), free(want);
+	}
+	ir_module_free(m);
+}
+
+Test(examples, gemv_threads) { run_gemv(0); }
+Test(examples, gemv_splitk) { run_gemv(1); }
+
 /* Every example must parse, verify and have a reference above; a new
  * example without one fails here so it does not go untested. */
 Test(examples, all_examples_have_a_reference)
@@ -382,7 +417,8 @@ Test(examples, all_examples_have_a_reference)
 	             {"reduce_sum.tile", {0}}, {"softmax.tile", {0}}, {"rmsnorm.tile", {0}}, {"layernorm.tile", {0}},
 	             {"gemm_bias_gelu.tile", {0}}, {"gemm_batched.tile", {0}}, {"gemm_splitk.tile", {0}}, {"softmax_row.tile", {0}}, {"rmsnorm_row.tile", {0}},
 	             {"layernorm_row.tile", {0}},
-	             {"flash_attention_fwd.tile", {0}}, {"mha_fwd.tile", {"D", 64}}};
+	             {"flash_attention_fwd.tile", {0}}, {"mha_fwd.tile", {"D", 64}},
+	             {"gemv.tile", {0}}};
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root);
 	char path[1024];

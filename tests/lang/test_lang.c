@@ -137,6 +137,84 @@ Test(interp, if_then_else_evaluates_only_the_chosen_side)
 	ir_module_free(m);
 }
 
+Test(interp, thread_level_code)
+{
+	/* threads(16, 4): tx fastest; a var keeps per-thread state through a
+	 * loop with a per-thread trip count and a break; shuffles of the 32-lane
+	 * warp (own value when the source lane is outside it) */
+	Module *m = snip("kernel k(A: f32[64], O: f32[64], P: i32[64], Q: i32[64], V: f32[2]) grid(1) threads(16, 4) {\n"
+	                 "  var acc: f32 = 0.0\n"
+	                 "  var n = 0\n"
+	                 "  V[0] = acc\n"
+	                 "  if ty < 4 {\n"
+	                 "    let i = tx + 16 * ty\n"
+	                 "    acc = A[i]\n"
+	                 "    serial j in 0 .. tx % 4 + 1 {\n"
+	                 "      if j == 2 { break }\n"
+	                 "      acc = acc * 2.0\n"
+	                 "      n = n + 1\n"
+	                 "    }\n"
+	                 "    let s1 = acc + shfl_xor(acc, 1)\n"
+	                 "    let s2 = s1 + shfl_xor(s1, 16)\n"
+	                 "    O[i] = s2 + shfl_down(s2, 8)\n"
+	                 "    P[i] = shfl_up(i, 3) * 100 + shfl_idx(n, i + 5)\n"
+	                 "    Q[i] = tz\n"
+	                 "  }\n"
+	                 "  acc = acc + 1.0\n"
+	                 "  V[1] = acc\n"
+	                 "}\n");
+	float A[64], O[64], V[2];
+	int32_t P[64], Q[64];
+	for (int i = 0; i < 64; i++)
+		A[i] = (float)(i % 7) - 3.0f;
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "O", O, sizeof O);
+	h_tensor(&a, "P", P, sizeof P);
+	h_tensor(&a, "Q", Q, sizeof Q);
+	h_tensor(&a, "V", V, sizeof V);
+	h_run(&a, NULL);
+	float acc[64], s1[64], s2[64];
+	int n[64];
+	for (int i = 0; i < 64; i++) {
+		int tx = i % 16, it = tx % 4 + 1 < 2 ? tx % 4 + 1 : 2;
+		acc[i] = A[i] * (float)(1 << it);
+		n[i] = it;
+	}
+	for (int i = 0; i < 64; i++)
+		s1[i] = acc[i] + acc[i ^ 1];
+	for (int i = 0; i < 64; i++)
+		s2[i] = s1[i] + s1[i ^ 16];
+	for (int i = 0; i < 64; i++) {
+		int lane = i % 32, base = i - lane;
+		float want = s2[i] + (lane + 8 < 32 ? s2[i + 8] : s2[i]);
+		cr_expect_eq(O[i], want, "O[%d] = %g, want %g", i, O[i], want);
+		int up = lane >= 3 ? i - 3 : i, idx = base + (i + 5) % 32;
+		cr_expect_eq(P[i], up * 100 + n[idx], "P[%d] = %d, want %d", i, P[i], up * 100 + n[idx]);
+		cr_expect_eq(Q[i], 0);
+	}
+	cr_expect_eq(V[0], 0.0f);
+	cr_expect_eq(V[1], 1.0f, "the per-thread writes of acc are discarded at the end of the if");
+	ir_module_free(m);
+}
+
+Test(interp, shuffle_from_a_thread_that_does_not_take_part)
+{
+	Module *m = snip("kernel k(O: f32[64]) grid(1) threads(64) {\n"
+	                 "  if tx < 40 {\n"
+	                 "    O[tx] = shfl_xor(f32(tx), 8)\n"
+	                 "  }\n"
+	                 "}\n");
+	float O[64];
+	Args a = {.m = m};
+	h_tensor(&a, "O", O, sizeof O);
+	char *out;
+	cr_expect_neq(h_run(&a, &out), 0);
+	cr_expect(strstr(out, "shfl_xor in thread 32 reads thread 40, which does not execute it"), "%s", out);
+	free(out);
+	ir_module_free(m);
+}
+
 /* ---- every backend against the interpreter -------------------------------- */
 
 static const char *const amd_targets[] = {"gfx1100", "gfx90a", "gfx942"};
