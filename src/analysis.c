@@ -11,6 +11,8 @@ static void mark(Walk *w, int32_t buf, bool acc)
 {
 	if (buf < 0 || w->m->bufs.data[buf].scope != SCOPE_GLOBAL)
 		return;
+	if (w->m->bufs.data[buf].view) /* writes through a view write its tensor */
+		buf = w->m->bufs.data[buf].viewed;
 	for (int i = 0; i < w->k->nargs; i++)
 		if (w->k->args[i].buf == buf) {
 			w->written[i] = true;

@@ -1123,13 +1123,43 @@ static void exec_if(Interp *in, const Stmt *s)
 	in->private_mode = in->thread_mode = false;
 }
 
+/* V = view T[dims]: T's memory with V's dimensions, which must not hold
+ * more elements than T. */
+static void exec_view(Interp *in, const Stmt *s)
+{
+	const Buffer *bd = &in->m->bufs.data[s->buf];
+	BufState *b = &in->bufs[s->buf], *t = &in->bufs[bd->viewed];
+	b->elems = 1;
+	for (int d = 0; d < bd->rank; d++) {
+		b->dims[d] = eval(in, bd->shape[d]).i;
+		if (in->failed)
+			return;
+		if (b->dims[d] < 0 || (b->dims[d] && b->elems > INT64_MAX / 16 / b->dims[d])) {
+			rt_error(in, s->pos, "view '%s' has an invalid dimension %d (%lld)", bd->name, d, (long long)b->dims[d]);
+			return;
+		}
+		b->elems *= b->dims[d];
+	}
+	if (b->elems > t->elems) {
+		rt_error(in, s->pos, "view '%s' has %lld elements but '%s' has %lld", bd->name, (long long)b->elems,
+		         in->m->bufs.data[bd->viewed].name, (long long)t->elems);
+		return;
+	}
+	b->block = b->cur = t->block;
+}
+
 static void exec_stmt(Interp *in, int32_t id)
 {
 	const Stmt *s = ST(id);
 	if (!charge(in, 1, s->pos))
 		return;
 	switch ((StmtKind)s->kind) {
-	case S_ALLOC: poison(&in->bufs[s->buf], in->poison_alt); break;
+	case S_ALLOC:
+		if (in->m->bufs.data[s->buf].view)
+			exec_view(in, s);
+		else
+			poison(&in->bufs[s->buf], in->poison_alt);
+		break;
 	case S_LET: in->vars[s->var] = eval(in, s->value); break;
 	case S_STORE: {
 		BufState *b = &in->bufs[s->dst.buf];
@@ -1241,6 +1271,13 @@ static int alloc_bufs(Interp *in, const Block *blk)
 		if (s->kind == S_ALLOC) {
 			const Buffer *bd = &in->m->bufs.data[s->buf];
 			BufState *b = &in->bufs[s->buf];
+			if (bd->view) { /* the tensor's memory: set up when the statement runs (exec_view) */
+				b->global = true;
+				b->dt = (DType)bd->dtype;
+				b->esize = dtype_bytes(b->dt);
+				b->rank = bd->rank;
+				continue;
+			}
 			if (b->block)
 				continue;
 			b->dt = (DType)bd->dtype;

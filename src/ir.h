@@ -146,12 +146,14 @@ typedef struct {
 	int32_t shape[IR_MAX_RANK]; /* expr ids: E_INT or E_VAR of a V_SYMBOL (global); E_INT otherwise after verify */
 	int32_t param;   /* SCOPE_GLOBAL: position in the kernel's argument list */
 	bool var;        /* `var NAME: T`: a mutable scalar, a SCOPE_LOCAL [1] buffer used without an index */
+	bool view;       /* `V = view T[dims]`: SCOPE_GLOBAL, the memory of tensor parameter `viewed` with other dims */
+	int32_t viewed;  /* view: the parameter's buffer id */
 } Buffer;
 
 /* ---- statements ------------------------------------------------------ */
 
 typedef enum {
-	S_ALLOC,     /* buf */
+	S_ALLOC,     /* buf (a view: no storage of its own) */
 	S_LET,       /* var = value */
 	S_STORE,     /* region.buf[region.idx] = value  (full element index) */
 	S_COPY,      /* src -> dst */

@@ -275,6 +275,7 @@ static bool eq_buf(Pair p, int32_t x, int32_t y)
 		return x == y;
 	const Buffer *u = &p.a->bufs.data[x], *v = &p.b->bufs.data[y];
 	return u->scope == v->scope && u->dtype == v->dtype && u->rank == v->rank && u->var == v->var &&
+	       u->view == v->view && (!u->view || eq_buf(p, u->viewed, v->viewed)) &&
 	       eq_str(u->name, v->name) &&
 	       eq_ids(p, u->shape, v->shape, u->rank);
 }

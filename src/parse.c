@@ -990,6 +990,47 @@ static bool parse_kwargs(Parser *ps, Kwarg *kw, int nkw)
 	return expect(ps, T_RPAREN, "')'");
 }
 
+/* NAME '=' 'view' TENSOR '[' dims ']': the tensor parameter's memory,
+ * row-major with other dimensions (integer expressions of shape symbols). */
+static int32_t parse_view(Parser *ps, Tok name)
+{
+	next(ps); /* 'view' */
+	Tok src = ps->tok;
+	Name *nm = src.kind == T_IDENT ? lookup(ps, src.s, src.n) : NULL;
+	if (!nm || nm->buf < 0 || ps->m->bufs.data[nm->buf].scope != SCOPE_GLOBAL) {
+		char buf[64];
+		error_at(ps, src.pos, "expected a tensor parameter after 'view', found %s", tok_desc(&src, buf, sizeof buf));
+		return -1;
+	}
+	const Buffer *sb = &ps->m->bufs.data[nm->buf];
+	int32_t viewed = sb->view ? sb->viewed : nm->buf;
+	next(ps);
+	if (!expect(ps, T_LBRACK, "'[' and the view's shape"))
+		return -1;
+	int32_t n;
+	int32_t *dims = parse_expr_list(ps, T_RBRACK, "']'", &n);
+	if (ps->failed)
+		return -1;
+	if (n < 1 || n > IR_MAX_RANK) {
+		error_at(ps, src.pos, "a view has rank 1 to %d, not %d", IR_MAX_RANK, n);
+		return -1;
+	}
+	Buffer b = {.scope = SCOPE_GLOBAL, .dtype = ps->m->bufs.data[viewed].dtype, .rank = (uint8_t)n, .pos = name.pos,
+	            .param = ps->m->bufs.data[viewed].param, .view = true, .viewed = viewed};
+	memcpy(b.shape, dims, (size_t)n * sizeof *dims);
+	b.name = arena_strndup(&ps->m->arena, name.s, name.n);
+	int32_t id = b.name ? ir_add_buf(ps->m, b) : -1;
+	if (id < 0) {
+		error_at(ps, name.pos, "out of memory");
+		return -1;
+	}
+	if (!declare(ps, b.name, name.pos, -1, id))
+		return -1;
+	Stmt s = mk_stmt(S_ALLOC, name.pos);
+	s.buf = id;
+	return add_stmt(ps, s);
+}
+
 static int32_t parse_alloc(Parser *ps, Tok name)
 {
 	/* NAME '=' already consumed */
@@ -1001,9 +1042,11 @@ static int32_t parse_alloc(Parser *ps, Tok name)
 		scope = SCOPE_FRAGMENT;
 	else if (tok_is(&st, "local"))
 		scope = SCOPE_LOCAL;
+	else if (tok_is(&st, "view"))
+		return parse_view(ps, name);
 	else {
 		char buf[64];
-		error_at(ps, st.pos, "expected 'shared', 'fragment' or 'local' after '%.*s =', found %s "
+		error_at(ps, st.pos, "expected 'shared', 'fragment', 'local' or 'view' after '%.*s =', found %s "
 		         "(use 'let' for scalar values)", (int)name.n, name.s, tok_desc(&st, buf, sizeof buf));
 		return -1;
 	}

@@ -177,6 +177,12 @@ static void print_stmt(Printer *p, int32_t id, int depth)
 	switch ((StmtKind)s->kind) {
 	case S_ALLOC: {
 		const Buffer *b = &p->m->bufs.data[s->buf];
+		if (b->view) {
+			sb_printf(sb, "%s = view %s[", b->name, p->m->bufs.data[b->viewed].name);
+			print_list(p, b->shape, b->rank);
+			sb_puts(sb, "]\n");
+			return;
+		}
 		if (b->var) { /* verify has given it a dtype */
 			sb_printf(sb, "var %s: %s\n", b->name, dtype_name((DType)b->dtype));
 			return;

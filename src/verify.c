@@ -754,6 +754,42 @@ static void check_reduce(Checker *c, Stmt *s, bool scan)
 	}
 }
 
+static bool dim_form(Checker *c, int32_t id);
+
+/* V = view T[dims]: integer expressions of shape symbols, positive, and as
+ * many elements as T when both counts are constants. */
+static void check_view(Checker *c, const Buffer *b)
+{
+	int64_t n = 1, nt = 1;
+	bool cn = true, ct = true;
+	for (int d = 0; d < b->rank; d++) {
+		int64_t v;
+		check_int(c, b->shape[d], "a view dimension");
+		if (!dim_form(c, b->shape[d])) {
+			err(c, EX(b->shape[d])->pos, "a view's dimensions are integer expressions of shape symbols");
+			return;
+		}
+		if (!ir_const_int(c->m, b->shape[d], &v))
+			cn = false;
+		else if (v < 1) {
+			err(c, EX(b->shape[d])->pos, "view dimension %lld must be positive", (long long)v);
+			return;
+		} else if (n <= INT64_MAX / 16 / v)
+			n *= v;
+	}
+	const Buffer *t = BUF(b->viewed);
+	for (int d = 0; d < t->rank; d++) {
+		int64_t v;
+		if (!ir_const_int(c->m, t->shape[d], &v))
+			ct = false;
+		else if (v > 0 && nt <= INT64_MAX / 16 / v)
+			nt *= v;
+	}
+	if (cn && ct && n != nt)
+		err(c, b->pos, "view '%s' has %lld elements but '%s' has %lld; a view keeps the element count", b->name,
+		    (long long)n, t->name, (long long)nt);
+}
+
 static void check_stmt(Checker *c, int32_t id)
 {
 	Stmt *s = &c->m->stmts.data[id];
@@ -767,6 +803,10 @@ static void check_stmt(Checker *c, int32_t id)
 			else
 				err(c, s->pos, "buffers are allocated at block level, not inside parallel or per-thread code");
 			return;
+		}
+		if (b->view) {
+			check_view(c, b);
+			break;
 		}
 		for (int d = 0; d < b->rank; d++) {
 			int64_t v;

@@ -332,6 +332,16 @@ static void place_bufs(L *c, const Block *b)
 		const Stmt *s = ST(b->ids[i]);
 		if (s->kind == S_ALLOC && c->wg && (s->buf == c->wg->skip[0] || s->buf == c->wg->skip[1]))
 			continue; /* the sm_90a GEMM path's operand tiles live in its TMA ring */
+		if (s->kind == S_ALLOC && BUF(s->buf)->view) { /* the tensor's pointer, its own dims */
+			const Buffer *buf = BUF(s->buf);
+			c->bl[s->buf].base = c->bl[buf->viewed].base;
+			for (int dd = 0; dd < buf->rank; dd++) {
+				int32_t r = expr_as(c, buf->shape[dd], DT_I32);
+				c->bl[s->buf].dim[dd] = r;
+				c->bl[s->buf].dim64[dd] = cvt(c, DT_I64, DT_I32, r);
+			}
+			continue;
+		}
 		if (s->kind == S_ALLOC) {
 			const Buffer *buf = BUF(s->buf);
 			int64_t bytes = ir_buf_elems(c->m, buf) * dtype_bytes((DType)buf->dtype);

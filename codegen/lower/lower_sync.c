@@ -15,6 +15,8 @@ void lower_barrier(L *c)
 
 static bool tracked(L *c, int32_t b)
 {
+	if (BUF(b)->view) /* accesses through a view are accesses to its tensor */
+		b = BUF(b)->viewed;
 	return BUF(b)->scope != SCOPE_LOCAL && c->bl[b].rf < 0 && c->bl[b].vf < 0 && c->bl[b].rr < 0 && !(c->ro && c->ro[b]);
 }
 
@@ -28,6 +30,8 @@ static void touch(L *c, int32_t b, bool write)
 	}
 	if (!tracked(c, b))
 		return;
+	if (BUF(b)->view)
+		b = BUF(b)->viewed;
 	uint32_t *s = write ? c->swr : c->srd;
 	if (c->srd[b] != c->sgen && c->swr[b] != c->sgen)
 		if (vec_push(&c->touched, b))

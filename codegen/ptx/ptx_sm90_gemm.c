@@ -114,7 +114,8 @@ static bool match_load(const Module *m, const Kernel *k, const Stmt *s, int32_t 
 	if (s->kind != S_COPY || s->src.hi || s->dst.nidx != 0) /* the offsets form only */
 		return false;
 	const Buffer *src = BUF(s->src.buf), *dst = BUF(s->dst.buf);
-	if (src->scope != SCOPE_GLOBAL || dst->scope != SCOPE_SHARED || dst->rank != 2 || src->dtype != dst->dtype)
+	if (src->scope != SCOPE_GLOBAL || src->view || dst->scope != SCOPE_SHARED || dst->rank != 2 ||
+	    src->dtype != dst->dtype) /* a view's TMA descriptor would need its own shape: not matched */
 		return false;
 	if (src->rank == 2 && s->src.nidx == 2) {
 		*off = 0;
