@@ -253,30 +253,49 @@ void sel_st(Isel *s, const SInst *in)
 
 /* Before vregs are made (after group_mma_tuples): the destination of a
  * vector load becomes one tuple vreg, so the load writes it directly and a
- * vector store of the same registers reads it without moves.  The
- * registers must be defined by the load alone, or (a guarded load: lanes
- * that do not load keep zeros) by one unguarded constant each right before
- * it; the first definition then starts a new value of the whole tuple
- * (tfirst), so it is not live before. */
+ * vector store of the same registers reads it without moves.  Every
+ * definition of the registers must be such a load of the whole range
+ * (several: a copy's guarded and unguarded versions, or a pipelined copy's
+ * stages), or one unguarded zero each right before a guarded one (lanes
+ * that do not load keep zeros).  Each of those starts a new value of the
+ * whole tuple (tfirst), so it is not live before. */
 void group_mem_tuples(Isel *s)
 {
 	const SimtFunc *sf = s->sf;
+	size_t nr = sf->regs.len + 1;
+	int32_t *expect = calloc(nr, sizeof(int32_t));
+	uint8_t *bad = calloc(nr, 1);
+	if (!expect || !bad) {
+		free(expect), free(bad);
+		return; /* no grouping: copies, still correct */
+	}
 	for (size_t i = 0; i < sf->code.len; i++) {
 		const SInst *in = &sf->code.data[i];
 		if (in->op != SI_LD || in->vec <= 1 || in->dst < 0)
 			continue;
 		int r = in->dst, n = in->vec;
+		for (int k = 0; k < n; k++) {
+			expect[r + k]++;
+			if (in->guard < 0)
+				continue;
+			/* the zero before a guarded load: SIMT position i - n + k */
+			const SInst *z = (int)i - n + k >= 0 ? &sf->code.data[i - n + k] : NULL;
+			if (z && z->op == SI_MOVI && z->dst == r + k && z->guard < 0)
+				expect[r + k]++;
+			else
+				bad[r] = 1;
+		}
+	}
+	for (size_t i = 0; i < sf->code.len; i++) {
+		const SInst *in = &sf->code.data[i];
+		if (in->op != SI_LD || in->vec <= 1 || in->dst < 0 || bad[in->dst])
+			continue;
+		int r = in->dst, n = in->vec;
 		bool ok = true;
 		for (int k = 0; k < n && ok; k++) {
 			int vt = sf->regs.data[r + k];
-			ok = (vt == VT_I32 || vt == VT_F32) && !s->uni[r + k] && !s->isconst[r + k] && s->vr[r + k] < 0;
-			if (ok && s->ndefs[r + k] == 2) {
-				/* the zero before a guarded load: SIMT position i - n + k */
-				const SInst *z = (int)i - n + k >= 0 ? &sf->code.data[i - n + k] : NULL;
-				ok = in->guard >= 0 && z && z->op == SI_MOVI && z->dst == r + k && z->guard < 0;
-			} else if (ok) {
-				ok = s->ndefs[r + k] == 1;
-			}
+			ok = (vt == VT_I32 || vt == VT_F32) && !s->uni[r + k] && !s->isconst[r + k] && s->vr[r + k] < 0 &&
+			     s->ndefs[r + k] == expect[r + k];
 		}
 		if (!ok)
 			continue;
@@ -285,4 +304,6 @@ void group_mem_tuples(Isel *s)
 			s->vr[r + k] = v, s->vsub[r + k] = (uint8_t)k;
 		s->tfirst[r] = 1;
 	}
+	free(expect);
+	free(bad);
 }

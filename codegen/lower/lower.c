@@ -194,6 +194,104 @@ static void lower_for(L *c, const Stmt *s)
 	place(c, end);
 }
 
+/* A pipelined loop on AMD whose body is global -> shared tile copies
+ * (lower_copy_stageable) followed by gemms that do not write those tiles:
+ * the copies' loads run one trip ahead into registers.  Trip i stores the
+ * registers loaded for it, waits at a barrier, issues the loads of trip
+ * i + step (if there is one), then runs the rest of the body: the loads
+ * are in flight during the rest (the GEMM), and the stores at the top of
+ * the next trip wait for them with vmcnt(N).  The copies' vector-path test
+ * does not depend on the loop variable, so it picks this loop or the
+ * plain one once, before.  Global sources are read-only in the kernel, so
+ * reading them a trip early reads the same values.  LDS is not double
+ * buffered (the stores wait for the barrier after the previous trip's
+ * reads).  Returns false (nothing emitted) when the loop does not qualify. */
+enum { STAGE_COPIES = 4 };
+
+static bool lower_for_staged(L *c, const Stmt *s)
+{
+	const Block *b = &s->body;
+	if (s->sub != LOOP_PIPELINED || c->par || !target_is_amd(c->t->id))
+		return false;
+	int64_t st = 1;
+	if (s->step >= 0 && !ir_const_int(c->m, s->step, &st))
+		return false;
+	DType t = (DType)VAR(s->var)->type;
+	if (st <= 0 || (t != DT_VOID && t != DT_I32))
+		return false;
+	int k = 0;
+	while (k < b->n && k < STAGE_COPIES && lower_copy_stageable(c, ST(b->ids[k])))
+		k++;
+	if (!k || k == b->n)
+		return false;
+	/* The staging registers stay live across the rest: only when the rest
+	 * is gemms (flash attention's softmax in between spilled with them). */
+	for (int j = k; j < b->n; j++)
+		if (ST(b->ids[j])->kind != S_GEMM)
+			return false;
+	Block rest = {b->n - k, b->ids + k};
+	c->sgen++;
+	c->touched.len = 0;
+	lower_collect_block(c, &rest);
+	for (int j = 0; j < k; j++)
+		if (c->swr[ST(b->ids[j])->dst.buf] == c->sgen)
+			return false;
+	lower_flush(c);
+	c->sgen++;
+	c->touched.len = 0;
+	lower_collect_expr(c, s->lo);
+	lower_collect_expr(c, s->hi);
+	if (c->touched.len)
+		return false; /* bounds that read memory: the plain loop */
+	int32_t ok = -1;
+	for (int j = 0; j < k; j++) {
+		int32_t o = lower_copy_stage_pred(c, ST(b->ids[j]));
+		ok = ok < 0 ? o : bin(c, SI_AND, DT_BOOL, ok, o);
+	}
+	int32_t lplain = label(c), ldone = label(c);
+	bra(c, lplain, ok, true);
+	int32_t i = reg(c, VT_I32), hi = reg(c, VT_I32);
+	emit(c, I(SI_MOV, DT_I32, i, expr_as(c, s->lo, DT_I32), -1));
+	emit(c, I(SI_MOV, DT_I32, hi, expr_as(c, s->hi, DT_I32), -1));
+	c->varreg[s->var] = i;
+	int32_t val[STAGE_COPIES][16];
+	for (int j = 0; j < k; j++)
+		for (int q = 0; q < 16; q++)
+			val[j][q] = -1;
+	int32_t lskip = label(c);
+	bra(c, lskip, setp(c, CMP_GE, DT_I32, i, hi), false);
+	for (int j = 0; j < k; j++)
+		lower_copy_stage_load(c, ST(b->ids[j]), val[j]);
+	place(c, lskip);
+	int32_t top = label(c), end = label(c);
+	place(c, top);
+	bra(c, end, setp(c, CMP_GE, DT_I32, i, hi), false);
+	for (int j = 0; j < k; j++)
+		lower_copy_stage_store(c, ST(b->ids[j]), val[j]);
+	lower_barrier(c);
+	int32_t nx = bin(c, SI_ADD, DT_I32, i, i32c(c, st));
+	int32_t lnext = label(c);
+	bra(c, lnext, setp(c, CMP_GE, DT_I32, nx, hi), false);
+	c->varreg[s->var] = nx;
+	for (int j = 0; j < k; j++)
+		lower_copy_stage_load(c, ST(b->ids[j]), val[j]);
+	c->varreg[s->var] = i;
+	place(c, lnext);
+	int32_t outer = c->brk;
+	c->brk = end;
+	lower_block(c, &rest);
+	c->brk = outer;
+	lower_flush(c);
+	emit(c, I(SI_ADD, DT_I32, i, i, i32c(c, st)));
+	bra(c, top, -1, false);
+	place(c, end);
+	bra(c, ldone, -1, false);
+	place(c, lplain);
+	lower_for(c, s);
+	place(c, ldone);
+	return true;
+}
+
 static void lower_if(L *c, const Stmt *s)
 {
 	bool was = c->par;
@@ -263,7 +361,7 @@ static void stmt(L *c, int32_t id)
 		if (c->wg && id == c->wg->loop) { /* sm_90a GEMM path: TMA + wgmma (lower_wg_loop) */
 			lower_flush(c);
 			lower_wg_loop(c, s);
-		} else {
+		} else if (!lower_for_staged(c, s)) {
 			lower_for(c, s);
 		}
 		break;

@@ -66,8 +66,26 @@ static int copy_vec_width(L *c, const Stmt *s, const int64_t *ext, int rank)
 	return V;
 }
 
+/* Integer expression e is a multiple of V (a power of two, so wrapping
+ * keeps it) whatever its variables hold. */
+static bool expr_multiple(L *c, int32_t e, int64_t V)
+{
+	int64_t v;
+	if (ir_const_int(c->m, e, &v))
+		return v % V == 0;
+	const Expr *x = EX(e);
+	if (x->kind != E_BINARY)
+		return false;
+	if (x->op == OP_MUL)
+		return expr_multiple(c, x->a, V) || expr_multiple(c, x->b, V);
+	if (x->op == OP_ADD || x->op == OP_SUB)
+		return expr_multiple(c, x->a, V) && expr_multiple(c, x->b, V);
+	return false;
+}
+
 /* pred: the global side of a copy allows 16-byte vectors at run time
- * (16-byte aligned base, row length and column offset multiples of V). */
+ * (16-byte aligned base, row length and column offset multiples of V;
+ * the offset is not tested when its expression is a multiple of V). */
 static int32_t copy_vec_aligned(L *c, const Region *r, int V)
 {
 	const Buffer *g = BUF(r->buf);
@@ -80,20 +98,22 @@ static int32_t copy_vec_aligned(L *c, const Region *r, int V)
 	int32_t ok = setp(c, CMP_EQ, DT_I32, bin(c, SI_AND, DT_I32, lo, i32c(c, 15)), i32c(c, 0));
 	int32_t pitch = bin(c, SI_AND, DT_I32, bl->dim[rank - 1], i32c(c, V - 1));
 	ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_EQ, DT_I32, pitch, i32c(c, 0)));
-	if (r->nidx) {
+	if (r->nidx && !expr_multiple(c, r->idx[rank - 1], V)) {
 		int32_t off = bin(c, SI_AND, DT_I32, expr_as(c, r->idx[rank - 1], DT_I32), i32c(c, V - 1));
 		ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_EQ, DT_I32, off, i32c(c, 0)));
 	}
 	return ok;
 }
 
-/* 16 bytes at a into four new i32 registers (the first returned); lanes
- * outside guard ok (if any) get zeros. */
-static int32_t ld_vec4(L *c, Addr a, int32_t ok)
+/* 16 bytes at a into four i32 registers from v (v < 0: new ones; the
+ * first is returned); lanes outside guard ok (if any) get zeros. */
+static int32_t ld_vec4(L *c, Addr a, int32_t ok, int32_t v)
 {
-	int32_t v = (int32_t)c->f->regs.len;
-	for (int k = 0; k < 4; k++)
-		reg(c, VT_I32);
+	if (v < 0) {
+		v = (int32_t)c->f->regs.len;
+		for (int k = 0; k < 4; k++)
+			reg(c, VT_I32);
+	}
 	if (ok >= 0)
 		for (int k = 0; k < 4; k++)
 			emit(c, I(SI_MOVI, DT_I32, v + k, -1, -1));
@@ -114,6 +134,12 @@ static void st_vec4(L *c, Addr a, int32_t v, int32_t ok)
 	in.vec = 4;
 	in.guard = ok;
 	emit(c, in);
+}
+
+static void tile_ext(const Stmt *s, int64_t *ext)
+{
+	for (int d = 0; d < s->trank; d++)
+		ext[d] = s->text[d];
 }
 
 static bool copy_unrolls(L *c, int64_t total);
@@ -176,7 +202,7 @@ static void copy_vectors(L *c, const Stmt *s, const int64_t *ext, int rank, int 
 	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
 	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
 	Addr sa = lower_elem_addr(c, s->src.buf, si);
-	int32_t v = ld_vec4(c, sa, sok);
+	int32_t v = ld_vec4(c, sa, sok, -1);
 	st_vec4(c, lower_elem_addr(c, s->dst.buf, di), v, dok);
 	lower_dloop_end(c, &l);
 }
@@ -254,21 +280,27 @@ static void side_begin(L *c, CopySide *cs, const Region *r)
 	cs->gbase = bin(c, SI_ADD, DT_I64, bl->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
 }
 
-/* Address (and, global, the in-bounds predicate) of tile index ti. */
-static Addr side_addr(L *c, const CopySide *cs, const int32_t *ti, int32_t *ok)
+/* Buffer index of tile index ti on a side. */
+static void side_idx(L *c, const CopySide *cs, const int32_t *ti, int32_t *idx)
+{
+	const Region *r = cs->r;
+	for (int d = 0; d < BUF(r->buf)->rank; d++) {
+		int32_t t = r->tdim[d] >= 0 ? ti[r->tdim[d]] : -1;
+		idx[d] = cs->o[d] < 0 ? (t < 0 ? i32c(c, 0) : t) : t < 0 ? cs->o[d] : bin(c, SI_ADD, DT_I32, cs->o[d], t);
+	}
+}
+
+/* Address of tile index ti. */
+static Addr side_addr(L *c, const CopySide *cs, const int32_t *ti)
 {
 	const Region *r = cs->r;
 	const Buffer *b = BUF(r->buf);
 	const BufLoc *bl = &c->bl[r->buf];
-	int32_t idx[IR_MAX_RANK];
-	for (int d = 0; d < b->rank; d++) {
-		int32_t t = r->tdim[d] >= 0 ? ti[r->tdim[d]] : -1;
-		idx[d] = cs->o[d] < 0 ? (t < 0 ? i32c(c, 0) : t) : t < 0 ? cs->o[d] : bin(c, SI_ADD, DT_I32, cs->o[d], t);
-	}
-	*ok = -1;
-	if (b->scope != SCOPE_GLOBAL)
+	if (b->scope != SCOPE_GLOBAL) {
+		int32_t idx[IR_MAX_RANK];
+		side_idx(c, cs, ti, idx);
 		return lower_elem_addr(c, r->buf, idx);
-	*ok = lower_inbounds(c, r->buf, idx);
+	}
 	int32_t lane = -1;
 	for (int d = 0; d < b->rank; d++) {
 		int32_t t = r->tdim[d] >= 0 ? ti[r->tdim[d]] : i32c(c, 0);
@@ -278,7 +310,48 @@ static Addr side_addr(L *c, const CopySide *cs, const int32_t *ti, int32_t *ok)
 	return (Addr){SP_GLOBAL, bin(c, SI_ADD, DT_I64, cs->gbase, cvt(c, DT_I64, DT_U32, lane)), 0};
 }
 
-static void copy_vectors_unrolled(L *c, const Stmt *s, const int64_t *vext, int rank, int V, int64_t total)
+/* pred: tile index ti inside a global side (-1: not global). */
+static int32_t side_ok(L *c, const CopySide *cs, const int32_t *ti)
+{
+	if (BUF(cs->r->buf)->scope != SCOPE_GLOBAL)
+		return -1;
+	int32_t idx[IR_MAX_RANK];
+	side_idx(c, cs, ti, idx);
+	return lower_inbounds(c, cs->r->buf, idx);
+}
+
+/* pred (uniform): the whole tile of extents ext lies inside global side
+ * cs (-1: not global), so its steps need no bounds guard. */
+static int32_t side_inside(L *c, const CopySide *cs, const int64_t *ext)
+{
+	const Region *r = cs->r;
+	const Buffer *b = BUF(r->buf);
+	if (b->scope != SCOPE_GLOBAL)
+		return -1;
+	const BufLoc *bl = &c->bl[r->buf];
+	int32_t ok = -1;
+	for (int d = 0; d < b->rank; d++) {
+		int32_t o = cs->o[d] < 0 ? i32c(c, 0) : cs->o[d], in;
+		if (r->tdim[d] >= 0) /* 0 <= o and o + ext <= dim */
+			in = bin(c, SI_AND, DT_BOOL, setp(c, CMP_GE, DT_I32, o, i32c(c, 0)),
+			         setp(c, CMP_LE, DT_I32, bin(c, SI_ADD, DT_I32, o, i32c(c, ext[r->tdim[d]])), bl->dim[d]));
+		else
+			in = setp(c, CMP_LT, DT_U32, o, bl->dim[d]);
+		ok = ok < 0 ? in : bin(c, SI_AND, DT_BOOL, ok, in);
+	}
+	return ok;
+}
+
+/* The steps of one unrolled vector copy at the current values of the
+ * variables its regions use. */
+typedef struct {
+	int64_t n;
+	int32_t ti[COPY_UNROLL][IR_MAX_RANK];
+	int32_t step[COPY_UNROLL]; /* the ragged last step's thread guard, or -1 */
+	CopySide src, dst;
+} CopyPlan;
+
+static void copy_plan(L *c, CopyPlan *pl, const Stmt *s, const int64_t *vext, int rank, int V, int64_t total)
 {
 	const int64_t T = c->nthreads, n = (total + T - 1) / T;
 	int64_t inner = 1;
@@ -287,38 +360,151 @@ static void copy_vectors_unrolled(L *c, const Stmt *s, const int64_t *vext, int 
 	bool dim0 = T % inner == 0;
 	int32_t tq[IR_MAX_RANK];
 	lower_decompose(c, c->tid, vext, rank, tq);
-	CopySide src, dst;
-	side_begin(c, &src, &s->src);
-	side_begin(c, &dst, &s->dst);
-	for (int64_t g0 = 0; g0 < n; g0 += COPY_GROUP) {
-		int64_t g1 = TA_MIN(n, g0 + COPY_GROUP);
-		int32_t val[COPY_GROUP], dok[COPY_GROUP];
-		Addr da[COPY_GROUP];
-		for (int64_t i = g0; i < g1; i++) {
-			int32_t ti[IR_MAX_RANK];
-			if (dim0) {
-				for (int d = 0; d < rank; d++)
-					ti[d] = tq[d];
-				if (i)
-					ti[0] = bin(c, SI_ADD, DT_I32, tq[0], i32c(c, i * T / inner));
-			} else {
-				lower_decompose(c, i ? bin(c, SI_ADD, DT_I32, c->tid, i32c(c, i * T)) : c->tid, vext, rank, ti);
-			}
-			ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
-			/* the last step of a ragged split: only the threads it has */
-			int32_t step = total % T && i == n - 1 ? setp(c, CMP_LT, DT_I32, c->tid, i32c(c, total - T * i)) : -1;
-			int32_t sok;
-			Addr sa = side_addr(c, &src, ti, &sok);
-			da[i - g0] = side_addr(c, &dst, ti, &dok[i - g0]);
-			if (step >= 0) {
-				sok = sok < 0 ? step : bin(c, SI_AND, DT_BOOL, sok, step);
-				dok[i - g0] = dok[i - g0] < 0 ? step : bin(c, SI_AND, DT_BOOL, dok[i - g0], step);
-			}
-			val[i - g0] = ld_vec4(c, sa, sok);
+	pl->n = n;
+	side_begin(c, &pl->src, &s->src);
+	side_begin(c, &pl->dst, &s->dst);
+	for (int64_t i = 0; i < n; i++) {
+		int32_t *ti = pl->ti[i];
+		if (dim0) {
+			for (int d = 0; d < rank; d++)
+				ti[d] = tq[d];
+			if (i)
+				ti[0] = bin(c, SI_ADD, DT_I32, tq[0], i32c(c, i * T / inner));
+		} else {
+			lower_decompose(c, i ? bin(c, SI_ADD, DT_I32, c->tid, i32c(c, i * T)) : c->tid, vext, rank, ti);
 		}
-		for (int64_t i = g0; i < g1; i++)
-			st_vec4(c, da[i - g0], val[i - g0], dok[i - g0]);
+		ti[rank - 1] = bin(c, SI_MUL, DT_I32, ti[rank - 1], i32c(c, V));
+		/* the last step of a ragged split: only the threads it has */
+		pl->step[i] = total % T && i == n - 1 ? setp(c, CMP_LT, DT_I32, c->tid, i32c(c, total - T * i)) : -1;
 	}
+}
+
+static int32_t and_pred(L *c, int32_t a, int32_t b)
+{
+	return a < 0 ? b : b < 0 ? a : bin(c, SI_AND, DT_BOOL, a, b);
+}
+
+/* Loads of steps [g0, g1) into val[i] (4 registers each; val[i] < 0: new
+ * ones), each guarded by its bounds, zeros outside.  versioned: also an
+ * unguarded version (but for a ragged step) taken when the whole tile is
+ * inside the global source (staged copies only: in other loops the second
+ * version's registers cost more than the guards, flash attention spilled). */
+static void copy_plan_loads(L *c, const CopyPlan *pl, const int64_t *ext, int64_t g0, int64_t g1, int32_t *val,
+			    bool versioned)
+{
+	Addr sa[COPY_UNROLL]; /* before the branch: both versions use them */
+	for (int64_t i = g0; i < g1; i++)
+		sa[i] = side_addr(c, &pl->src, pl->ti[i]);
+	int32_t inside = versioned ? side_inside(c, &pl->src, ext) : -1;
+	int32_t lguard = -1, lend = -1;
+	if (inside >= 0) {
+		lguard = label(c), lend = label(c);
+		bra(c, lguard, inside, true);
+	}
+	if (inside >= 0) {
+		for (int64_t i = g0; i < g1; i++)
+			val[i] = ld_vec4(c, sa[i], pl->step[i], val[i]);
+		bra(c, lend, -1, false);
+		place(c, lguard);
+	}
+	for (int64_t i = g0; i < g1; i++)
+		val[i] = ld_vec4(c, sa[i], and_pred(c, side_ok(c, &pl->src, pl->ti[i]), pl->step[i]), val[i]);
+	if (inside >= 0)
+		place(c, lend);
+}
+
+static void copy_plan_stores(L *c, const CopyPlan *pl, int64_t g0, int64_t g1, const int32_t *val)
+{
+	for (int64_t i = g0; i < g1; i++) {
+		Addr da = side_addr(c, &pl->dst, pl->ti[i]);
+		st_vec4(c, da, val[i], and_pred(c, side_ok(c, &pl->dst, pl->ti[i]), pl->step[i]));
+	}
+}
+
+static void copy_vectors_unrolled(L *c, const Stmt *s, const int64_t *vext, int rank, int V, int64_t total)
+{
+	CopyPlan pl;
+	copy_plan(c, &pl, s, vext, rank, V, total);
+	for (int64_t g0 = 0; g0 < pl.n; g0 += COPY_GROUP) {
+		int64_t g1 = TA_MIN(pl.n, g0 + COPY_GROUP);
+		int32_t val[COPY_UNROLL];
+		for (int64_t i = g0; i < g1; i++)
+			val[i] = -1;
+		int64_t ext[IR_MAX_RANK];
+		tile_ext(s, ext);
+		copy_plan_loads(c, &pl, ext, g0, g1, val, false);
+		copy_plan_stores(c, &pl, g0, g1, val);
+	}
+}
+
+/* ---- staged copies (pipelined loops on AMD, lower.c lower_for_staged) ---- */
+
+
+/* A global -> shared copy whose vector path is unrolled and whose
+ * vector-path test does not depend on loop variables (the column offset
+ * is a multiple of the vector by its form), so its loads can run a trip
+ * ahead into registers. */
+bool lower_copy_stageable(L *c, const Stmt *s)
+{
+	if (s->kind != S_COPY || !target_is_amd(c->t->id))
+		return false;
+	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
+	if (a->scope != SCOPE_GLOBAL || b->scope != SCOPE_SHARED)
+		return false;
+	const BufLoc *la = &c->bl[s->src.buf], *lb = &c->bl[s->dst.buf];
+	if (la->rf >= 0 || la->vf >= 0 || la->rr >= 0 || lb->rf >= 0 || lb->vf >= 0 || lb->rr >= 0 || !c->ro ||
+	    !c->ro[s->src.buf])
+		return false;
+	int64_t total = 1, ext[IR_MAX_RANK];
+	tile_ext(s, ext);
+	for (int d = 0; d < s->trank; d++)
+		total *= ext[d];
+	int V = copy_vec_width(c, s, ext, s->trank);
+	if (!V || !copy_unrolls(c, total / V))
+		return false;
+	return !s->src.nidx || expr_multiple(c, s->src.idx[a->rank - 1], V);
+}
+
+/* The stageable copy's vector-path predicate (uniform). */
+int32_t lower_copy_stage_pred(L *c, const Stmt *s)
+{
+	int64_t ext[IR_MAX_RANK];
+	tile_ext(s, ext);
+	int V = copy_vec_width(c, s, ext, s->trank);
+	int32_t ok = copy_vec_aligned(c, &s->src, V), fits = copy_lane_fits(c, &s->src, ext);
+	return fits >= 0 ? bin(c, SI_AND, DT_BOOL, ok, fits) : ok;
+}
+
+static void stage_plan(L *c, const Stmt *s, CopyPlan *pl)
+{
+	int64_t ext[IR_MAX_RANK];
+	tile_ext(s, ext);
+	int V = copy_vec_width(c, s, ext, s->trank);
+	int64_t vext[IR_MAX_RANK], total = 1;
+	for (int d = 0; d < s->trank; d++) {
+		vext[d] = d == s->trank - 1 ? ext[d] / V : ext[d];
+		total *= vext[d];
+	}
+	copy_plan(c, pl, s, vext, s->trank, V, total);
+}
+
+/* Its loads at the loop variables' current registers into val[0..steps)
+ * (registers allocated where val[i] < 0); returns the steps. */
+int lower_copy_stage_load(L *c, const Stmt *s, int32_t *val)
+{
+	CopyPlan pl;
+	stage_plan(c, s, &pl);
+	int64_t ext[IR_MAX_RANK];
+	tile_ext(s, ext);
+	copy_plan_loads(c, &pl, ext, 0, pl.n, val, true);
+	return (int)pl.n;
+}
+
+void lower_copy_stage_store(L *c, const Stmt *s, const int32_t *val)
+{
+	CopyPlan pl;
+	stage_plan(c, s, &pl);
+	copy_plan_stores(c, &pl, 0, pl.n, val);
 }
 
 static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total);

@@ -186,6 +186,10 @@ void lower_atomic(L *c, const Stmt *s);
 int32_t lower_combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x);
 void lower_reduce(L *c, const Stmt *s);
 void lower_cumsum(L *c, const Stmt *s);
+bool lower_copy_stageable(L *c, const Stmt *s);
+int32_t lower_copy_stage_pred(L *c, const Stmt *s);
+int lower_copy_stage_load(L *c, const Stmt *s, int32_t *val);
+void lower_copy_stage_store(L *c, const Stmt *s, const int32_t *val);
 
 /* lower_mma.c, lower_rf.c, lower_rr.c */
 void lower_gemm(L *c, const Stmt *s);

@@ -805,8 +805,8 @@ static void run_vector_add_spilled(const char *target, int slimit, int vlimit, i
 
 Test(spill, spilled_vector_add_runs)
 {
-	run_vector_add_spilled("gfx942", 8, 6, 1, 1);
-	run_vector_add_spilled("gfx90a", 8, 6, 1, 1);
+	run_vector_add_spilled("gfx942", 8, 8, 1, 1);
+	run_vector_add_spilled("gfx90a", 8, 8, 1, 1);
 	run_vector_add_spilled("gfx1100", 8, 0, 1, 0);
 }
 
