@@ -213,6 +213,10 @@ static bool lower_for_staged(L *c, const Stmt *s)
 	const Block *b = &s->body;
 	if (s->sub != LOOP_PIPELINED || c->par || !target_is_amd(c->t->id))
 		return false;
+	/* gfx1100: WMMA operands take 8 registers each; with the 2-wide wave
+	 * grid the 32 staging registers spilled the 128x128 gemm to scratch */
+	if (target_wave_size(c->t->id) == 32)
+		return false;
 	int64_t st = 1;
 	if (s->step >= 0 && !ir_const_int(c->m, s->step, &st))
 		return false;

@@ -341,11 +341,13 @@ Test(emu_profile, counts_match_stats)
 		cr_assert(kl >= 0);
 		cr_expect_eq(p->loops[kl].c.insns[TA_IC_MMA], st->mma);
 		cr_expect_eq(p->loops[kl].trips, 2 * p->waves);
-		/* Its two tile copies are unrolled and staged a trip ahead (issue
-		 * 15): 4 + 4 16-byte loads per trip and wave, those of the first
-		 * trip before the loop, none in the last; no loop inside loads. */
-		cr_expect_eq(p->loops[kl].c.insns[TA_IC_VMEM], 8 * (p->loops[kl].trips - p->waves), "%s: %llu loads",
-			     targets[t], (unsigned long long)p->loops[kl].c.insns[TA_IC_VMEM]);
+		/* Its two tile copies are unrolled (issue 15): 4 + 4 16-byte loads
+		 * per trip and wave; on gfx942 staged a trip ahead (those of the
+		 * first trip before the loop, none in the last; gfx1100 keeps the
+		 * plain loop); no loop inside loads. */
+		uint64_t trips = p->loops[kl].trips - (t == 0 ? p->waves : 0);
+		cr_expect_eq(p->loops[kl].c.insns[TA_IC_VMEM], 8 * trips, "%s: %llu loads", targets[t],
+			     (unsigned long long)p->loops[kl].c.insns[TA_IC_VMEM]);
 		for (int l = 0; l < p->nloops; l++)
 			if (p->loops[l].parent == kl)
 				cr_expect_eq(p->loops[l].c.insns[TA_IC_VMEM], 0, "%s: loop %d loads", targets[t], l);
