@@ -114,6 +114,12 @@ static const char *fp8name(DType t)
 }
 
 /* f32 register s -> storage bits of small float t in register d (b16 or b32) */
+/* The move of a value kept as itself in its register (pack/unpack of a non-small, non-bool type). */
+static const char *plain_mov(DType t)
+{
+	return t == DT_I64 ? "mov.b64" : t == DT_F64 ? "mov.f64" : t == DT_F32 ? "mov.f32" : "mov.b32";
+}
+
 static void pack_small(P *p, DType t, const char *d, const char *s)
 {
 	if (t == DT_F16)
@@ -384,8 +390,7 @@ static void emit_inst(P *p, const SInst *in)
 		else if (t == DT_BOOL)
 			sb_printf(p->o, "\tselp.u32 %s, 1, 0, %s;\n", d, a);
 		else
-			ins(p, t == DT_I64 ? "mov.b64" : t == DT_F64 ? "mov.f64" : t == DT_F32 ? "mov.f32" : "mov.b32",
-			    in->dst, in->a, -1);
+			ins(p, plain_mov(t), in->dst, in->a, -1);
 		return;
 	case SI_UNPACK:
 		rn(p, in->dst, d);
@@ -395,8 +400,7 @@ static void emit_inst(P *p, const SInst *in)
 		else if (t == DT_BOOL)
 			sb_printf(p->o, "\tsetp.ne.u32 %s, %s, 0;\n", d, a);
 		else
-			ins(p, t == DT_I64 ? "mov.b64" : t == DT_F64 ? "mov.f64" : t == DT_F32 ? "mov.f32" : "mov.b32",
-			    in->dst, in->a, -1);
+			ins(p, plain_mov(t), in->dst, in->a, -1);
 		return;
 	case SI_PACK2:
 		sb_printf(p->o, "\tmov.b32 %s, {", rn(p, in->dst, d));
