@@ -213,7 +213,7 @@ static void run_target(ta_target t, const char *label)
 	free(l.v), free(mc), free(dis), free(bytes), free(len), free(line_of);
 }
 
-Test(isa_corpus, gfx90a, .timeout = 300) { run_target(TA_TARGET_GFX90A, "gfx90a"); }
-Test(isa_corpus, gfx942, .timeout = 300) { run_target(TA_TARGET_GFX942, "gfx942"); }
-Test(isa_corpus, gfx1100_w32, .timeout = 300) { run_target(TA_TARGET_GFX1100, "gfx1100-w32"); }
-Test(isa_corpus, gfx1100_w64, .timeout = 300) { run_target((ta_target)(TA_TARGET_GFX1100 | ISA_WAVE64), "gfx1100-w64"); }
+Test(isa_corpus, gfx90a, .timeout = 1200) { run_target(TA_TARGET_GFX90A, "gfx90a"); }
+Test(isa_corpus, gfx942, .timeout = 1200) { run_target(TA_TARGET_GFX942, "gfx942"); }
+Test(isa_corpus, gfx1100_w32, .timeout = 1200) { run_target(TA_TARGET_GFX1100, "gfx1100-w32"); }
+Test(isa_corpus, gfx1100_w64, .timeout = 1200) { run_target((ta_target)(TA_TARGET_GFX1100 | ISA_WAVE64), "gfx1100-w64"); }
