@@ -39,15 +39,17 @@
 
 #include "isa.h"
 
-/* Ops with effects beyond their register results. */
+/* Ops with effects beyond their register results.  A VCC write (ISA_F_WVCC:
+ * carry-outs, compares) is not one: every such op names its lane mask as an
+ * explicit def operand, a vreg (dead or not like any other) or physical vcc
+ * (writes_phys keeps it). */
 static int has_effect(const MInst *mi)
 {
 	unsigned op = mi->in.op;
 	if (op >= MOP_BASE)
 		return op == MOP_LABEL;
 	uint32_t fl = isa_ops[op].flags;
-	return (fl & (ISA_F_STORE | ISA_F_ATOMIC | ISA_F_BRANCH | ISA_F_ENDPGM | ISA_F_WAIT | ISA_F_WEXEC |
-		      ISA_F_WVCC)) != 0;
+	return (fl & (ISA_F_STORE | ISA_F_ATOMIC | ISA_F_BRANCH | ISA_F_ENDPGM | ISA_F_WAIT | ISA_F_WEXEC)) != 0;
 }
 
 /* Instructions with no ISA def operands but effects (s_barrier, s_nop,
@@ -336,13 +338,16 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 	int32_t *firstuse = malloc(sizeof(int32_t) * ((size_t)nv + 1));
 	int32_t *usebl = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* block of all uses, -2 = several */
 	int32_t *repl = malloc(sizeof(int32_t) * ((size_t)nv + 1));
-	int32_t *work = malloc(sizeof(int32_t) * ((size_t)nv + 1));
+	/* a vreg enters once when its reads drop to 0, and once more per
+	 * instruction whose SCC readers all die (scc_nrd) */
+	int32_t *work = malloc(sizeof(int32_t) * ((size_t)nv + (size_t)ni + 1));
 	uint8_t *dead = calloc((size_t)ni + 1, 1);
-	uint8_t *scc_live = calloc((size_t)ni + 1, 1); /* SCC read after i before rewritten */
+	int32_t *scc_nrd = calloc((size_t)ni + 1, sizeof(int32_t)); /* readers of the SCC i writes */
+	int32_t *scc_src = malloc(sizeof(int32_t) * ((size_t)ni + 1)); /* writer of the SCC i reads, -1 */
 	int8_t *first_scc = calloc((size_t)nb + 1, 1);  /* per block: 0 none, 1 read, 2 write */
 	int rc = -1;
 	if (!nuse || !ndefi || !defstart || !deflist || !blk || !defat || !firstuse || !usebl || !repl ||
-	    !work || !dead || !scc_live || !first_scc)
+	    !work || !dead || !scc_nrd || !scc_src || !first_scc)
 		goto out;
 
 	/* Constants: vregs whose only definition is a plain 32-bit move of an
@@ -587,7 +592,9 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		st->removed++;
 	}
 
-	/* SCC liveness: first SCC access per block, then a backward scan. */
+	/* SCC liveness: first SCC access per block, then per block which
+	 * instruction's SCC each reader reads and how many readers each write
+	 * has (one more when SCC may be read after the block). */
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
 		for (int i = bl->first; i < bl->last && !first_scc[b]; i++) {
@@ -601,19 +608,22 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 	}
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		int live = 0;
-		for (int s = 0; s < 3; s++)
-			if (bl->succ[s] >= 0 && first_scc[bl->succ[s]] != 2)
-				live = 1; /* read there, or passed through: be conservative */
-		for (int i = bl->last - 1; i >= bl->first; i--) {
-			scc_live[i] = (uint8_t)live;
+		int w = -1;
+		for (int i = bl->first; i < bl->last; i++) {
+			scc_src[i] = -1;
 			unsigned op = f->insns.data[i].in.op;
 			uint32_t fl = op < MOP_BASE ? isa_ops[op].flags : 0;
+			if (fl & ISA_F_RSCC) {
+				scc_src[i] = w;
+				if (w >= 0)
+					scc_nrd[w]++;
+			}
 			if (fl & ISA_F_WSCC)
-				live = 0;
-			if (fl & ISA_F_RSCC)
-				live = 1;
+				w = i;
 		}
+		for (int s = 0; s < 3 && w >= 0; s++)
+			if (bl->succ[s] >= 0 && first_scc[bl->succ[s]] != 2)
+				scc_nrd[w]++; /* read there, or passed through: be conservative */
 	}
 
 	/* Def lists (CSR) for the worklist. */
@@ -675,7 +685,7 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 			}
 			if (has_effect(mi) || writes_phys(mi))
 				continue;
-			if (mi->in.op < MOP_BASE && (isa_ops[mi->in.op].flags & ISA_F_WSCC) && scc_live[i])
+			if (mi->in.op < MOP_BASE && (isa_ops[mi->in.op].flags & ISA_F_WSCC) && scc_nrd[i])
 				continue;
 			int alldead = 1;
 			for (int k = 0; k < mi->ndef && k < mi->in.nops; k++)
@@ -691,6 +701,17 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 				int s = mi->vr[k];
 				if (--nuse[s] == 0)
 					work[nw++] = s;
+			}
+			/* The SCC writer it read may now be dead too (s_add of a
+			 * dead s_add/s_addc pair): visit it again through a def. */
+			int p = scc_src[i];
+			if (p >= 0 && --scc_nrd[p] == 0 && !dead[p]) {
+				const MInst *pm = &f->insns.data[p];
+				for (int k = 0; k < pm->ndef && k < pm->in.nops; k++)
+					if ((pm->vmask & (1u << k)) && nuse[pm->vr[k]] == 0) {
+						work[nw++] = pm->vr[k];
+						break;
+					}
 			}
 		}
 	}
@@ -756,7 +777,8 @@ out:
 	free(repl);
 	free(work);
 	free(dead);
-	free(scc_live);
+	free(scc_nrd);
+	free(scc_src);
 	free(first_scc);
 	return rc;
 }
