@@ -206,16 +206,12 @@ static void lower_for(L *c, const Stmt *s)
  * reading them a trip early reads the same values.  LDS is not double
  * buffered (the stores wait for the barrier after the previous trip's
  * reads).  Returns false (nothing emitted) when the loop does not qualify. */
-enum { STAGE_COPIES = 4 };
+enum { STAGE_COPIES = 4, STAGE_VGPRS = 256 - 88 };
 
 static bool lower_for_staged(L *c, const Stmt *s)
 {
 	const Block *b = &s->body;
 	if (s->sub != LOOP_PIPELINED || c->par || !target_is_amd(c->t->id))
-		return false;
-	/* gfx1100: WMMA operands take 8 registers each; with the 2-wide wave
-	 * grid the 32 staging registers spilled the 128x128 gemm to scratch */
-	if (target_wave_size(c->t->id) == 32)
 		return false;
 	int64_t st = 1;
 	if (s->step >= 0 && !ir_const_int(c->m, s->step, &st))
@@ -233,6 +229,21 @@ static bool lower_for_staged(L *c, const Stmt *s)
 	for (int j = k; j < b->n; j++)
 		if (ST(b->ids[j])->kind != S_GEMM)
 			return false;
+	/* Without AGPRs (gfx1100) the accumulators share the 256 VGPRs with
+	 * the staging registers; the rest needs room for the operand
+	 * fragments and addresses (the 128x128x32 gemm: 88 beyond its 128
+	 * accumulator and 32 staging registers).  Staging past that spills
+	 * (BK = 64: 64 staging registers), so such loops stay plain. */
+	int vregs = 0;
+	for (int j = 0; j < k; j++)
+		vregs += lower_copy_stage_regs(c, ST(b->ids[j]));
+	for (int j = k; j < b->n; j++) {
+		const BufLoc *acc = &c->bl[ST(b->ids[j])->dst.buf];
+		if (acc->rf >= 0 && !acc->rf_agpr)
+			vregs += acc->rf_n;
+	}
+	if (vregs > STAGE_VGPRS)
+		return false;
 	Block rest = {b->n - k, b->ids + k};
 	c->sgen++;
 	c->touched.len = 0;

@@ -465,6 +465,18 @@ bool lower_copy_stageable(L *c, const Stmt *s)
 	return !s->src.nidx || expr_multiple(c, s->src.idx[a->rank - 1], V);
 }
 
+/* Registers per thread that the stageable copy's loads stay in while
+ * staged: 4 per 16-byte step (ld_vec4). */
+int lower_copy_stage_regs(L *c, const Stmt *s)
+{
+	int64_t ext[IR_MAX_RANK], total = 1;
+	tile_ext(s, ext);
+	for (int d = 0; d < s->trank; d++)
+		total *= ext[d];
+	int64_t vecs = total / copy_vec_width(c, s, ext, s->trank);
+	return (int)(4 * ((vecs + c->nthreads - 1) / c->nthreads));
+}
+
 /* The stageable copy's vector-path predicate (uniform). */
 int32_t lower_copy_stage_pred(L *c, const Stmt *s)
 {

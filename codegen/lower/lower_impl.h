@@ -188,6 +188,7 @@ void lower_reduce(L *c, const Stmt *s);
 void lower_cumsum(L *c, const Stmt *s);
 bool lower_copy_stageable(L *c, const Stmt *s);
 int32_t lower_copy_stage_pred(L *c, const Stmt *s);
+int lower_copy_stage_regs(L *c, const Stmt *s);
 int lower_copy_stage_load(L *c, const Stmt *s, int32_t *val);
 void lower_copy_stage_store(L *c, const Stmt *s, const int32_t *val);
 

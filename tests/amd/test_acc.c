@@ -113,8 +113,8 @@ Test(amd_acc, i8_accumulator_is_not_in_shared_memory)
 		/* A_s (8 KiB) + B_s (8 KiB); C_f in shared memory would add 64 KiB */
 		cr_assert_eq(f.smem_bytes, 16384, "%s: %lld bytes of shared memory", targets[t], (long long)f.smem_bytes);
 		cr_assert_eq(f.acc.len, 0, "%s: 128 slots per lane stay in VGPRs", targets[t]);
-		/* gfx9: the pipelined loop's staged and plain versions */
-		cr_assert_eq(f.nmma, strcmp(targets[t], "gfx1100") ? 2 : 1);
+		/* the pipelined loop's staged and plain versions */
+		cr_assert_eq(f.nmma, 2, "%s", targets[t]);
 		simt_free(&f);
 	}
 	ir_module_free(m);
@@ -145,8 +145,8 @@ Test(amd_acc, i8_gemm_machine_code)
 		cr_assert_eq(count(isa, "ds_write_b32") + count(isa, "ds_store_b32"), 0,
 			     "%s: the accumulator is stored to LDS", targets[t]);
 		int u8 = count(isa, "ds_read_u8") + count(isa, "ds_load_u8");
-		/* gfx9 twice: the staged and the plain version of the pipelined loop */
-		int vers = strcmp(targets[t], "gfx1100") ? 2 : 1;
+		/* twice: the staged and the plain version of the pipelined loop */
+		int vers = 2;
 		cr_assert_eq(u8, vers * 4 * bregs[t] * 4, "%s: %d byte loads from LDS", targets[t], u8);
 		free(isa);
 		snprintf(cmd, sizeof cmd, "llvm-objdump-19 -d --mcpu=%s '%s' 2>&1", targets[t], co);

@@ -342,10 +342,9 @@ Test(emu_profile, counts_match_stats)
 		cr_expect_eq(p->loops[kl].c.insns[TA_IC_MMA], st->mma);
 		cr_expect_eq(p->loops[kl].trips, 2 * p->waves);
 		/* Its two tile copies are unrolled (issue 15): 4 + 4 16-byte loads
-		 * per trip and wave; on gfx942 staged a trip ahead (those of the
-		 * first trip before the loop, none in the last; gfx1100 keeps the
-		 * plain loop); no loop inside loads. */
-		uint64_t trips = p->loops[kl].trips - (t == 0 ? p->waves : 0);
+		 * per trip and wave, staged a trip ahead (those of the first trip
+		 * before the loop, none in the last); no loop inside loads. */
+		uint64_t trips = p->loops[kl].trips - p->waves;
 		cr_expect_eq(p->loops[kl].c.insns[TA_IC_VMEM], 8 * trips, "%s: %llu loads", targets[t],
 			     (unsigned long long)p->loops[kl].c.insns[TA_IC_VMEM]);
 		for (int l = 0; l < p->nloops; l++)
