@@ -155,6 +155,34 @@ static int lookup(int ti, IsaFmt fmt, unsigned opc)
 	return op == NONE ? -1 : op;
 }
 
+/* gfx11 VOP3 DPP: src0 250 (DPP16) or 233/234 (DPP8, fi) with the DPP dword
+ * after the two VOP3 words; 0 if src0 is an ordinary operand, -1 if truncated. */
+static int xdpp_dword(Dec *c, IsaInsn *in, unsigned src[3])
+{
+	unsigned s0 = src[0];
+	if (s0 != 250 && s0 != 233 && s0 != 234)
+		return 0;
+	if (c->n < 12)
+		return -1;
+	uint32_t w = get32(c->p + 8);
+	IsaMods *m = &in->mod;
+	c->len = 12;
+	src[0] = 256 + (w & 0xff);
+	if (s0 == 250) {
+		in->enc = ISA_ENC_E64_DPP;
+		m->dpp_ctrl = (uint16_t)(w >> 8 & 0x1ff);
+		m->fi = w >> 18 & 1;
+		m->bound_ctrl = w >> 19 & 1;
+		m->bank_mask = w >> 24 & 15;
+		m->row_mask = w >> 28 & 15;
+	} else {
+		in->enc = ISA_ENC_E64_DPP8;
+		m->fi = s0 == 234;
+		m->dpp8 = w >> 8;
+	}
+	return 1;
+}
+
 static int decode(Dec *c, IsaInsn *in)
 {
 	ta_target t = c->t;
@@ -290,6 +318,8 @@ static int decode(Dec *c, IsaInsn *in)
 			in->enc = ISA_ENC_E64;
 		unsigned src[3] = {w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff};
 		int sd = n > 1 && SIG_ROLE(sig[1]) == ISA_R_LM;
+		if (g11 && xdpp_dword(c, in, src) < 0)
+			return -1;
 		m->clamp = w0 >> 15 & 1;
 		m->omod = w1 >> 27 & 3;
 		m->neg = w1 >> 29 & 7;
@@ -305,6 +335,8 @@ static int decode(Dec *c, IsaInsn *in)
 		SETOP(ISA_FMT_VOP3P, w0 >> 16 & 0x7f);
 	vop3p:;
 		unsigned src[3] = {w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff};
+		if (g11 && xdpp_dword(c, in, src) < 0)
+			return -1;
 		m->clamp = w0 >> 15 & 1;
 		m->op_sel = w0 >> 11 & 7;
 		m->op_sel_hi = (uint8_t)((w1 >> 27 & 3) | (w0 >> 14 & 1) << 2);

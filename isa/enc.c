@@ -275,7 +275,7 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		return um;
 	/* VGPR-only sources relax in VOP3 forms of VOP1/VOP2/VOPC ops (gfx11 has some
 	 * only as VOP3, e.g. v_add_co_u32). */
-	int e64 = in->enc == ISA_ENC_E64 ||
+	int e64 = in->enc == ISA_ENC_E64 || ISA_ENC_IS_XDPP(in->enc) ||
 		  (fmt == ISA_FMT_VOP3 && (isa_ops[in->op].fmt[0] == ISA_FMT_VOP2 || isa_ops[in->op].fmt[2] == ISA_FMT_VOP2));
 	int is_fa = 0;
 	for (int i = 0; i < n; i++) {
@@ -323,7 +323,26 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		return "not a valid operand: this instruction takes no input/output modifiers";
 	IsaType ty = (IsaType)oi->type;
 	int fp = ty == ISA_TY_F32 || ty == ISA_TY_F16 || ty == ISA_TY_F64 || ty == ISA_TY_PK16;
-	int vop3 = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP;
+	int xdpp = ISA_ENC_IS_XDPP(in->enc);
+	if (xdpp) { /* gfx11 VOP3 DPP: the table says which ops have it; src0 (and src1) VGPRs, no literal */
+		if (ISA_TARGET(t) != TA_TARGET_GFX1100 || !oi->xdpp)
+			return "e64_dpp variant of this instruction is not supported";
+		for (int i = 0, k = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (in->ops[i].kind == ISA_K_LIT) {
+				*bad = i;
+				return "invalid operand for instruction: literal operands are not supported with DPP";
+			}
+			if (!(r == ISA_R_VS || r == ISA_R_VV || r == ISA_R_SS || (r == ISA_R_LM && i > 1)))
+				continue;
+			if (k < 2 && in->ops[i].kind != ISA_K_VGPR) {
+				*bad = i;
+				return "invalid operand for instruction: DPP src0/src1 must be VGPRs";
+			}
+			k++;
+		}
+	}
+	int vop3 = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || xdpp;
 	if (vop3 && (m->neg || m->abs || m->omod) && !fp && in->op != ISA_V_CNDMASK_B32)
 		return "not a valid operand: integer instructions take no neg/abs/omod modifiers";
 	if (vop3 && m->clamp && !fp && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_WMMA)) {
@@ -357,9 +376,9 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	if (fmt == ISA_FMT_VOP3P && ISA_TARGET(t) == TA_TARGET_GFX942 && (m->op_sel || (m->op_sel_hi & 7) != 7) &&
 	    !strncmp(oi->name[1], "v_dot", 5))
 		return "invalid op_sel operand"; /* gfx940 dot ops: op_sel 0, op_sel_hi all 1 (llvm-mc) */
-	if (in->enc == ISA_ENC_DPP && !isa_dpp_ctrl_valid(t, m->dpp_ctrl))
+	if (ISA_ENC_IS_DPP16(in->enc) && !isa_dpp_ctrl_valid(t, m->dpp_ctrl))
 		return "invalid dpp_ctrl value";
-	if (ISA_TARGET(t) == TA_TARGET_GFX1100 && in->enc != ISA_ENC_E64 &&
+	if (ISA_TARGET(t) == TA_TARGET_GFX1100 && in->enc != ISA_ENC_E64 && !xdpp &&
 	    (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC)) {
 		/* gfx11 16-bit e32/DPP operands address v0-v127 only. */
 		int d16, s16;
@@ -423,7 +442,7 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			if ((v & 15) > 11 || (v >> 4 & 7) > 5 || (v >> 7 & 15) > 11 || v >> 11)
 				return "invalid s_delay_alu value";
 		}
-	if (fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP) {
+	if (fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || xdpp) {
 		/* Modifier bits must not name sources the instruction does not have. */
 		int ns = 0;
 		for (int i = 0; i < n; i++) {
@@ -537,6 +556,11 @@ unsigned isa_mods_ok(ta_target t, const IsaInsn *in, unsigned *cpol)
 	IsaFmt fmt = isa_op_fmt(t, in->op);
 	unsigned ok = 0;
 	*cpol = 0;
+	if (ISA_ENC_IS_XDPP(in->enc)) { /* the VOP3/VOP3P fields plus the DPP dword's */
+		IsaInsn v3 = *in;
+		v3.enc = fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC ? ISA_ENC_E64 : ISA_ENC_DEFAULT;
+		return isa_mods_ok(t, &v3, cpol) | ISA_M_FI | (in->enc == ISA_ENC_E64_DPP ? ISA_M_DPP16 : ISA_M_DPP8);
+	}
 	if (in->enc == ISA_ENC_DPP)
 		return ISA_M_NEG | ISA_M_ABS | ISA_M_DPP16 | (g11 ? ISA_M_FI : 0);
 	if (in->enc == ISA_ENC_DPP8)
@@ -574,8 +598,9 @@ unsigned isa_mods_ok(ta_target t, const IsaInsn *in, unsigned *cpol)
 static const char *unencoded_mods(ta_target t, const IsaInsn *in)
 {
 	unsigned cpol, set = mods_set(in), ok = isa_mods_ok(t, in, &cpol);
-	if (in->enc == ISA_ENC_DPP8 && ISA_TARGET(t) != TA_TARGET_GFX1100)
-		return "not a valid operand: dpp8 is gfx11 only";
+	if ((ISA_ENC_IS_DPP8(in->enc) || ISA_ENC_IS_XDPP(in->enc)) && ISA_TARGET(t) != TA_TARGET_GFX1100)
+		return ISA_ENC_IS_XDPP(in->enc) ? "e64_dpp variant of this instruction is not supported"
+					       : "not a valid operand: dpp8 is gfx11 only";
 	if (set & ~ok)
 		return in->enc == ISA_ENC_DEFAULT && (set & (ISA_M_DPP16 | ISA_M_FI | ISA_M_DPP8))
 			? "not a valid operand: DPP modifiers without a DPP control"
@@ -681,6 +706,32 @@ static int vop3_fields(Enc *e, const IsaInsn *in, const uint16_t *sig, int n, un
 
 static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, const uint16_t *sig, int n);
 
+/* gfx11 VOP3 DPP: src0 becomes 250 (DPP16) or 233/234 (DPP8, fi) and its VGPR
+ * moves into the DPP dword that takes the literal's place. */
+static int xdpp_src0(Enc *e, const IsaInsn *in, unsigned src[3], Diag *d)
+{
+	const IsaMods *m = &in->mod;
+	if (src[0] < 256) {
+		diag_error(d, "invalid operand for instruction: DPP src0 must be a VGPR");
+		return -1;
+	}
+	if (e->nlit) {
+		diag_error(d, "literal operands are not supported with DPP");
+		return -1;
+	}
+	e->nlit = 1;
+	if (in->enc == ISA_ENC_E64_DPP8) {
+		e->lit = (src[0] - 256) | (m->dpp8 & 0xffffff) << 8;
+		src[0] = m->fi ? 234 : 233;
+	} else {
+		e->lit = (src[0] - 256) | (uint32_t)(m->dpp_ctrl & 0x1ff) << 8 | (uint32_t)(m->fi & 1) << 18 |
+			 (uint32_t)(m->bound_ctrl & 1) << 19 | (uint32_t)(m->bank_mask & 15) << 24 |
+			 (uint32_t)(m->row_mask & 15) << 28;
+		src[0] = 250;
+	}
+	return 0;
+}
+
 /* The signature is looked up once for the check and the encoding. */
 int isa_encode(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d)
 {
@@ -714,14 +765,15 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 	const IsaOperand *o = in->ops;
 	int g11 = e.g11;
 
-	if ((fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) && in->enc == ISA_ENC_E64) {
+	int xdpp = ISA_ENC_IS_XDPP(in->enc);
+	if ((fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) && (in->enc == ISA_ENC_E64 || xdpp)) {
 		if (oi->flags & ISA_F_NOE64) {
 			diag_error(d, "e64 variant is not supported for this instruction");
 			return -1;
 		}
 		op = (uint32_t)isa_e64_opcode(t, fmt, (int)op);
 		fmt = ISA_FMT_VOP3;
-	} else if (in->enc == ISA_ENC_E64 && fmt != ISA_FMT_VOP3) {
+	} else if ((in->enc == ISA_ENC_E64 && fmt != ISA_FMT_VOP3) || (xdpp && fmt != ISA_FMT_VOP3 && fmt != ISA_FMT_VOP3P)) {
 		diag_error(d, "e64 variant is not supported for this instruction");
 		return -1;
 	}
@@ -853,6 +905,8 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 		vop3_fields(&e, in, sig, n, &dst, &sdst, src);
 		if ((oi->flags & ISA_F_CMPX) && g11)
 			dst = 126; /* exec_lo */
+		if (xdpp && xdpp_src0(&e, in, src, d))
+			return -1;
 		uint32_t w0 = (g11 ? 0xD4000000u : 0xD0000000u) | op << 16 | (uint32_t)(m->clamp & 1) << 15 |
 			      (uint32_t)(m->op_sel & 15) << 11 | (uint32_t)(m->abs & 7) << 8 | (dst & 0xff);
 		if (sdst)
@@ -864,6 +918,8 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 	case ISA_FMT_VOP3P: {
 		unsigned dst, sdst, src[3];
 		vop3_fields(&e, in, sig, n, &dst, &sdst, src);
+		if (xdpp && xdpp_src0(&e, in, src, d))
+			return -1;
 		uint32_t w0 = (g11 ? 0xCC000000u : 0xD3800000u) | op << 16 | (uint32_t)(m->clamp & 1) << 15 |
 			      (uint32_t)(m->op_sel_hi >> 2 & 1) << 14 | (uint32_t)(m->op_sel & 7) << 11 |
 			      (uint32_t)(m->neg_hi & 7) << 8 | (dst & 0xff);

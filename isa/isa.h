@@ -84,6 +84,7 @@ typedef struct {
 	uint8_t type;        /* IsaType */
 	uint8_t nsig;
 	uint8_t e32;         /* bit per target: native VOP1/2/C printed with _e32 */
+	uint8_t xdpp;        /* gfx11 has the VOP3 DPP form (ISA_ENC_E64_DPP/_DPP8) */
 	uint32_t flags;
 	uint16_t sig[ISA_MAX_SIG]; /* role << 8 | register count */
 } IsaOpInfo;
@@ -137,8 +138,13 @@ typedef struct {
 enum { ISA_CPOL_GLC = 1, ISA_CPOL_SLC = 2, ISA_CPOL_DLC = 4, ISA_CPOL_SC1 = 8,
        ISA_CPOL_SC0 = ISA_CPOL_GLC, ISA_CPOL_NT = ISA_CPOL_SLC }; /* gfx942 names */
 
-/* _dpp is DPP16 on every target; ISA_ENC_DPP8 is gfx11's dpp8:[...] form (same mnemonic suffix). */
-typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP, ISA_ENC_DPP8 } IsaEnc;
+/* _dpp is DPP16 on every target; ISA_ENC_DPP8 is gfx11's dpp8:[...] form (same mnemonic suffix).
+ * ISA_ENC_E64_DPP / _E64_DPP8 are gfx11's VOP3 DPP forms (NAME_e64_dpp): the VOP3/VOP3P encoding,
+ * or the VOP3 form of a VOP1/VOP2/VOPC op, with src0 replaced by a DPP16/DPP8 dword. */
+typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP, ISA_ENC_DPP8, ISA_ENC_E64_DPP, ISA_ENC_E64_DPP8 } IsaEnc;
+#define ISA_ENC_IS_XDPP(e) ((e) == ISA_ENC_E64_DPP || (e) == ISA_ENC_E64_DPP8)
+#define ISA_ENC_IS_DPP16(e) ((e) == ISA_ENC_DPP || (e) == ISA_ENC_E64_DPP)
+#define ISA_ENC_IS_DPP8(e) ((e) == ISA_ENC_DPP8 || (e) == ISA_ENC_E64_DPP8)
 
 typedef struct {
 	uint8_t neg, abs;      /* bit i = source i; VOP3P: neg is neg_lo */
@@ -160,7 +166,7 @@ typedef struct {
 typedef struct {
 	uint16_t op;   /* IsaOp; for VOPD the X component */
 	uint16_t op_y; /* VOPD Y component (ops[] holds X's operands, then Y's) */
-	uint8_t enc;   /* IsaEnc (VOP1/VOP2/VOPC: _e32, _e64, _dpp) */
+	uint8_t enc;   /* IsaEnc (VOP1/VOP2/VOPC: _e32, _e64, _dpp; gfx11 VALU: _e64_dpp) */
 	uint8_t nops;
 	IsaOperand ops[ISA_MAX_OPS];
 	IsaMods mod;

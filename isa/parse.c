@@ -26,6 +26,7 @@ typedef struct {
 	const char *opos[ISA_MAX_OPS]; /* where each operand of the current candidate starts */
 	const char *offpos;            /* where its offset modifier starts */
 	const char *dpppos;            /* where its first DPP control (quad_perm, row_*, dpp8...) starts */
+	const char *v3late;            /* a VOP3 modifier written after the DPP control (no _e64_dpp then) */
 	int explicit_e32;              /* mnemonic written with _e32 */
 	const char *kw[16];            /* modifier keywords written so far */
 	size_t kwlen[16];
@@ -562,24 +563,30 @@ static int parse_swizzle(P *p, int32_t *off)
 }
 
 /* A DPP lane control selects the DPP form of a VOP1/VOP2/VOPC mnemonic written
- * without a suffix (as llvm-mc does); with _e32/_e64, on VOP3 ops and with
- * both control kinds it is an error, so the text is never encoded without it. */
+ * without a suffix (as llvm-mc does), and on gfx11 the VOP3 DPP form of a
+ * VOP3/VOP3P mnemonic or of NAME_e64_dpp; with _e32/_e64 and with both
+ * control kinds it is an error, so the text is never encoded without it. */
 static int dpp_control(P *p, IsaInsn *in, const char *at, int enc)
 {
 	if (p->dpppos)
 		return fail(p, at, "not a valid operand: more than one DPP control");
 	p->dpppos = at;
-	if (enc == ISA_ENC_DPP8 && ISA_TARGET(p->t) != TA_TARGET_GFX1100)
+	int g11 = ISA_TARGET(p->t) == TA_TARGET_GFX1100;
+	if (enc == ISA_ENC_DPP8 && !g11)
 		return fail(p, at, "not a valid operand: dpp8 is gfx11 only");
 	IsaFmt f = isa_op_fmt(p->t, in->op);
-	if (f != ISA_FMT_VOP1 && f != ISA_FMT_VOP2 && f != ISA_FMT_VOPC)
-		return fail(p, at, "not a valid operand: VOP3/VOP3P DPP forms are not supported by tileasm");
-	if (in->enc == ISA_ENC_E64)
-		return fail(p, at, "not a valid operand: VOP3 DPP forms (_e64_dpp) are not supported by tileasm");
-	if (p->explicit_e32)
+	if (ISA_ENC_IS_XDPP(in->enc) || f == ISA_FMT_VOP3 || f == ISA_FMT_VOP3P) {
+		if (!g11)
+			return fail(p, at, "not a valid operand: VOP3 DPP forms are gfx11 only");
+		enc = enc == ISA_ENC_DPP8 ? ISA_ENC_E64_DPP8 : ISA_ENC_E64_DPP;
+	} else if (f != ISA_FMT_VOP1 && f != ISA_FMT_VOP2 && f != ISA_FMT_VOPC)
+		return fail(p, at, "not a valid operand: this instruction has no DPP form");
+	else if (in->enc == ISA_ENC_E64)
+		return fail(p, at, "invalid operand for instruction: DPP controls need the _e64_dpp form");
+	else if (p->explicit_e32)
 		return fail(p, at, "invalid operand for instruction: DPP controls need the _dpp form");
 	in->enc = (uint8_t)enc;
-	if (enc == ISA_ENC_DPP && !(p->written & ISA_M_DPP16)) {
+	if (ISA_ENC_IS_DPP16(enc) && !(p->written & ISA_M_DPP16)) {
 		p->written |= ISA_M_DPP16;
 		p->wpos[__builtin_ctz(ISA_M_DPP16)] = at;
 	}
@@ -589,7 +596,7 @@ static int dpp_control(P *p, IsaInsn *in, const char *at, int enc)
 /* Modifiers that only exist in the DPP16 form (row_mask, bank_mask, bound_ctrl). */
 static int dpp16_only(P *p, IsaInsn *in, const char *at)
 {
-	if (in->enc == ISA_ENC_DPP8)
+	if (ISA_ENC_IS_DPP8(in->enc))
 		return fail(p, at, "invalid operand for instruction: not a dpp8 modifier");
 	return 0;
 }
@@ -637,6 +644,13 @@ static int parse_modifier(P *p, IsaInsn *in)
 	}
 	if ((kind & (ISA_M_OFFSET | ISA_M_OFF01)) && (p->cpol_seen || (word_is(s, n, "offset0") && p->off1_seen)))
 		return fail(p, s, "not a valid operand: out of order");
+	/* VOP3 DPP: the VOP3 modifiers come before the DPP control (llvm-mc) */
+	if (p->dpppos && (kind & (ISA_M_CLAMP | ISA_M_OMOD | ISA_M_OPSEL | ISA_M_OPSELHI | ISA_M_NEGLO | ISA_M_NEGHI))) {
+		if (ISA_ENC_IS_XDPP(in->enc))
+			return fail(p, s, "invalid operand for instruction: VOP3 modifiers go before the DPP control");
+		if (!p->v3late)
+			p->v3late = s;
+	}
 	p->off1_seen |= word_is(s, n, "offset1");
 	if (kind && !(p->written & kind)) {
 		p->written |= kind;
@@ -688,7 +702,7 @@ static int parse_modifier(P *p, IsaInsn *in)
 				cnt += *q == '0' || *q == '1';
 			IsaFmt f = isa_op_fmt(p->t, in->op);
 			int ns = in->nops - 1;
-			if ((f == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64) && ns >= 1 && ns <= 3) {
+			if ((f == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_E64_DPP) && ns >= 1 && ns <= 3) {
 				/* VOP3: element i selects source i, element nsrc the destination
 				 * (bit 3); elements past that have no field (llvm-mc ignores them) */
 				unsigned d = m->op_sel >> ns & 1;
@@ -974,6 +988,8 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 	size_t len = (size_t)(me - mn);
 	uint16_t cands[4];
 	int nc = isa_lookup(p->t, mn, len, cands, 4), enc = ISA_ENC_DEFAULT, explicit_enc = 0;
+	if (!nc && len > 8 && !strncmp(me - 8, "_e64_dpp", 8) && (nc = isa_lookup(p->t, mn, len - 8, cands, 4)) > 0)
+		enc = ISA_ENC_E64_DPP, explicit_enc = 1;
 	if (!nc && len > 4) {
 		const char *suf = me - 4;
 		int e = !strncmp(suf, "_e32", 4) ? ISA_ENC_DEFAULT : !strncmp(suf, "_e64", 4) ? ISA_ENC_E64
@@ -996,7 +1012,8 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 	for (int c = 0; c < nc; c++) {
 		unsigned op = cands[c];
 		IsaFmt fmt = isa_op_fmt(p->t, op);
-		if (explicit_enc && !(fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC)) {
+		if (explicit_enc && !(fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
+		    !(enc == ISA_ENC_E64_DPP && (fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P))) {
 			p->err = NULL;
 			fail(p, mn, "invalid instruction");
 			continue;
@@ -1012,6 +1029,7 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 		p->err = NULL;
 		p->offpos = NULL;
 		p->dpppos = NULL;
+		p->v3late = NULL;
 		p->explicit_e32 = explicit_enc && enc == ISA_ENC_DEFAULT;
 		p->written = 0;
 		p->nkw = p->cpol_seen = p->off1_seen = 0;
@@ -1033,13 +1051,15 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 				}
 				int bad;
 				const char *m = isa_check(p->t, &tmp, &bad);
-				if (!m && tmp.enc == ISA_ENC_DPP && !p->dpppos)
+				if (!m && (tmp.enc == ISA_ENC_DPP || ISA_ENC_IS_XDPP(tmp.enc)) && !p->dpppos)
 					m = "too few operands for instruction: _dpp needs a DPP control", bad = -1;
-				if (!explicit_enc && tmp.enc == ISA_ENC_DEFAULT &&
-				    (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
+				if (!explicit_enc && (tmp.enc == ISA_ENC_DEFAULT || (!p->v3late && (tmp.enc == ISA_ENC_DPP ||
+				    tmp.enc == ISA_ENC_DPP8))) && (fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
 				    (m || unwritten(p, &tmp) || try_encode_into(p->t, &tmp, p->bytes, NULL, 0) < 0)) {
-					IsaInsn e64 = tmp; /* promote when only the VOP3 form takes the operands */
-					e64.enc = ISA_ENC_E64;
+					/* promote when only the VOP3 form (or the VOP3 DPP form) takes the operands */
+					IsaInsn e64 = tmp;
+					e64.enc = tmp.enc == ISA_ENC_DEFAULT ? ISA_ENC_E64
+						: tmp.enc == ISA_ENC_DPP ? ISA_ENC_E64_DPP : ISA_ENC_E64_DPP8;
 					if (!unwritten(p, &e64) && try_encode(p->t, &e64, NULL, 0) >= 0)
 						tmp = e64, m = NULL;
 				}

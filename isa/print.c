@@ -193,6 +193,14 @@ static void print_swizzle(StrBuf *sb, unsigned v)
 	sb_puts(sb, "\")");
 }
 
+static void print_dpp8(StrBuf *sb, const IsaMods *m)
+{
+	sb_puts(sb, " dpp8:[");
+	for (int i = 0; i < 8; i++)
+		sb_printf(sb, "%s%u", i ? "," : "", m->dpp8 >> (3 * i) & 7);
+	sb_puts(sb, m->fi ? "] fi:1" : "]");
+}
+
 static void print_dpp(ta_target t, StrBuf *sb, const IsaMods *m)
 {
 	unsigned c = m->dpp_ctrl;
@@ -246,7 +254,8 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 	const IsaMods *m = &in->mod;
 	IsaType ty = (IsaType)isa_ops[in->op].type;
 	int mix = (isa_ops[in->op].flags & ISA_F_MIX) != 0; /* v_fma_mix: neg_lo/neg_hi print as -x / |x| */
-	int src = 0, mods = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || mix;
+	int src = 0, mods = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || mix ||
+			     ISA_ENC_IS_XDPP(in->enc);
 	for (int i = 0; i < n; i++) {
 		unsigned r = SIG_ROLE(sig[i]);
 		const IsaOperand *o = &ops[i];
@@ -305,6 +314,8 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 	}
 }
 
+static void print_fields(ta_target t, const IsaInsn *in, IsaFmt fmt, const uint16_t *sig, int n, StrBuf *sb);
+
 void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 {
 	int ti = isa_tidx(t);
@@ -315,12 +326,13 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 	const IsaOpInfo *oi = &isa_ops[in->op];
 	IsaFmt fmt = oi->fmt[ti];
 	const IsaMods *m = &in->mod;
-	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100, g942 = ISA_TARGET(t) == TA_TARGET_GFX942;
 	uint16_t sig[ISA_MAX_SIG];
 	int n = isa_sig(t, in->op, sig);
 
 	sb_puts(sb, oi->name[ti]);
-	if (in->enc == ISA_ENC_E64)
+	if (ISA_ENC_IS_XDPP(in->enc))
+		sb_puts(sb, "_e64_dpp");
+	else if (in->enc == ISA_ENC_E64)
 		sb_puts(sb, "_e64");
 	else if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && fmt != ISA_FMT_VOPC)
 		sb_puts(sb, "_dpp"); /* gfx11 VOPC DPP prints the bare name (llvm-mc) */
@@ -338,19 +350,28 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 		return;
 	}
 	print_operands(t, in, in->ops, sig, n, fmt, sb);
-	if (in->enc == ISA_ENC_E64)
+	if (in->enc == ISA_ENC_E64 || (ISA_ENC_IS_XDPP(in->enc) && fmt != ISA_FMT_VOP3P))
 		fmt = ISA_FMT_VOP3;
+	print_fields(t, in, fmt, sig, n, sb);
+	if (in->enc == ISA_ENC_E64_DPP) /* VOP3 DPP: the DPP dword's fields after the VOP3 ones */
+		print_dpp(t, sb, m);
+	else if (in->enc == ISA_ENC_E64_DPP8)
+		print_dpp8(sb, m);
+}
+
+/* Modifier fields of the instruction's encoding (fmt: VOP3 for _e64 forms). */
+static void print_fields(ta_target t, const IsaInsn *in, IsaFmt fmt, const uint16_t *sig, int n, StrBuf *sb)
+{
+	const IsaOpInfo *oi = &isa_ops[in->op];
+	const IsaMods *m = &in->mod;
+	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100, g942 = ISA_TARGET(t) == TA_TARGET_GFX942;
 
 	switch (fmt) {
 	case ISA_FMT_VOP1: case ISA_FMT_VOP2: case ISA_FMT_VOPC:
 		if (in->enc == ISA_ENC_DPP)
 			print_dpp(t, sb, m);
-		if (in->enc == ISA_ENC_DPP8) {
-			sb_puts(sb, " dpp8:[");
-			for (int i = 0; i < 8; i++)
-				sb_printf(sb, "%s%u", i ? "," : "", m->dpp8 >> (3 * i) & 7);
-			sb_puts(sb, m->fi ? "] fi:1" : "]");
-		}
+		if (in->enc == ISA_ENC_DPP8)
+			print_dpp8(sb, m);
 		break;
 	case ISA_FMT_VOP3:
 		if (m->op_sel) /* sources, then dst (always bit 3) */

@@ -41,10 +41,10 @@
 #define COUNT_ARGS(...) (sizeof((uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t))
 
 const IsaOpInfo isa_ops[ISA_NUM_OPS] = {
-#define ISA_OP(id, f9, f11, n90, n942, n11, o90, o942, o11, ty, fl, suf, ...)                    \
+#define ISA_OP(id, f9, f11, n90, n942, n11, o90, o942, o11, ty, fl, suf, xdpp, ...)              \
 	[ISA_##id] = {{n90, n942, n11}, {o90, o942, o11},                                         \
 		      {ISA_FMT_##f9, ISA_FMT_##f9, ISA_FMT_##f11}, ISA_TY_##ty,                  \
-		      (uint8_t)COUNT_ARGS(__VA_ARGS__), suf,                                  \
+		      (uint8_t)COUNT_ARGS(__VA_ARGS__), suf, xdpp,                            \
 		      fl, {__VA_ARGS__}},
 #define ISA_ALIAS(...)
 #include "isa_ops.def"

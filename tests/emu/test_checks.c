@@ -85,3 +85,20 @@ Test(checks, valu_sgpr_vmem_hazard)
 {
 	expect("sgpr_hazard", "VMEM reads s4", "global_store_dword v1, v1, s[4:5]");
 }
+
+/* gfx11 DPP8 and VOP3 DPP (_e64_dpp) decode (the disassembler prints them)
+ * but have no executor semantics: running into one stops the launch at its
+ * offset; without the check it would run as the plain VOP3/VOP1 op. */
+Test(checks, gfx11_dpp_forms_are_not_run_as_plain_ops)
+{
+	EmuDevice *d = load_dev("dpp_gfx1100.s", TA_TARGET_GFX1100, "-mattr=+wavefrontsize32");
+	static const char *const k[3][2] = {{"e64dpp", "+0x8:"}, {"e64dpp8", "+0x8:"}, {"dpp8", "+0x4:"}};
+	for (int i = 0; i < 3; i++) {
+		char *err = NULL;
+		int rc = launch(d, k[i][0], 1, 32, NULL, 0, &err);
+		cr_assert_eq(rc, -1, "%s: rc %d, errors:\n%s", k[i][0], rc, err ? err : "");
+		cr_assert(err && strstr(err, k[i][1]) && strstr(err, "cannot decode"), "%s: %s", k[i][0], err ? err : "");
+		free(err);
+	}
+	emu_destroy(d);
+}

@@ -79,8 +79,8 @@ static void gen(ta_target t, Lines *l)
 		add(l, "%s", txt);
 		for (size_t i = 0; i < TA_ARRAY_LEN(mods); i++)
 			add(l, "%s %s", txt, mods[i]);
-		static const char *const suf[] = {"_e32", "_e64", "_dpp"};
-		for (int i = 0; i < 3; i++) {
+		static const char *const suf[] = {"_e32", "_e64", "_dpp", "_e64_dpp"};
+		for (int i = 0; i < 4; i++) {
 			add(l, "%.*s%s%s", (int)ml, txt, suf[i], rest);
 			add(l, "%.*s%s%s row_shl:1", (int)ml, txt, suf[i], rest);
 			add(l, "%.*s%s%s dpp8:[1,0,3,2,5,4,7,6]", (int)ml, txt, suf[i], rest);

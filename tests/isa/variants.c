@@ -129,6 +129,31 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 	}
 	int wide = first_src >= 0 && (sig[first_src] & 0xff) > 1;
 	IsaType ty = (IsaType)oi->type;
+	if (var == 7) { /* gfx11 VOP3 DPP (_e64_dpp): DPP16 or DPP8 by opcode parity, src0/src1 VGPRs */
+		if (!g11 || !oi->xdpp)
+			return 0;
+		for (int i = 0, k = 0; i < n; i++) {
+			unsigned r = sig[i] >> 8;
+			if (!(r == ISA_R_VS || r == ISA_R_VV || r == ISA_R_SS || (r == ISA_R_LM && i > 1)))
+				continue;
+			if (k++ < 2 && in->ops[i].kind != ISA_K_VGPR)
+				in->ops[i] = isa_vgpr(20 + 2 * i, 1);
+			if (in->ops[i].kind == ISA_K_LIT)
+				return 0;
+		}
+		if (op & 1) {
+			in->enc = ISA_ENC_E64_DPP8;
+			in->mod.dpp8 = 0x053977 ^ (uint32_t)op;
+		} else {
+			in->enc = ISA_ENC_E64_DPP;
+			in->mod.dpp_ctrl = (uint16_t)(0x121 + op % 15);
+			in->mod.row_mask = 0x5, in->mod.bank_mask = 0xa, in->mod.bound_ctrl = 1;
+		}
+		in->mod.fi = (op >> 1) & 1;
+		if ((ty == ISA_TY_F32 || ty == ISA_TY_F16) && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_NOMODS))
+			in->mod.neg = 1;
+		return 1;
+	}
 	switch (fmt) {
 	case ISA_FMT_SOP1: case ISA_FMT_SOP2: case ISA_FMT_SOPC:
 		if (var >= 4 || (var && (oi->flags & ISA_F_BRANCH)))
