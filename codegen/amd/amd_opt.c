@@ -592,12 +592,66 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		st->removed++;
 	}
 
+	/* A uniform branch tests a condition materialised as a mask:
+	 * `s_cmp ..; s_cselect %x, -1, 0; ..; s_cmp_lg %x, 0; s_cbranch_scc`,
+	 * or `s_and %x, ..` (SCC = %x != 0 after every logical op).  With no
+	 * SCC write since %x was made, SCC already holds the test's result: the
+	 * test goes (and the select with it when the branch read only that). */
+	for (int b = 0; b < nb; b++) {
+		const MBlock *bl = &f->blocks.data[b];
+		int nz = -1, nzw = 0; /* SCC == (vreg nz != 0) in nzw bits (0: any width, -1/0 values) */
+		for (int i = bl->first; i < bl->last; i++) {
+			const MInst *mi = &f->insns.data[i];
+			unsigned op = mi->in.op;
+			if (dead[i])
+				continue;
+			if (op >= MOP_BASE) {
+				if (op != MOP_COPY)
+					nz = -1;
+				continue;
+			}
+			int32_t c0, c1;
+			int w = op == ISA_S_CMP_LG_U32 ? 32 : op == ISA_S_CMP_LG_U64 ? 64 : 0;
+			if (w && nz >= 0 && (!nzw || nzw == w) && mi->in.nops == 2 && (mi->vmask & 1) && mi->vr[0] == nz &&
+			    !mi->sub[0] && const_val(mi, 1, &c0) && c0 == 0) {
+				dead[i] = 1;
+				nuse[nz]--;
+				st->removed++;
+				continue; /* SCC keeps its value */
+			}
+			bool whole = (mi->vmask & 1) && !mi->sub[0] && ndefi[mi->vr[0]] == 1;
+			if ((op == ISA_S_CSELECT_B32 || op == ISA_S_CSELECT_B64) && whole && mi->in.nops == 3 &&
+			    const_val(mi, 1, &c0) && c0 == -1 && const_val(mi, 2, &c1) && c1 == 0) {
+				nz = mi->vr[0], nzw = 0; /* reads SCC, writes none */
+				continue;
+			}
+			if (!(isa_ops[op].flags & ISA_F_WSCC))
+				continue;
+			nz = -1;
+			if (!whole)
+				continue;
+			switch (op) {
+			case ISA_S_AND_B32: case ISA_S_OR_B32: case ISA_S_XOR_B32: case ISA_S_ANDN2_B32:
+			case ISA_S_ORN2_B32: case ISA_S_NAND_B32: case ISA_S_NOR_B32: case ISA_S_XNOR_B32:
+				nz = mi->vr[0], nzw = 32;
+				break;
+			case ISA_S_AND_B64: case ISA_S_OR_B64: case ISA_S_XOR_B64: case ISA_S_ANDN2_B64:
+			case ISA_S_ORN2_B64: case ISA_S_NAND_B64: case ISA_S_NOR_B64: case ISA_S_XNOR_B64:
+				nz = mi->vr[0], nzw = 64;
+				break;
+			default: break;
+			}
+		}
+	}
+
 	/* SCC liveness: first SCC access per block, then per block which
 	 * instruction's SCC each reader reads and how many readers each write
 	 * has (one more when SCC may be read after the block). */
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
 		for (int i = bl->first; i < bl->last && !first_scc[b]; i++) {
+			if (dead[i])
+				continue;
 			unsigned op = f->insns.data[i].in.op;
 			uint32_t fl = op < MOP_BASE ? isa_ops[op].flags : 0;
 			if (fl & ISA_F_RSCC)
@@ -611,6 +665,8 @@ int amd_opt(MFunc *f, AmdOptStats *st)
 		int w = -1;
 		for (int i = bl->first; i < bl->last; i++) {
 			scc_src[i] = -1;
+			if (dead[i])
+				continue;
 			unsigned op = f->insns.data[i].in.op;
 			uint32_t fl = op < MOP_BASE ? isa_ops[op].flags : 0;
 			if (fl & ISA_F_RSCC) {
