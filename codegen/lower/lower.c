@@ -471,6 +471,8 @@ static void place_bufs(L *c, const Block *b)
 			} else if (c->bl[s->buf].vf == 1) {
 				vf_place(c, s->buf);
 			} else {
+				if (c->bl[s->buf].wgm) /* the 128B swizzle atom (lower_wgmma.c) */
+					c->f->smem_bytes = (c->f->smem_bytes + 1023) & ~1023LL;
 				c->bl[s->buf].smem = c->f->smem_bytes;
 				c->f->smem_bytes += (bytes + 15) & ~15LL;
 			}
@@ -655,7 +657,9 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	if (c->vf_mode)
 		vf_analyze(c);
 	swz_analyze(c);
+	wgmma_analyze(c);
 	place_bufs(c, &kn->body);
+	wgmma_place(c);
 	ldm_swizzle_analyze(c);
 	vf_setup(c);
 	/* read-only buffers (typically the input tensors) need no barriers */

@@ -97,6 +97,13 @@ typedef enum {
 	                  * lane l gives the row address a + imm of matrix l / 8, row l % 8 */
 	SI_SHFL,   /* dst = a (32-bit, type F32 or I32) of lane b (i32, 0 .. wave size - 1) of the thread's
 	            * hardware wave; executed by the active lanes (reading an inactive lane is undefined) */
+	SI_WGMMA,  /* sm_90a only (lower_wgmma.c): one warpgroup's gemm C[64, N] += A[64, K] B, N = imm & 0xffff,
+	            * K = imm >> 16, type F16/BF16, as K/16 wgmma.mma_async m64nNk16, waited for before the
+	            * next instruction.  C: f32 dst .. dst+N/2-1 (the mma.m16n8k16 C layout of warp w's rows
+	            * 16w .. 16w+15, N/8 column groups).  A: sub & 1: the i32 registers a .. a+4K/16-1 (4 per k
+	            * step, mma.m16n8k16's A layout), else the shared address a (i32) of a wgm tile [64, K];
+	            * B: the shared address b of a wgm tile, [N, K] (sub & 2 clear) or [K, N] (sub & 2 set);
+	            * sub & 4: C's old value is ignored (clear) */
 	SI_COUNT
 } SOp;
 
@@ -217,6 +224,7 @@ enum {
 	LOWER_NV_PREFETCH = 2, /* pipelined-loop prefetch (lower_async.c) */
 	LOWER_NV_LDMATRIX = 4, /* ldmatrix operands, A from registers (lower_mma_ldm.c) */
 	LOWER_NV_SWIZZLE = 8,  /* swizzled operand tiles (lower_mma_ldm.c) */
+	LOWER_NV_WGMMA = 16,   /* sm_90a wgmma gemms (lower_wgmma.c) */
 };
 void lower_set_nvidia_off(unsigned mask);
 VType simt_vt(DType t);         /* canonical register class */

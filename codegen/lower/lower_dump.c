@@ -8,7 +8,7 @@ static const char *const sop_names[SI_COUNT] = {
 	"movi", "movf", "mov", "add", "sub", "mul", "div", "rem", "min", "max", "neg", "abs", "and", "or", "xor",
 	"not", "shl", "shr", "setp", "selp", "cvt", "pack", "unpack", "pack2", "math", "tid", "ctaid", "param",
 	"shbase", "localaddr", "ld", "st", "atom.add", "atom.max", "atom.min", "bar", "shfl.bfly", "mma.m16n8k16",
-	"label", "bra", "ret", "half", "wg.gemm.loop", "cp.async", "cp.commit", "cp.wait", "ldmatrix", "shfl",
+	"label", "bra", "ret", "half", "wg.gemm.loop", "cp.async", "cp.commit", "cp.wait", "ldmatrix", "shfl", "wgmma",
 };
 
 void simt_print(const SimtFunc *f, StrBuf *sb)

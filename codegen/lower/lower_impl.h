@@ -43,6 +43,11 @@ typedef struct {
 	 * swz_bits > 0; chunk x / 16 of row r is stored at chunk
 	 * (x / 16) ^ (((r >> swz_shift) & (2^swz_bits - 1)) << swz_mul) */
 	uint8_t swz_bits, swz_shift, swz_mul;
+	/* sm_90a wgmma operand tile (lower_wgmma.c): 1024-byte aligned, the
+	 * 128B-swizzle layout of wgmma's shared-memory descriptors: columns in
+	 * blocks of 64 elements (128 bytes), block j of all R rows at j * R * 128,
+	 * row r of a block at r * 128 with the chunk XOR (r % 8) above */
+	bool wgm;
 } BufLoc;
 
 /* The vector layout of element-wise register fragments (docs/lowering.md).
@@ -170,6 +175,15 @@ bool lower_pipelined(L *c, const Stmt *s, int32_t i, int32_t hi, DType o, int64_
 bool lower_gemm_areg_skip(L *c, const Block *b, int i);
 bool lower_gemm_ldm(L *c, const Stmt *s);
 void ldm_swizzle_analyze(L *c);
+bool ldm_names_buf(L *c, const Stmt *s, int32_t b);
+bool ldm_region_reads_buf(L *c, const Region *r, int32_t buf, bool whole);
+bool ldm_areg_fits(L *c, int32_t F, const Stmt *s);
+
+/* lower_wgmma.c */
+void wgmma_analyze(L *c);
+void wgmma_place(L *c);
+bool wgmma_areg_ok(L *c, const Stmt *g, int32_t F);
+bool lower_gemm_wgmma(L *c, const Stmt *s);
 
 /* lower_sync.c */
 void lower_barrier(L *c);

@@ -257,7 +257,7 @@ void lower_gemm(L *c, const Stmt *s)
 	if (c->bl[s->dst.buf].rf >= 0) {
 		if (!warp_shape(c->bl[s->dst.buf].rf_shape))
 			lower_gemm_amd_rf(c, s, K);
-		else if (!lower_gemm_ldm(c, s))
+		else if (!lower_gemm_wgmma(c, s) && !lower_gemm_ldm(c, s))
 			lower_gemm_mma_rf(c, s, K);
 		return;
 	}

@@ -22,14 +22,14 @@ enum { LDM_MAX_KSTEPS = 16 };
 static bool ldm_operand(L *c, int32_t b)
 {
 	const Buffer *x = BUF(b);
-	return x->scope == SCOPE_SHARED && x->rank == 2 && c->bl[b].rf < 0 && c->bl[b].vf < 0 &&
+	return x->scope == SCOPE_SHARED && x->rank == 2 && c->bl[b].rf < 0 && c->bl[b].vf < 0 && !c->bl[b].wgm &&
 	       (bdim(c, x, 1) * 2) % 16 == 0 && c->bl[b].smem % 16 == 0 && (x->dtype == DT_F16 || x->dtype == DT_BF16);
 }
 
 /* Register fragment F can be the A operand of gemm s (C its accumulator):
  * both in the PTX layout with one column tile per strip (ntn == 1), the
  * same strips (rows), F's columns = K. */
-static bool areg_fits(L *c, int32_t F, const Stmt *s)
+bool ldm_areg_fits(L *c, int32_t F, const Stmt *s)
 {
 	const BufLoc *fl = &c->bl[F], *cl = &c->bl[s->dst.buf];
 	if (F < 0 || fl->rf < 0 || fl->rf_agpr || fl->rf_shape != MMA_M16N8K16 || fl->rf_ntn != 1 || fl->rf_dtype != DT_F32)
@@ -75,7 +75,7 @@ static bool expr_reads_buf(L *c, int32_t e, int32_t buf)
 	return false;
 }
 
-static bool region_reads_buf(L *c, const Region *r, int32_t buf, bool whole)
+bool ldm_region_reads_buf(L *c, const Region *r, int32_t buf, bool whole)
 {
 	if (whole && r->buf == buf)
 		return true;
@@ -94,8 +94,8 @@ static bool reads_buf(L *c, const Block *b, int32_t buf, int32_t skip)
 			continue;
 		bool dst_read = s->kind == S_GEMM || s->kind == S_REDUCE || s->kind == S_ATOMIC_ADD;
 		if (expr_reads_buf(c, s->value, buf) || expr_reads_buf(c, s->lo, buf) || expr_reads_buf(c, s->hi, buf) ||
-		    region_reads_buf(c, &s->src, buf, true) || region_reads_buf(c, &s->src2, buf, true) ||
-		    region_reads_buf(c, &s->dst, buf, dst_read))
+		    ldm_region_reads_buf(c, &s->src, buf, true) || ldm_region_reads_buf(c, &s->src2, buf, true) ||
+		    ldm_region_reads_buf(c, &s->dst, buf, dst_read))
 			return true;
 		for (int j = 0; s->kind == S_PARALLEL && j < s->nvars; j++)
 			if (expr_reads_buf(c, s->extents[j], buf))
@@ -115,7 +115,7 @@ bool lower_gemm_areg_skip(L *c, const Block *b, int i)
 	    g->src.nidx || g->src2.nidx || g->dst.nidx)
 		return false;
 	int32_t F = cp->src.buf, P = cp->dst.buf;
-	if (BUF(P)->scope != SCOPE_SHARED || !areg_fits(c, F, g) || !ldm_ok(c, g, true) ||
+	if (BUF(P)->scope != SCOPE_SHARED || !ldm_areg_fits(c, F, g) || !(ldm_ok(c, g, true) || wgmma_areg_ok(c, g, F)) ||
 	    bdim(c, BUF(P), 0) != bdim(c, BUF(F), 0) || bdim(c, BUF(P), 1) != bdim(c, BUF(F), 1))
 		return false;
 	if (reads_buf(c, &c->k->body, P, b->ids[i + 1]))
@@ -159,15 +159,15 @@ static int32_t ldmatrix(L *c, int32_t addr, int64_t off, bool trans)
  * (lower_elem_addr) and every other access follow it. */
 
 /* Does statement s (not its nested bodies) name buffer b anywhere? */
-static bool names_buf(L *c, const Stmt *s, int32_t b)
+bool ldm_names_buf(L *c, const Stmt *s, int32_t b)
 {
 	if (s->kind == S_ALLOC)
 		return false;
 	if (s->src.buf == b || s->src2.buf == b || s->dst.buf == b)
 		return true;
 	if (expr_reads_buf(c, s->value, b) || expr_reads_buf(c, s->lo, b) || expr_reads_buf(c, s->hi, b) ||
-	    region_reads_buf(c, &s->src, b, false) || region_reads_buf(c, &s->src2, b, false) ||
-	    region_reads_buf(c, &s->dst, b, false))
+	    ldm_region_reads_buf(c, &s->src, b, false) || ldm_region_reads_buf(c, &s->src2, b, false) ||
+	    ldm_region_reads_buf(c, &s->dst, b, false))
 		return true;
 	for (int j = 0; s->kind == S_PARALLEL && j < s->nvars; j++)
 		if (expr_reads_buf(c, s->extents[j], b))
@@ -181,9 +181,9 @@ static bool swz_uses_ok(L *c, const Block *bl, int32_t b)
 {
 	for (int i = 0; i < bl->n; i++) {
 		const Stmt *s = ST(bl->ids[i]);
-		if (names_buf(c, s, b)) {
+		if (ldm_names_buf(c, s, b)) {
 			bool cp = s->kind == S_COPY && s->dst.buf == b && BUF(s->src.buf)->scope == SCOPE_GLOBAL &&
-				  !region_reads_buf(c, &s->src, b, false) && !region_reads_buf(c, &s->dst, b, false);
+				  !ldm_region_reads_buf(c, &s->src, b, false) && !ldm_region_reads_buf(c, &s->dst, b, false);
 			bool gm = s->kind == S_GEMM && s->dst.buf != b && !s->src.nidx && !s->src2.nidx && !s->dst.nidx &&
 				  ldm_ok(c, s, false);
 			if (!cp && !gm)
@@ -248,7 +248,7 @@ bool lower_gemm_ldm(L *c, const Stmt *s)
 	bool areg = c->areg_buf >= 0 && c->areg_buf == s->src.buf;
 	int32_t F = c->areg_frag;
 	c->areg_buf = c->areg_frag = -1;
-	if (!ldm_ok(c, s, areg) || (areg && !areg_fits(c, F, s)))
+	if (!ldm_ok(c, s, areg) || (areg && !ldm_areg_fits(c, F, s)))
 		return false;
 	const BufLoc *bl = &c->bl[s->dst.buf];
 	DType in = (DType)BUF(s->src.buf)->dtype;

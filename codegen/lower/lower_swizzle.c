@@ -59,6 +59,15 @@ int32_t lower_sh_addr(L *c, int32_t bufid, int32_t row, int32_t col)
 	const BufLoc *bl = &c->bl[bufid];
 	int es = dtype_bytes((DType)b->dtype);
 	int64_t pitch = bdim(c, b, 1) * es;
+	if (bl->wgm) { /* wgmma's 128B-swizzle tiles: 64-column blocks of R rows x 128 bytes (lower_wgmma.c) */
+		int32_t x = bin(c, SI_MUL, DT_I32, col, i32c(c, es));
+		int32_t blk = bin(c, SI_SHR, DT_U32, x, i32c(c, 7));
+		int32_t r8 = bin(c, SI_AND, DT_U32, row, i32c(c, 7));
+		x = bin(c, SI_XOR, DT_U32, bin(c, SI_AND, DT_U32, x, i32c(c, 127)), bin(c, SI_SHL, DT_U32, r8, i32c(c, 4)));
+		int32_t r = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, blk, i32c(c, bdim(c, b, 0) * 128)),
+				bin(c, SI_MUL, DT_I32, row, i32c(c, 128)));
+		return bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_ADD, DT_I32, r, x));
+	}
 	if (!bl->swz_bits) {
 		int32_t lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, row, i32c(c, bdim(c, b, 1))), col);
 		return bin(c, SI_ADD, DT_I32, c->shbase, bin(c, SI_MUL, DT_I32, lin, i32c(c, es)));

@@ -100,6 +100,13 @@ int simt_verify(const SimtFunc *f, StrBuf *err)
 			if (range(f, i, "ldmatrix", in->dst, in->vec, err))
 				goto out;
 		}
+		if (in->op == SI_WGMMA) {
+			int64_t N = in->imm & 0xffff, K = in->imm >> 16;
+			if (N < 16 || N > 256 || N % 16 || K < 16 || K % 16 || range(f, i, "wgmma C", in->dst, (int)(N / 2), err) ||
+			    range(f, i, "wgmma A", in->a, (in->sub & 1) ? (int)(K / 4) : 1, err) ||
+			    range(f, i, "wgmma B", in->b, 1, err))
+				goto out;
+		}
 		if (in->op == SI_MMA) {
 			if (in->sub >= MMA_NSHAPES) {
 				sb_printf(err, "instruction %zu: MMA shape %d", i, in->sub);

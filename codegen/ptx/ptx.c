@@ -19,6 +19,7 @@ typedef struct {
 	const Target *t;
 	StrBuf *o;
 	const PtxWg *w; /* inside an sm_90a GEMM entry (ptx_sm90_gemm.c), else NULL */
+	bool wgmma;     /* the function has SI_WGMMA: its barriers fence generic-proxy shared writes first */
 } P;
 
 /* "%r123" into buf (24 bytes); returns the length.  Register names are most
@@ -286,6 +287,56 @@ static const char *space(int sp)
 	return sp == SP_GLOBAL ? "global" : sp == SP_SHARED ? "shared" : "local";
 }
 
+/* SI_WGMMA (lower.h): descriptors, then fence, the K/16 wgmma of one
+ * warpgroup, commit, wait, in a scope of its own.  Descriptors (128B
+ * swizzle, bits 63:62 = 1; address, LBO and SBO in 16-byte units): see
+ * lower_wgmma.c for the layout; the 14-bit address field holds any shared
+ * address of the 227 KiB window, so a k step adds to it without carries. */
+
+/* Byte offset of k step ks in a K-major wgm tile of R rows: column block
+ * ks / 4 (64 elements), 32 bytes per step inside it. */
+static long long wg_koff(int ks, int R)
+{
+	return (long long)(ks / 4) * R * 128 + (ks % 4) * 32;
+}
+
+static void emit_wgmma(P *p, const SInst *in)
+{
+	int N = (int)(in->imm & 0xffff), K = (int)(in->imm >> 16), KS = K / 16;
+	bool areg = in->sub & 1, bmn = in->sub & 2, clear = in->sub & 4;
+	const char *ty = in->type == DT_BF16 ? "bf16" : "f16";
+	uint64_t kmaj = (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 16);
+	uint64_t bhi = bmn ? (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)(K * 128 >> 4) << 16) : kmaj;
+	char r[24];
+	sb_puts(p->o, "\t{\n\t.reg .b64 %wa, %wb;\n\t.reg .pred %wq0, %wq1;\n");
+	sb_puts(p->o, "\tsetp.ne.u32 %wq0, 0, 0;\n\tsetp.eq.u32 %wq1, 0, 0;\n");
+	for (int o = areg ? 1 : 0; o < 2; o++) {
+		const char *nm = o ? "%wb" : "%wa";
+		sb_printf(p->o, "\tcvt.u64.u32 %s, %s;\n\tshr.u64 %s, %s, 4;\n\tand.b64 %s, %s, 16383;\n"
+			  "\tor.b64 %s, %s, 0x%016llx;\n", nm, rn(p, o ? in->b : in->a, r), nm, nm, nm, nm, nm, nm,
+			  (unsigned long long)(o ? bhi : kmaj));
+	}
+	sb_puts(p->o, "\twgmma.fence.sync.aligned;\n");
+	for (int ks = 0; ks < KS; ks++) {
+		if (ks) { /* the step from k step ks - 1 to ks, in 16-byte units */
+			if (!areg)
+				sb_printf(p->o, "\tadd.s64 %%wa, %%wa, %lld;\n", (wg_koff(ks, 64) - wg_koff(ks - 1, 64)) >> 4);
+			long long db = bmn ? 16 * 128 : wg_koff(ks, N) - wg_koff(ks - 1, N);
+			sb_printf(p->o, "\tadd.s64 %%wb, %%wb, %lld;\n", db >> 4);
+		}
+		sb_printf(p->o, "\twgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", N, ty, ty);
+		for (int i = 0; i < N / 2; i++)
+			sb_printf(p->o, "%s%%f%d", i ? ", " : "", in->dst + i);
+		const char *sd = clear && !ks ? "%wq0" : "%wq1";
+		if (areg)
+			sb_printf(p->o, "}, {%%r%d, %%r%d, %%r%d, %%r%d}, %%wb, %s, 1, 1, %d;\n", in->a + 4 * ks,
+				  in->a + 4 * ks + 1, in->a + 4 * ks + 2, in->a + 4 * ks + 3, sd, bmn ? 1 : 0);
+		else
+			sb_printf(p->o, "}, %%wa, %%wb, %s, 1, 1, 0, %d;\n", sd, bmn ? 1 : 0);
+	}
+	sb_puts(p->o, "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\t}\n");
+}
+
 static void emit_inst(P *p, const SInst *in)
 {
 	const SimtFunc *f = p->f;
@@ -490,7 +541,12 @@ static void emit_inst(P *p, const SInst *in)
 		sb_printf(p->o, "+%lld], %s;\n", (long long)in->imm, rn(p, in->b, a));
 		return;
 	}
-	case SI_BAR: sb_puts(p->o, p->w ? "\tbar.sync %wbar, 128;\n" : "\tbar.sync 0;\n"); return;
+	case SI_BAR: /* wgmma reads shared memory through the async proxy: order this thread's writes first */
+		if (p->wgmma)
+			sb_puts(p->o, "\tfence.proxy.async.shared::cta;\n");
+		sb_puts(p->o, p->w ? "\tbar.sync %wbar, 128;\n" : "\tbar.sync 0;\n");
+		return;
+	case SI_WGMMA: emit_wgmma(p, in); return;
 	case SI_SHFL_BFLY:
 		sb_printf(p->o, "\tshfl.sync.bfly.b32 %s, %s, %lld, 31, -1;\n", rn(p, in->dst, d), rn(p, in->a, a),
 		          (long long)in->imm);
@@ -555,7 +611,9 @@ void ptx_emit_decls(const SimtFunc *f, StrBuf *out)
 
 void ptx_emit_code(const SimtFunc *f, const Target *t, const PtxWg *w, StrBuf *out)
 {
-	P p0 = {f, t, out, w};
+	P p0 = {f, t, out, w, false};
+	for (size_t i = 0; i < f->code.len && !p0.wgmma; i++)
+		p0.wgmma = f->code.data[i].op == SI_WGMMA;
 	sb_puts(out, "\tmov.f32 %tf0, 0f00000000;\n");
 	for (size_t i = 0; i < f->code.len; i++)
 		emit_inst(&p0, &f->code.data[i]);

@@ -400,6 +400,21 @@ Test(lower, attention_loop_nvidia_paths)
 		cr_expect_eq(count(p, "st.shared.f16"), 3 + 32, "D=%d: P_s stored", D);
 		free(p);
 		free(s);
+		/* sm_90a (lower_wgmma.c): both gemms one SI_WGMMA each (S = Q K^T from
+		 * two shared tiles, O += P V with A from S_f's registers), no ldmatrix,
+		 * P_s never stored; K/V still prefetched with cp.async */
+		char *h = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM90A);
+		cr_expect_eq(count(h, "wgmma."), 2, "D=%d: %d wgmma", D, count(h, "wgmma."));
+		cr_expect_eq(count(h, "ldmatrix") + count(h, "mma.m16n8k16"), 0, "D=%d: no mma.sync path", D);
+		cr_expect_eq(count(h, "cp.wait #1"), 2, "D=%d: waits for K and V", D);
+		cr_expect_eq(count(h, "st.shared.f16"), 5, "D=%d: P_s not stored", D);
+		lower_set_nvidia_off(LOWER_NV_WGMMA);
+		char *hl = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM90A);
+		lower_set_nvidia_off(0);
+		cr_expect_eq(count(hl, "wgmma."), 0, "D=%d", D);
+		cr_expect_eq(count(hl, "ldmatrix"), ldm, "D=%d: the sm_80 path with wgmma off", D);
+		free(hl);
+		free(h);
 		char *a = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_GFX942);
 		cr_expect_eq(count(a, "ldmatrix") + count(a, "cp.async") + count(a, "cp.wait"), 0, "D=%d: AMD", D);
 		free(a);
