@@ -185,7 +185,11 @@ static void lower_for(L *c, const Stmt *s)
 	bra(c, end, setp(c, st > 0 ? CMP_GE : CMP_LE, o, i, hi), false);
 	int32_t outer = c->brk;
 	c->brk = end;
+	c->loop_depth -= !c->par; /* a plain loop's body may make lazy vector slots: none survive its end */
 	lower_block(c, &s->body);
+	if (!c->par)
+		vf_materialize(c);
+	c->loop_depth += !c->par;
 	c->brk = outer;
 	if (!c->par)
 		lower_flush(c);
@@ -333,15 +337,21 @@ static void lower_if(L *c, const Stmt *s)
 			lower_barrier(c);
 	}
 	int32_t lelse = label(c), lend = label(c);
+	if (!was) /* lazy vector slots (vf_val) never cross a join */
+		vf_materialize(c);
 	bra(c, lelse, p, true);
 	lower_block(c, &s->body);
 	if (!c->par)
 		lower_flush(c);
+	if (!was)
+		vf_materialize(c);
 	bra(c, lend, -1, false);
 	place(c, lelse);
 	lower_block(c, &s->els);
 	if (!c->par)
 		lower_flush(c);
+	if (!was)
+		vf_materialize(c);
 	place(c, lend);
 	lower_shadows_end(c, &sh);
 	c->par = was;
@@ -367,18 +377,24 @@ static void stmt(L *c, int32_t id)
 	case S_ATOMIC_ADD: lower_atomic(c, s); break;
 	case S_BARRIER: lower_barrier(c); break;
 	case S_BREAK: /* to the loop's end, with the barrier its body's end would have */
-		if (!c->par)
+		if (!c->par) {
 			lower_flush(c);
+			vf_materialize(c);
+		}
 		bra(c, c->brk, -1, false);
 		break;
 	case S_PARALLEL: lower_parallel(c, s); break;
 	case S_FOR:
+		if (!c->par)
+			vf_materialize(c); /* no lazy vector slots across a loop's labels */
+		c->loop_depth += !c->par;
 		if (c->wg && id == c->wg->loop) { /* sm_90a GEMM path: TMA + wgmma (lower_wg_loop) */
 			lower_flush(c);
 			lower_wg_loop(c, s);
 		} else if (!lower_for_staged(c, s)) {
 			lower_for(c, s);
 		}
+		c->loop_depth -= !c->par;
 		break;
 	case S_IF: lower_if(c, s); break;
 	}
@@ -711,6 +727,9 @@ out:
 	free(c->srd);
 	free(c->swr);
 	free(c->ro);
+	free(c->vl.red_area);
+	free(c->vf_lz);
+	vec_free(&c->vf_lzl);
 	vec_free(&c->touched);
 	vec_free(&c->wlocals);
 	if (c->failed && !d->nerrors)

@@ -19,7 +19,9 @@ void lower_store(L *c, const Stmt *s)
 {
 	const Buffer *b = BUF(s->dst.buf);
 	if (c->bl[s->dst.buf].vf >= 0) {
-		emit(c, I(SI_MOV, DT_F32, vf_reg(c, s->dst.buf), expr_as(c, s->value, DT_F32), -1));
+		int32_t v = expr_as(c, s->value, DT_F32), r = vf_reg(c, s->dst.buf); /* the value may read r lazily */
+		vf_def(c, r);
+		emit(c, I(SI_MOV, DT_F32, r, v, -1));
 		return;
 	}
 	if (c->bl[s->dst.buf].rr >= 0) {
@@ -607,8 +609,10 @@ void lower_fill(L *c, const Stmt *s)
 	DType t = (DType)b->dtype;
 	int32_t v = s->kind == S_CLEAR ? zero_canon(c, t) : expr_as(c, s->value, t);
 	if (c->bl[s->dst.buf].vf >= 0) {
-		for (int e = 0; e < c->bl[s->dst.buf].vf_n; e++)
+		for (int e = 0; e < c->bl[s->dst.buf].vf_n; e++) {
+			vf_def(c, c->bl[s->dst.buf].vf + e);
 			emit(c, I(SI_MOV, t, c->bl[s->dst.buf].vf + e, v, -1));
+		}
 		return;
 	}
 	if (c->bl[s->dst.buf].rr >= 0) {
@@ -682,6 +686,12 @@ void lower_atomic(L *c, const Stmt *s)
 			idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
 		atomic_elem(c, s, lower_elem_addr(c, s->dst.buf, idx), expr_as(c, s->value, t),
 		            single_thread_guard(c, s->dst.buf));
+		return;
+	}
+	if (c->bl[s->src.buf].rf >= 0) { /* a register fragment: copy_rf's layout walk, atomically */
+		c->rf_atomic = true;
+		copy_rf(c, s);
+		c->rf_atomic = false;
 		return;
 	}
 	const Buffer *x = BUF(s->src.buf);

@@ -387,7 +387,7 @@ int32_t lower_expr(L *c, int32_t id)
 	case E_VAR: return var_value(c, e->var, e->pos);
 	case E_LOAD: {
 		if (c->bl[e->buf].vf >= 0)
-			return vf_reg(c, e->buf);
+			return vf_val(c, vf_reg(c, e->buf));
 		if (c->bl[e->buf].rr >= 0) /* eligibility guarantees D[i] of the current row */
 			return c->bl[e->buf].rr + c->rr_slot;
 		if (c->bl[e->buf].rf >= 0) /* eligibility guarantees F[i, j] of the current slot */

@@ -56,13 +56,18 @@ typedef struct {
  * g + G*kr (g % R when G > R: the row groups beyond R are duplicates) and
  * in each of them the V-element chunks starting at columns (p + P*kc) * V.
  * A row of W = P / 32 > 1 warps combines its warps' partial reductions in
- * shared memory (red_smem: NR x G x W floats). */
+ * shared memory: each reduce statement has its own area of NR x G x W
+ * floats (red_area), so one outside a loop needs no barrier after its
+ * reads (nothing writes its area again). */
 typedef struct {
 	int R, C;      /* tile shape */
 	int V, P, NC;  /* elements per chunk, lanes per row, chunks per lane and row */
 	int G, NR;     /* row groups (threads / P), rows per thread */
 	int W;         /* warps per row (P / 32, or 1) */
 	int64_t red_smem; /* W > 1: byte offset of the partials in the shared area */
+	int64_t red_bytes; /* W > 1: bytes of one area */
+	int32_t *red_area; /* W > 1, per statement: 0, or 1 + 2 * area + (1 if inside a loop) */
+	int nred;          /* W > 1: areas (one per vector-fragment reduce statement, then one spare) */
 	int32_t row0, col0; /* i32 registers: first row, first column */
 	int32_t part;       /* W > 1: i32 shared address of this thread's partial for kr = 0 */
 	int32_t rowpart;    /* W > 1: i32 shared address of the first partial of its row for kr = 0 */
@@ -97,11 +102,18 @@ typedef struct {
 	VfLayout vl;
 	int vf_mode;         /* 0: no vector fragments, 1: on */
 	int vf_kr, vf_cs;    /* inside a vector-fragment parallel body: the row slot and column slot */
+	/* NVIDIA: vector-fragment slots loaded from f16/bf16 and not yet written
+	 * keep the loaded 32-bit word and convert at each read (vf_val), so the
+	 * packed pair, not two f32, is what stays live (lower_vec.c) */
+	int32_t *vf_lz, nlz; /* per register below nlz: -1, or word * 4 + half * 2 + (bf16) */
+	VEC(int32_t) vf_lzl; /* registers that may be lazy */
+	int loop_depth;      /* block-level serial/pipelined loops around the current statement */
 	const LowerWg *wg;   /* sm_90a GEMM path (lower_kernel_wg), or NULL */
 	bool wg_done;        /* the SI_WG_GEMM_LOOP was emitted on a wgmma-layout accumulator */
 	int32_t areg_buf, areg_frag; /* the next gemm's A (areg_buf) is register fragment areg_frag (lower_mma_ldm.c) */
 	unsigned nv_off;     /* LOWER_NV_* paths switched off (lower_set_nvidia_off) */
 	bool cp_pending;     /* cp.async copies issued and not yet committed (lower_async.c) */
+	bool rf_atomic;      /* copy_rf's stores are atomic adds (the tile form of atomic_add, lower_atomic) */
 	bool collect_locals; /* lower_collect_*: record written locals instead */
 	VEC(int32_t) wlocals;
 } L;
@@ -247,6 +259,9 @@ void vf_analyze(L *c);
 void vf_place(L *c, int32_t b);
 void vf_setup(L *c);
 int32_t vf_reg(L *c, int32_t b);
+int32_t vf_val(L *c, int32_t r);
+void vf_def(L *c, int32_t r);
+void vf_materialize(L *c);
 bool vf_find_block(L *c, const Block *b);
 void lower_parallel_vf(L *c, const Stmt *s);
 void copy_vf(L *c, const Stmt *s);

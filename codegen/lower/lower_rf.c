@@ -230,8 +230,17 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		}
 		break;
 	}
-	case S_CUMSUM:
 	case S_ATOMIC_ADD:
+		/* tile form from a whole register fragment into a global tensor:
+		 * copy_rf's stores become atomics (lower_atomic) */
+		if (s->value < 0 && s->sub == ATOMIC_ADD && is_frag(c, s->src.buf) && !is_frag(c, s->dst.buf) &&
+		    BUF(s->dst.buf)->scope == SCOPE_GLOBAL && lower_window_ok(c, s, &s->src, &s->dst)) {
+			rr_bad_region(c, r, s->src.buf);
+			rr_bad_region(c, r, s->dst.buf);
+			break;
+		}
+		/* fall through */
+	case S_CUMSUM:
 		if (is_frag(c, s->src.buf))
 			rf_bad(r, s->src.buf);
 		if (is_frag(c, s->dst.buf))

@@ -219,8 +219,16 @@ static void rf_elem_xfer(L *c, bool from, int32_t F, int e, Space sp, DType ot, 
 {
 	DType ft = (DType)c->bl[F].rf_dtype;
 	if (from) {
-		int32_t r = rf_get(c, F, e);
-		st(c, sp, ot, rowaddr, imm, pack(c, ot, direct ? r : cvt(c, ot, ft, r)), ok);
+		int32_t r = rf_get(c, F, e), v = pack(c, ot, direct ? r : cvt(c, ot, ft, r));
+		if (c->rf_atomic) {
+			SInst in = I(SI_ATOM_ADD, ot, -1, rowaddr, v);
+			in.sub = (uint8_t)sp;
+			in.imm = imm;
+			in.guard = ok;
+			emit(c, in);
+			return;
+		}
+		st(c, sp, ot, rowaddr, imm, v, ok);
 		return;
 	}
 	int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
@@ -267,7 +275,7 @@ static void copy_rf_swap(L *c, const Stmt *s, bool from, int32_t F, const Region
 			rowaddr = bin(c, SI_ADD, DT_I32, shb, bin(c, SI_MUL, DT_I32, lin, i32c(c, es)));
 		}
 		int32_t lslow = -1, lend = -1;
-		if (from && glob && es == 2 && nc == 4) {
+		if (from && glob && es == 2 && nc == 4 && !c->rf_atomic) {
 			int32_t lo = bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, rowaddr), i32c(c, 7));
 			int32_t fast = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_EQ, DT_I32, lo, i32c(c, 0)));
 			int32_t last = bin(c, SI_ADD, DT_I32, ocb, i32c(c, 16 * (NB - 1) + 3));
@@ -375,10 +383,14 @@ void copy_rf(L *c, const Stmt *s)
 			 * 8 nb are; the row start and the tensor's base decide) goes
 			 * out as packed column pairs, one 32-bit store each; any other
 			 * row takes the per-element stores below. */
-			bool pairs = from && glob && !amd && es == 2 && target_is_nvidia(c->t->id);
+			bool pairs = from && glob && !amd && es == 2 && target_is_nvidia(c->t->id) && !c->rf_atomic;
+			/* sm_90a, f32 atomic adds (tile atomic_add): the same row halves as
+			 * red.global.add.v2.f32, one per column pair (8-byte aligned) */
+			bool red2 = from && glob && !amd && ot == DT_F32 && ft == DT_F32 && c->rf_atomic &&
+				    c->t->id == TA_TARGET_SM90A;
 			int32_t lslow = -1, lend = -1;
-			if (pairs) {
-				int32_t lo = bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, rowaddr), i32c(c, 3));
+			if (pairs || red2) {
+				int32_t lo = bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, rowaddr), i32c(c, 2 * es - 1));
 				int32_t fast = bin(c, SI_AND, DT_BOOL, rowok, setp(c, CMP_EQ, DT_I32, lo, i32c(c, 0)));
 				int32_t last = bin(c, SI_ADD, DT_I32, ocb, i32c(c, 8 * (NB - 1) + 1));
 				/* the tile's column bound (w.bound[1]: the last dimension of a
@@ -389,6 +401,18 @@ void copy_rf(L *c, const Stmt *s)
 				bra(c, lslow, fast, true);
 				for (int nb = 0; nb < NB; nb++) {
 					int e0 = (si * NB + nb) * 4 + h * 2;
+					if (red2) {
+						int32_t pr = reg(c, VT_F32); /* the pair in consecutive registers */
+						reg(c, VT_F32);
+						emit(c, I(SI_MOV, DT_F32, pr, rf_get(c, F, e0), -1));
+						emit(c, I(SI_MOV, DT_F32, pr + 1, rf_get(c, F, e0 + 1), -1));
+						SInst in = I(SI_ATOM_ADD, DT_F32, -1, rowaddr, pr);
+						in.sub = SP_GLOBAL;
+						in.imm = (int64_t)8 * nb * es;
+						in.vec = 2;
+						emit(c, in);
+						continue;
+					}
 					int32_t v0 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e0)));
 					int32_t v1 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e0 + 1)));
 					int32_t pk = reg(c, VT_I32);
@@ -415,7 +439,7 @@ void copy_rf(L *c, const Stmt *s)
 				bool direct = amd && ft == DT_F32 && (ot == DT_F16 || ot == DT_BF16);
 				rf_elem_xfer(c, from, F, e, sp, ot, rowaddr, imm, ok, direct);
 			}
-			if (pairs)
+			if (pairs || red2)
 				place(c, lend);
 		}
 	}

@@ -327,8 +327,10 @@ void vf_analyze(L *c)
 	for (size_t b = 0; b < nb; b++)
 		if (vf_cand(c, (int32_t)b) && !v.bad[b])
 			slots += v.role[b] == VF_TILE ? l.NR * l.NC * l.V : v.role[b] == VF_ROW ? l.NR : l.NC * l.V;
-	/* registers per thread: 128 beside addresses and temporaries */
-	if (l.NR * l.NC * l.V > 64 || slots > 128)
+	/* registers per thread: 128 beside addresses and temporaries (NVIDIA:
+	 * 192, since ptxas reuses a slot's register once it is dead and lazy
+	 * slots (vf_val) hold two f16 values in one) */
+	if (l.NR * l.NC * l.V > 64 || slots > (target_is_nvidia(c->t->id) ? 192 : 128))
 		goto out;
 	c->vl = l;
 	for (size_t b = 0; b < nb; b++)
@@ -353,6 +355,22 @@ void vf_place(L *c, int32_t b)
 		reg(c, VT_F32);
 }
 
+/* Numbers the reduce statements over vector fragments (red_area), noting
+ * which are inside a loop (they run again, so they keep the barrier that
+ * protects their area from their own next run). */
+static void vf_count_reds(L *c, const Block *b, bool loop)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		if (s->kind == S_REDUCE && c->bl[s->src.buf].vf >= 0)
+			c->vl.red_area[b->ids[i]] = 1 + 2 * c->vl.nred++ + loop;
+		if (s->kind == S_FOR || s->kind == S_IF) {
+			vf_count_reds(c, &s->body, loop || s->kind == S_FOR);
+			vf_count_reds(c, &s->els, loop || s->kind == S_FOR);
+		}
+	}
+}
+
 /* Thread coordinates of the layout, once at entry. */
 void vf_setup(L *c)
 {
@@ -362,6 +380,16 @@ void vf_setup(L *c)
 		any |= c->bl[b].vf >= 0;
 	if (!any)
 		return;
+	if (target_is_nvidia(c->t->id)) { /* every slot register exists by now (place_bufs) */
+		c->nlz = (int32_t)c->f->regs.len;
+		c->vf_lz = malloc(((size_t)c->nlz + 1) * sizeof *c->vf_lz);
+		if (!c->vf_lz) {
+			c->failed = true;
+			return;
+		}
+		for (int32_t i = 0; i < c->nlz; i++)
+			c->vf_lz[i] = -1;
+	}
 	int32_t p = bin(c, SI_REM, DT_U32, c->tid, i32c(c, l->P));
 	int32_t g = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, l->P));
 	l->row0 = l->G > l->R ? bin(c, SI_REM, DT_U32, g, i32c(c, l->R)) : g;
@@ -372,9 +400,17 @@ void vf_setup(L *c)
 	l->st_col = l->G > 1 ? setp(c, CMP_EQ, DT_I32, g, i32c(c, 0)) : -1;
 	int32_t p0 = l->P > 1 ? setp(c, CMP_EQ, DT_I32, p, i32c(c, 0)) : -1;
 	l->st_row = p0 < 0 ? l->st_tile : l->st_tile < 0 ? p0 : bin(c, SI_AND, DT_BOOL, p0, l->st_tile);
-	if (l->W > 1) { /* partials[kr][g][w] */
+	if (l->W > 1) { /* partials[area][kr][g][w] */
+		l->red_area = calloc(c->m->stmts.len + 1, sizeof *l->red_area);
+		if (!l->red_area) {
+			c->failed = true;
+			return;
+		}
+		vf_count_reds(c, &c->k->body, false);
+		l->nred++; /* the spare: statements lowered twice */
 		l->red_smem = c->f->smem_bytes;
-		c->f->smem_bytes += ((int64_t)l->NR * l->G * l->W * 4 + 15) & ~15LL;
+		l->red_bytes = ((int64_t)l->NR * l->G * l->W * 4 + 15) & ~15LL;
+		c->f->smem_bytes += l->nred * l->red_bytes;
 		int32_t w = bin(c, SI_DIV, DT_U32, p, i32c(c, 32));
 		int32_t rowb = bin(c, SI_MUL, DT_I32, g, i32c(c, 4 * l->W));
 		l->rowpart = bin(c, SI_ADD, DT_I32, c->shbase, rowb);
@@ -409,6 +445,76 @@ static int32_t vf_slot(L *c, int32_t b, int kr, int cs)
 }
 
 int32_t vf_reg(L *c, int32_t b) { return vf_slot(c, b, c->vf_kr, c->vf_cs); }
+
+/* ---- lazy slots (NVIDIA) ------------------------------------------------
+ * A slot copied in from f16/bf16 memory and not written since keeps the
+ * loaded 32-bit word: each read converts its half, so two f16 values, not
+ * two f32, stay live until the slot is written (rmsnorm's X_f and W_f).
+ * The state is the lowering's, so it must be the same on every path into
+ * a label: block-level ifs and loops materialize all lazy slots first and
+ * at each branch's end, no lazy slot is made inside a loop, and a parallel
+ * body that writes a fragment under its own if/for materializes it first. */
+static int32_t vf_conv(L *c, int32_t code)
+{
+	int32_t h = reg(c, VT_B16);
+	SInst in = I(SI_HALF, DT_I32, h, code >> 2, -1);
+	in.imm = (code >> 1) & 1;
+	emit(c, in);
+	return unpack(c, code & 1 ? DT_BF16 : DT_F16, h);
+}
+
+/* The value of slot register r (converted if lazy). */
+int32_t vf_val(L *c, int32_t r)
+{
+	if (r < 0 || r >= c->nlz || c->vf_lz[r] < 0)
+		return r;
+	return vf_conv(c, c->vf_lz[r]);
+}
+
+/* Slot register r is about to be written. */
+void vf_def(L *c, int32_t r)
+{
+	if (r >= 0 && r < c->nlz)
+		c->vf_lz[r] = -1;
+}
+
+static void vf_lazy(L *c, int32_t r, int32_t word, int half, DType ot)
+{
+	c->vf_lz[r] = word * 4 + half * 2 + (ot == DT_BF16);
+	if (vec_push(&c->vf_lzl, r))
+		c->failed = true;
+}
+
+static void vf_materialize_reg(L *c, int32_t r)
+{
+	if (r >= 0 && r < c->nlz && c->vf_lz[r] >= 0) {
+		emit(c, I(SI_MOV, DT_F32, r, vf_conv(c, c->vf_lz[r]), -1));
+		c->vf_lz[r] = -1;
+	}
+}
+
+void vf_materialize(L *c)
+{
+	for (size_t i = 0; i < c->vf_lzl.len; i++)
+		vf_materialize_reg(c, c->vf_lzl.data[i]);
+	c->vf_lzl.len = 0;
+}
+
+/* Materializes the fragments a parallel body stores to under its own if
+ * or serial loop (nested > 0): those stores run on some paths only. */
+static void vf_materialize_nested(L *c, const Block *b, int nested)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		if (s->kind == S_STORE && nested && c->bl[s->dst.buf].vf >= 0)
+			for (int e = 0; e < c->bl[s->dst.buf].vf_n; e++)
+				vf_materialize_reg(c, c->bl[s->dst.buf].vf + e);
+		if (s->kind == S_FOR || s->kind == S_IF || s->kind == S_PARALLEL) {
+			vf_materialize_nested(c, &s->body, nested + 1);
+			vf_materialize_nested(c, &s->els, nested + 1);
+		}
+	}
+}
 
 /* Does a parallel body touch a vector fragment?  (Eligibility makes every
  * fragment of such a body one.) */
@@ -454,6 +560,7 @@ void lower_parallel_vf(L *c, const Stmt *s)
 	Shadows sh;
 	int32_t ids[16];
 	lower_shadows_begin(c, &s->body, &sh, ids);
+	vf_materialize_nested(c, &s->body, 0);
 	bool was = c->par;
 	c->par = true;
 	int ncs = s->nvars == 2 ? l->NC * l->V : 1;
@@ -488,19 +595,21 @@ static int32_t vf_to_storage(L *c, DType ot, int32_t v)
 
 /* One V-element chunk between registers f..f+V-1 and global memory at
  * addr (16-byte pieces, ld/st .v4/.v2), guarded by ok. */
-static void vf_chunk(L *c, bool load, DType ot, int32_t f, int32_t addr, int32_t ok)
+static void vf_chunk(L *c, bool load, DType ot, int32_t f, int32_t addr, int32_t ok, int32_t lazy)
 {
 	const VfLayout *l = &c->vl;
 	int es = dtype_bytes(ot), words = l->V * es / 4, pw = TA_MIN(words, 4);
 	int32_t w = f;
-	if (es == 2) { /* two b16 per word */
+	if (lazy >= 0) { /* the words stay: vf_lazy after the copy */
+		w = lazy;
+	} else if (es == 2) { /* two b16 per word */
 		w = (int32_t)c->f->regs.len;
 		for (int i = 0; i < words; i++)
 			reg(c, VT_I32);
 		if (!load)
 			for (int i = 0; i < words; i++) {
-				SInst in = I(SI_PACK2, DT_I32, w + i, vf_to_storage(c, ot, f + 2 * i),
-					     vf_to_storage(c, ot, f + 2 * i + 1));
+				SInst in = I(SI_PACK2, DT_I32, w + i, vf_to_storage(c, ot, vf_val(c, f + 2 * i)),
+					     vf_to_storage(c, ot, vf_val(c, f + 2 * i + 1)));
 				emit(c, in);
 			}
 	}
@@ -519,7 +628,7 @@ static void vf_chunk(L *c, bool load, DType ot, int32_t f, int32_t addr, int32_t
 		in.guard = ok;
 		emit(c, in);
 	}
-	if (load && es == 2)
+	if (load && es == 2 && lazy < 0)
 		for (int j = 0; j < l->V; j++) {
 			int32_t h = reg(c, VT_B16);
 			SInst in = I(SI_HALF, DT_I32, h, w + j / 2, -1);
@@ -549,15 +658,17 @@ static int32_t vf_aligned(L *c, const Region *r, int bytes)
 	return ok;
 }
 
-/* Tile/column fragment <-> global, per chunk (vec) or per element. */
-static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Region *o, bool vec)
+/* Tile/column fragment <-> global, per chunk (vec) or per element.  lazy
+ * >= 0 (loads of f16/bf16): slot e's value goes to half e % 2 of word
+ * register lazy + e / 2 instead (vf_lazy). */
+static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Region *o, bool vec, int32_t lazy)
 {
 	const VfLayout *l = &c->vl;
 	DType ot = (DType)BUF(o->buf)->dtype;
 	int es = dtype_bytes(ot);
 	bool tile = c->bl[F].vf_role == VF_TILE;
 	Window w = lower_window(c, s, o); /* rank-reducing tiles: fixed indices in the base */
-	int32_t offc = w.off[1], dlast = w.bound[1];
+	int32_t offc = w.off[1], dlast = w.bound[1], prev = -1;
 	int32_t sg = from ? (tile ? l->st_tile : l->st_col) : -1;
 	for (int kr = 0; kr < (tile ? l->NR : 1); kr++) {
 		int32_t rowok = w.ok, rowlin = -1;
@@ -575,18 +686,22 @@ static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Regi
 			if (rowlin >= 0)
 				lin = bin(c, SI_ADD, DT_I64, rowlin, lin);
 			int32_t addr = bin(c, SI_ADD, DT_I64, w.base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
-			int32_t f = vf_slot(c, F, kr, cs);
+			int32_t f = vf_slot(c, F, kr, cs), word = lazy >= 0 ? lazy + (f - c->bl[F].vf) / 2 : -1;
 			if (vec) {
-				vf_chunk(c, !from, ot, f, addr, ok);
+				vf_chunk(c, !from, ot, f, addr, ok, word);
 			} else if (from) {
-				st(c, SP_GLOBAL, ot, addr, 0, vf_to_storage(c, ot, f), ok);
+				st(c, SP_GLOBAL, ot, addr, 0, vf_to_storage(c, ot, vf_val(c, f)), ok);
 			} else {
 				int32_t v = zero_storage(c, ot);
 				SInst in = I(SI_LD, ot, v, addr, -1);
 				in.sub = SP_GLOBAL;
 				in.guard = ok;
 				emit(c, in);
-				emit(c, I(SI_MOV, DT_F32, f, cvt(c, DT_F32, ot, unpack(c, ot, v)), -1));
+				if (word >= 0 && cs % 2) /* the slot pair's word, as a vector load gives it */
+					emit(c, I(SI_PACK2, DT_I32, word, prev, v));
+				else if (word < 0)
+					emit(c, I(SI_MOV, DT_F32, f, cvt(c, DT_F32, ot, unpack(c, ot, v)), -1));
+				prev = v;
 			}
 		}
 	}
@@ -603,19 +718,31 @@ void copy_vf(L *c, const Stmt *s)
 	DType ot = (DType)ob->dtype;
 	int role = c->bl[F].vf_role, es = dtype_bytes(ot);
 	bool glob = ob->scope == SCOPE_GLOBAL;
+	if (!from)
+		for (int e = 0; e < c->bl[F].vf_n; e++)
+			vf_def(c, c->bl[F].vf + e);
 	if (glob && role != VF_ROW) {
 		bool can = (ot == DT_F16 || ot == DT_BF16 || ot == DT_F32) && l->V * es % 4 == 0;
 		if (!can) {
-			copy_vf_global(c, s, from, F, o, false);
+			copy_vf_global(c, s, from, F, o, false, -1);
 			return;
+		}
+		/* lazy slots (vf_val): the words of both paths are the same registers */
+		int32_t lazy = -1;
+		if (!from && es == 2 && c->vf_lz && !c->par && !c->loop_depth) {
+			lazy = (int32_t)c->f->regs.len;
+			for (int i = 0; i < c->bl[F].vf_n / 2; i++)
+				reg(c, VT_I32);
 		}
 		int32_t lscalar = label(c), lend = label(c);
 		bra(c, lscalar, vf_aligned(c, o, l->V * es), true);
-		copy_vf_global(c, s, from, F, o, true);
+		copy_vf_global(c, s, from, F, o, true, lazy);
 		bra(c, lend, -1, false);
 		place(c, lscalar);
-		copy_vf_global(c, s, from, F, o, false);
+		copy_vf_global(c, s, from, F, o, false, lazy);
 		place(c, lend);
+		for (int e = 0; lazy >= 0 && e < c->bl[F].vf_n; e++)
+			vf_lazy(c, c->bl[F].vf + e, lazy + e / 2, e % 2, ot);
 		return;
 	}
 	/* row fragments, and shared buffers: element by element */
@@ -633,7 +760,7 @@ void copy_vf(L *c, const Stmt *s)
 			Addr a = lower_elem_addr(c, o->buf, idx);
 			int32_t f = vf_slot(c, F, kr, cs);
 			if (from) {
-				st(c, a.sp, ot, a.addr, a.off, vf_to_storage(c, ot, f), and_pred(c, ok, sg));
+				st(c, a.sp, ot, a.addr, a.off, vf_to_storage(c, ot, vf_val(c, f)), and_pred(c, ok, sg));
 				continue;
 			}
 			int32_t v = ok >= 0 ? zero_storage(c, ot) : reg(c, simt_storage_vt(ot));
@@ -659,7 +786,7 @@ void reduce_vf(L *c, const Stmt *s)
 	int32_t vals[64], accs[64];
 	for (int kr = 0; kr < l->NR; kr++) {
 		for (int cs = 0; cs < n; cs++) {
-			int32_t x = vf_slot(c, s->src.buf, kr, cs);
+			int32_t x = vf_val(c, vf_slot(c, s->src.buf, kr, cs));
 			vals[cs] = ab ? un(c, SI_ABS, DT_F32, x) : x;
 		}
 		for (int w = 1; w < n; w *= 2)
@@ -677,21 +804,32 @@ void reduce_vf(L *c, const Stmt *s)
 	}
 	if (l->W > 1) { /* the row's warps through shared memory, read back in warp order by every lane */
 		int64_t rstride = (int64_t)l->G * l->W * 4;
+		/* this statement's own area; a statement lowered twice (or unnumbered)
+		 * shares the spare one and keeps the barrier after its reads */
+		int32_t *ra = &l->red_area[s - c->m->stmts.data];
+		int area = *ra > 0 ? (*ra - 1) / 2 : l->nred - 1;
+		bool again = *ra <= 0 || (*ra - 1) % 2;
+		*ra = -1; /* lowered again: the spare */
+		int64_t base = l->red_smem + area * l->red_bytes;
 		for (int kr = 0; kr < l->NR; kr++)
-			st(c, SP_SHARED, DT_F32, l->part, l->red_smem + kr * rstride, accs[kr], l->lane0);
+			st(c, SP_SHARED, DT_F32, l->part, base + kr * rstride, accs[kr], l->lane0);
 		lower_barrier(c);
 		for (int kr = 0; kr < l->NR; kr++) {
 			int32_t acc = -1;
 			for (int w = 0; w < l->W; w++) {
-				int32_t x = ld(c, SP_SHARED, DT_F32, l->rowpart, l->red_smem + kr * rstride + 4 * w, -1);
+				int32_t x = ld(c, SP_SHARED, DT_F32, l->rowpart, base + kr * rstride + 4 * w, -1);
 				acc = w ? lower_combine(c, cop, DT_F32, acc, x) : x;
 			}
 			accs[kr] = acc;
 		}
-		lower_barrier(c); /* the partials may be overwritten by the next reduction */
+		if (again) /* this statement runs again: its next writes wait for these reads */
+			lower_barrier(c);
 	}
 	for (int kr = 0; kr < l->NR; kr++) {
 		int32_t d = vf_slot(c, s->dst.buf, kr, 0);
-		emit(c, I(SI_MOV, DT_F32, d, s->flag_clear ? accs[kr] : lower_combine(c, cop, DT_F32, d, accs[kr]), -1));
+		vf_materialize_reg(c, d);
+		int32_t v = s->flag_clear ? accs[kr] : lower_combine(c, cop, DT_F32, d, accs[kr]);
+		vf_def(c, d);
+		emit(c, I(SI_MOV, DT_F32, d, v, -1));
 	}
 }
