@@ -5,8 +5,14 @@ next to its PyTorch/cuBLAS equivalent measured in the same process, on the same 
 
 Per row: tileasm's compile time (Tile IR text -> PTX, wall), its first launch in this process (driver JIT
 of the entry it launches + launch; run with CUDA_CACHE_DISABLE=1 so the JIT is not a disk-cache hit), the
-output checked against torch (max |out - ref| / max |ref|), then the median of ROUNDS x N CUDA-event-timed
-launches of each, tileasm and torch interleaved round by round.  Prints one table, exits 1 if a check fails.
+output checked against torch (max |out - ref| / max |ref|), then the GPU time per launch of each, tileasm
+and torch interleaved round by round: the median over ROUNDS x N replays of a CUDA graph of GRAPH_N
+launches (events around each replay, divided by GRAPH_N), so the host's launch cost (tileasm's Python
+launcher: tens of microseconds per call) is not in the kernel time; and, beside it, the median of
+ROUNDS x N single launches each between two events with a synchronize after it ("synced": that includes
+the time the host takes to issue the launch, which dominated the small and memory-bound rows of earlier
+tables).  Without graph capture (BENCH_GRAPH=0, or a capture failure) the first column is N launches
+back to back between two events.  Prints one table, exits 1 if a check fails.
 
 Rows: GEMM f16/bf16 A·B and A·Bᵀ at 4096³ and 8192³ (gemm.tile, gemm_bf16_tn.tile and their dtype swaps),
 bias + ReLU and bias + GELU(tanh) epilogues at 4096³, batched GEMM 8 x 2048³ (gemm_batched.tile) vs
@@ -40,6 +46,8 @@ import torch.nn.functional as F  # noqa: E402
 
 N_LAUNCH = int(os.environ.get("BENCH_N", "25"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+GRAPH_N = int(os.environ.get("BENCH_GRAPH_N", "10"))
+USE_GRAPH = os.environ.get("BENCH_GRAPH", "1") != "0"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 dev = torch.device("cuda")
 fails = 0
@@ -82,6 +90,46 @@ def events(fn, n):
     return ts
 
 
+def graph_of(fn):
+    """A CUDA graph of GRAPH_N launches of fn (captured after a warm-up on the capture stream), or None."""
+    if not USE_GRAPH:
+        return None
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fn()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(GRAPH_N):
+                fn()
+        torch.cuda.synchronize()
+        return g
+    except Exception as e:  # no capture: back-to-back launches instead
+        print(f"  (no CUDA graph for this row: {type(e).__name__}: {str(e).splitlines()[0][:80]})", flush=True)
+        torch.cuda.synchronize()
+        return None
+
+
+def gpu_times(fn, g, n):
+    """n samples of the GPU time per launch: a replay of graph g / GRAPH_N, or GRAPH_N back-to-back launches."""
+    ts = []
+    for _ in range(n):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        if g is not None:
+            g.replay()
+        else:
+            for _ in range(GRAPH_N):
+                fn()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b) / GRAPH_N)
+    return ts
+
+
 def bench(name, k, ms_compile, run, out, ref_fn, tol, peer_fn, peer_name, work=None, unit=""):
     """run(): launches tileasm; out(): its result; ref_fn(): torch's result for the check; peer_fn(): torch's
     op to time.  work: FLOPs or bytes per launch for the rate columns."""
@@ -98,22 +146,26 @@ def bench(name, k, ms_compile, run, out, ref_fn, tol, peer_fn, peer_name, work=N
         err = (got - ref).abs().max().item() / scale
         ok = bool(err <= tol) and bool(torch.isfinite(got).all())
         peer_fn()
-        ta, tp = [], []
+        ga, gp = graph_of(run), graph_of(peer_fn)
+        ta, tp, sa, sp = [], [], [], []
         for _ in range(ROUNDS):
-            ta += events(run, N_LAUNCH)
-            tp += events(peer_fn, N_LAUNCH)
+            ta += gpu_times(run, ga, N_LAUNCH)
+            tp += gpu_times(peer_fn, gp, N_LAUNCH)
+            sa += events(run, N_LAUNCH)
+            sp += events(peer_fn, N_LAUNCH)
         mt, mp = statistics.median(ta), statistics.median(tp)
+        st, spp = statistics.median(sa), statistics.median(sp)
         rate = ""
         if work:
             r = (lambda ms: work / ms / 1e9) if unit == "TFLOP/s" else (lambda ms: work / ms / 1e6)
             rate = f"{r(mt):.0f} / {r(mp):.0f} {unit}"
         fails += 0 if ok else 1
         rows.append((name, "fast" if has_fast(k) else "generic", f"{mt:.4f}", f"{peer_name} {mp:.4f}",
-                     f"{mp / mt:.3f}", rate, f"{ms_compile:.2f}", f"{first:.1f}", f"{err:.2e}",
-                     "PASS" if ok else "FAIL"))
+                     f"{mp / mt:.3f}", rate, f"{st:.4f} / {spp:.4f}", f"{ms_compile:.2f}", f"{first:.1f}",
+                     f"{err:.2e}", "PASS" if ok else "FAIL"))
     except Exception as e:  # a failure is a row, not an abort
         fails += 1
-        rows.append((name, "-", "-", peer_name, "-", "-", f"{ms_compile:.2f}", "-",
+        rows.append((name, "-", "-", peer_name, "-", "-", "-", f"{ms_compile:.2f}", "-",
                      f"{type(e).__name__}: {str(e).splitlines()[0][:80]}", "FAIL"))
     print("  ".join(rows[-1]), flush=True)
 
@@ -184,9 +236,11 @@ def row_kernels():
     y = torch.empty_like(x)
     nbytes = 2 * M * N * 2
     eps = 1e-6
-    clone_ms = statistics.median(events(lambda: x.clone(), 3 * N_LAUNCH))
+    clone = lambda: x.clone()  # noqa: E731
+    clone_ms = statistics.median(gpu_times(clone, graph_of(clone), 3 * N_LAUNCH))
+    clone_synced = statistics.median(events(clone, 3 * N_LAUNCH))
     rows.append((f"x.clone() {M}x{N} f16", "-", f"{clone_ms:.4f}", "-", "-", f"{nbytes / clone_ms / 1e6:.0f} GB/s",
-                 "-", "-", "-", "-"))
+                 f"{clone_synced:.4f}", "-", "-", "-", "-"))
     print("  ".join(rows[-1]), flush=True)
     for f in ("softmax", "softmax_row"):
         k, cms = build(f + ".tile")
@@ -204,15 +258,16 @@ def row_kernels():
         bench(f"{f} {M}x{N}", k, cms, lambda: k(x, g, bb, y, eps), lambda: y, ref, 5e-3,
               lambda: F.layer_norm(x, (N,), g, bb, eps), "F.layer_norm", nbytes, "GB/s")
     rows.append(("(clone GB/s for the ratio to copy bandwidth)", "-", f"{clone_ms:.4f}", "-", "-",
-                 f"{nbytes / clone_ms / 1e6:.0f} GB/s", "-", "-", "-", "-"))
+                 f"{nbytes / clone_ms / 1e6:.0f} GB/s", f"{clone_synced:.4f}", "-", "-", "-", "-"))
 
 
 def main():
     torch.manual_seed(0)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, tileasm {tileasm.__version__ if hasattr(tileasm, '__version__') else ''}"
-          f", median of {ROUNDS} x {N_LAUNCH} launches each, CUDA_CACHE_DISABLE={os.environ.get('CUDA_CACHE_DISABLE')}")
-    hdr = ("kernel", "entry", "tileasm ms", "peer ms", "peer/tileasm", "rate tileasm / peer", "compile ms",
-           "1st launch ms", "rel err", "check")
+          f", median of {ROUNDS} x {N_LAUNCH} samples each ({'CUDA graph' if USE_GRAPH else 'back-to-back'} of {GRAPH_N}"
+          f" launches per sample; 'synced': single launches), CUDA_CACHE_DISABLE={os.environ.get('CUDA_CACHE_DISABLE')}")
+    hdr = ("kernel", "entry", "tileasm ms", "peer ms", "peer/tileasm", "rate tileasm / peer",
+           "synced ms tileasm / peer", "compile ms", "1st launch ms", "rel err", "check")
     print("  ".join(hdr), flush=True)
     if os.environ.get("BENCH_ONLY") != "rows":
         gemm_rows()
