@@ -192,7 +192,7 @@ static void lower_for(L *c, const Stmt *s)
 	c->loop_depth += !c->par;
 	c->brk = outer;
 	if (!c->par)
-		lower_flush(c);
+		lower_flush_loop(c, s, st);
 	emit(c, I(SI_ADD, o, i, i, o == DT_I64 ? movi(c, DT_I64, st) : i32c(c, st)));
 	bra(c, top, -1, false);
 	place(c, end);

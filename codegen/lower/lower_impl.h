@@ -203,6 +203,7 @@ void lower_collect_expr(L *c, int32_t id);
 void lower_collect_block(L *c, const Block *b);
 void lower_sync_for(L *c, int32_t id);
 void lower_flush(L *c);
+void lower_flush_loop(L *c, const Stmt *loop, int64_t step);
 
 /* lower_data.c */
 void lower_store(L *c, const Stmt *s);

@@ -144,3 +144,81 @@ void lower_flush(L *c)
 	if (c->dirty)
 		lower_barrier(c);
 }
+
+/* Index expression e is `v * K` or `K * v` for loop variable v: K, else 0. */
+static int64_t var_times(L *c, int32_t e, int32_t v)
+{
+	const Expr *x = EX(e);
+	int64_t k;
+	if (x->kind != E_BINARY || x->op != OP_MUL)
+		return 0;
+	if (EX(x->a)->kind == E_VAR && EX(x->a)->var == v && ir_const_int(c->m, x->b, &k))
+		return k;
+	if (EX(x->b)->kind == E_VAR && EX(x->b)->var == v && ir_const_int(c->m, x->a, &k))
+		return k;
+	return 0;
+}
+
+/* Buffer b is only written in the loop's body, by one top-level copy whose
+ * index along some dimension is v * K with |K * step| >= the tile's extent
+ * there: every trip writes other elements of b than every other trip, so
+ * the writes of two trips need no barrier between them. */
+static bool trip_private(L *c, const Stmt *loop, int64_t step, int32_t b)
+{
+	const Block *body = &loop->body;
+	int writers = 0;
+	for (int i = 0; i < body->n; i++) {
+		c->sgen++;
+		c->touched.len = 0;
+		collect_stmt(c, body->ids[i]);
+		if (c->srd[b] == c->sgen)
+			return false;
+		if (c->swr[b] != c->sgen)
+			continue;
+		const Stmt *s = ST(body->ids[i]);
+		const Region *r = &s->dst;
+		if (s->kind != S_COPY || r->buf != b || BUF(b)->view || r->hi || r->nidx != BUF(b)->rank || ++writers > 1)
+			return false;
+		bool apart = false;
+		for (int d = 0; d < r->nidx && !apart; d++) {
+			int64_t k = var_times(c, r->idx[d], loop->var);
+			apart = r->tdim[d] >= 0 && k && (k * step > 0 ? k * step : -k * step) >= s->text[r->tdim[d]];
+		}
+		if (!apart)
+			return false;
+	}
+	return writers == 1;
+}
+
+/* End of a block-level loop body: a barrier when the accesses since the
+ * last one conflict with the body's on the next trip (a read after a
+ * write, a write after either), except a write after a write of a
+ * trip-private buffer (rmsnorm's output tile per column block).  Accesses
+ * the body does not repeat stay recorded for the statements after the
+ * loop. */
+void lower_flush_loop(L *c, const Stmt *loop, int64_t step)
+{
+	if (!c->dirty)
+		return;
+	c->sgen++;
+	c->touched.len = 0;
+	lower_collect_block(c, &loop->body);
+	int32_t waw[8];
+	int nwaw = 0;
+	bool need = false;
+	for (size_t i = 0; i < c->touched.len && !need; i++) {
+		int32_t b = c->touched.data[i];
+		bool pr = c->rd_ep[b] == c->epoch, pw = c->wr_ep[b] == c->epoch;
+		bool br = c->srd[b] == c->sgen, bw = c->swr[b] == c->sgen;
+		if ((br && pw) || (bw && pr))
+			need = true;
+		else if (bw && pw && nwaw < 8)
+			waw[nwaw++] = b;
+		else if (bw && pw)
+			need = true;
+	}
+	for (int i = 0; i < nwaw && !need; i++)
+		need = !trip_private(c, loop, step, waw[i]);
+	if (need)
+		lower_barrier(c);
+}
