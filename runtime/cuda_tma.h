@@ -13,8 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interp.h"
-#include "ptx.h"
 #include "ptx_sm90.h"
 
 typedef struct {
@@ -59,14 +57,5 @@ typedef struct {
  * a->grid[0] == 0 means: nothing to launch. */
 int cuda_sm90_args(CudaTma *t, const Sm90Launch *l, void *const *gparams, const uint32_t irgrid[3],
                    const uint64_t *dptr, const Sm90Dims *td, int sm_count, Sm90Args *a);
-
-/* For `tileasm run` (tools/run_cuda.c): kernel k compiled by ptx_compile
- * with info ki, arguments args (InterpArg, Kernel.args order), pdptr[i] the
- * device address the generic launcher allocated for its parameter i, gparams
- * its kernelParams and irgrid its grid.  Returns 1 with *a ready when the
- * sm90 entry can run these sizes, 0 when it cannot (launch the generic
- * entry), -1 on a driver error, with the message in err. */
-int cuda_sm90_prepare(const Module *m, int k, const PtxKernelInfo *ki, const InterpArg *args, const uint64_t *pdptr,
-                      void *const *gparams, const uint32_t irgrid[3], Sm90Args *a, char *err, size_t errlen);
 
 #endif

@@ -18,7 +18,7 @@
  *
  * Files: emu.c (device, memory, loading, launch, waves, checks),
  *        emu_exec.c (instruction semantics), emu_mma.c (MFMA / WMMA),
- *        emu_prof.c (profiling mode), emu_api.c (tileasm.h's ta_emu_*).
+ *        emu_prof.c (profiling mode); tileasm.h's ta_emu_* are api/emu_api.c.
  * Semantics and assumptions: docs/emulator.md. */
 #ifndef TILEASM_EMU_H
 #define TILEASM_EMU_H

@@ -6,7 +6,7 @@
  * docs/tile-ir.md is the user-facing definition of the language; the
  * comments here state what each pass may rely on.
  *
- * Pipeline (src/compile.c): parse -> specialize (-D) -> verify (types,
+ * Pipeline (api/compile.c): parse -> specialize (-D) -> verify (types,
  * shapes, scopes) -> backend.  The interpreter (interp.c) and every backend
  * require a verified module: all Expr.type fields are set, every shape of a
  * non-global buffer is a compile-time constant, and ids are in range.

@@ -1,16 +1,15 @@
 /* run_cuda.c — `tileasm run --backend=cuda`: compile the kernel to PTX for
- * --target, JIT it through the driver, launch it once on the prepared
- * arguments and copy the written tensors back (cmd_run.c compares them
- * with the interpreter). */
+ * --target (ta_compile), JIT it through the driver, launch it once on the
+ * prepared arguments and copy the written tensors back (cmd_run.c compares
+ * them with the interpreter).  Compiling, argument bytes, the grid and the
+ * sm_90a entry's launch go through tileasm.h; the driver calls (memory,
+ * JIT, launch, event timing) through runtime/cuda.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cuda.h"
-#include "cuda_tma.h" /* sm_90a GEMM path */
-#include "dtype.h"
-#include "ptx.h"
 #include "run.h"
 
 static double now_ms(void)
@@ -20,133 +19,109 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Host value of a scalar/symbol parameter as the PTX entry declares it. */
-typedef union {
-	uint64_t u64;
-	int64_t i64;
-	int32_t i32;
-	float f32;
-	double f64;
-} ParamVal;
-
-static ParamVal scalar_value(const SimtParam *p, const InterpArg *a)
-{
-	ParamVal v;
-	memset(&v, 0, sizeof v);
-	DType t = (DType)p->dtype;
-	if (p->kind == PK_SYMBOL)
-		v.i32 = (int32_t)a->ival;
-	else if (t == DT_BOOL)
-		v.i32 = a->ival != 0;
-	else if (p->vt == VT_I32)
-		v.i32 = (int32_t)dt_wrap_int(t, a->ival);
-	else if (p->vt == VT_I64)
-		v.i64 = a->ival;
-	else if (p->vt == VT_F32)
-		v.f32 = (float)dt_round_double(t, a->fval);
-	else
-		v.f64 = a->fval;
-	return v;
-}
-
 int run_backend_cuda(RunCase *rc)
 {
-	const Module *m = rc->m;
-	const Kernel *k = &m->kernels.data[rc->kernel];
-	int nk = (int)m->kernels.len, ret = 1;
-	Diag d;
-	diag_init(&d);
-	StrBuf ptx = {0}, log = {0};
-	PtxKernelInfo *info = NULL;
+	int ret = 1;
+	ta_binary *bin = NULL;
+	StrBuf log = {0};
 	CudaRt *rt = NULL;
 	void *mod = NULL;
-	uint64_t *dptr = calloc((size_t)k->nargs + 1, sizeof *dptr);
-	ParamVal *pv = calloc((size_t)k->nargs + 1, sizeof *pv);
-	void **params = calloc((size_t)k->nargs + 1, sizeof *params);
-	int64_t *vals = calloc((size_t)k->nargs + 1, sizeof *vals);
+	double t0 = now_ms();
+	ta_status st = ta_compile(rc->ctx, rc->tm, rc->target_spec, &bin);
+	double t_compile = now_ms() - t0;
+	fputs(ta_ctx_diagnostics(rc->ctx), stderr);
+	ta_ctx_clear_diagnostics(rc->ctx);
+	const ta_kernel_info *ki = st == TA_OK ? ta_binary_kernel(bin, rc->kernel) : NULL;
+	int na = ki ? ki->nargs : 0;
+	uint64_t *dptr = calloc((size_t)na + 1, sizeof *dptr), *pv = calloc((size_t)na + 1, sizeof *pv);
+	void **params = calloc((size_t)na + 1, sizeof *params);
+	int64_t *vals = calloc((size_t)na + 1, sizeof *vals);
+	if (!ki) {
+		fprintf(stderr, "tileasm: error: PTX generation failed\n");
+		goto out;
+	}
 	if (!dptr || !pv || !params || !vals) {
 		fprintf(stderr, "tileasm: error: out of memory\n");
 		goto out;
 	}
-	double t0 = now_ms();
-	if (ptx_compile_split(m, &rc->target, &ptx, &info, &d) || ptx.oom) {
-		fputs(diag_text(&d), stderr);
-		fprintf(stderr, "tileasm: error: PTX generation failed\n");
-		goto out;
-	}
-	double t_compile = now_ms() - t0;
-	const PtxKernelInfo *ki = &info[rc->kernel];
+	size_t ptx_len = 0;
+	const char *ptx = ta_binary_data(bin, &ptx_len); /* NUL-terminated */
+	const ta_fast_entry *fe = ki->fast;
 	if (cuda_open(0, &rt)) {
 		fprintf(stderr, "tileasm: error: %s\n", cuda_error(rt));
 		ret = 2;
 		goto out;
 	}
-	for (int i = 0; i < k->nargs; i++)
-		vals[i] = rc->args[i].ival;
-	for (int i = 0; i < ki->nparams; i++) {
-		const SimtParam *p = &ki->params[i];
-		InterpArg *a = &rc->args[p->arg];
-		if (p->kind == PK_TENSOR) {
-			if (cuda_malloc(rt, &dptr[i], a->bytes) || cuda_memcpy_htod(rt, dptr[i], a->data, a->bytes))
-				goto cuerr;
-			pv[i].u64 = dptr[i];
-		} else {
-			pv[i] = scalar_value(p, a);
-		}
+	/* kernelParams: one per argument, in Tile IR order (ta_kernel_info.args) */
+	for (int i = 0; i < na; i++) {
+		const ta_arg_info *p = &ki->args[i];
+		InterpArg *a = &rc->args[i];
+		vals[i] = a->ival;
+		if (p->kind == TA_ARG_TENSOR &&
+		    (cuda_malloc(rt, &dptr[i], a->bytes) || cuda_memcpy_htod(rt, dptr[i], a->data, a->bytes)))
+			goto cuerr;
+		ta_value v = {(void *)(uintptr_t)dptr[i], a->bytes, a->ival, a->fval};
+		ta_arg_bytes(p, &v, (uint8_t *)&pv[i]);
 		params[i] = &pv[i];
 	}
 	uint32_t grid[3], block[3] = {(uint32_t)ki->threads, 1, 1};
-	if (ir_grid(m, rc->kernel, vals, grid)) {
-		fprintf(stderr, "tileasm: error: cannot evaluate the grid of kernel '%s'\n", k->name);
+	if (ta_binary_grid(bin, rc->kernel, vals, grid) != TA_OK) {
+		fprintf(stderr, "tileasm: error: cannot evaluate the grid of kernel '%s'\n", ki->name);
 		goto out;
 	}
-	/* sm_90a GEMM path (ptx_sm90.h, runtime/cuda_tma.h): launch the TMA/wgmma
-	 * entry when the sizes allow it.  Only the module of the entry that runs
-	 * is JIT-compiled (ptx_compile_split). */
-	uint32_t smem = (uint32_t)ki->smem_bytes;
+	/* sm_90a GEMM path (ta_kernel_info.fast): launch the TMA/wgmma entry
+	 * when the sizes allow it (ta_binary_fast_launch; TA_ERR_UNSUPPORTED:
+	 * the generic entry runs them).  Only the module of the entry that runs
+	 * is JIT-compiled. */
+	uint32_t smem = (uint32_t)ki->shared_bytes;
 	void **lp = params;
-	Sm90Args s9;
-	char err9[300];
-	int use9 = cuda_sm90_prepare(m, rc->kernel, ki, rc->args, dptr, params, grid, &s9, err9, sizeof err9);
-	if (use9 < 0) {
-		fprintf(stderr, "tileasm: error: %s\n", err9);
-		goto out;
+	ta_fast_launch fl;
+	int use9 = 0;
+	if (fe) {
+		st = ta_binary_fast_launch(rc->ctx, bin, rc->kernel, dptr, vals, params, &fl);
+		if (st != TA_OK && st != TA_ERR_UNSUPPORTED) {
+			fputs(ta_ctx_diagnostics(rc->ctx), stderr);
+			ta_ctx_clear_diagnostics(rc->ctx);
+			fprintf(stderr, "tileasm: error: cannot launch the sm_90a entry %s\n", fe->name);
+			goto out;
+		}
+		ta_ctx_clear_diagnostics(rc->ctx);
+		use9 = st == TA_OK;
 	}
 	float jit_ms = 0;
 	t0 = now_ms();
-	if (cuda_module_load(rt, use9 > 0 ? ki->sm90_ptx : ptx.buf, &mod, &log, &jit_ms)) {
+	if (cuda_module_load(rt, use9 ? fe->ptx : ptx, &mod, &log, &jit_ms)) {
 		fprintf(stderr, "tileasm: error: %s\n", cuda_error(rt));
 		goto out;
 	}
 	double t_load = now_ms() - t0;
 	CudaFunc *fn;
-	if (use9 > 0) {
-		if (cuda_function(rt, mod, ki->sm90->entry, &fn) || cuda_func_set_smem(rt, fn, ki->sm90->smem_bytes))
+	if (use9) {
+		if (cuda_function(rt, mod, fe->name, &fn) || cuda_func_set_smem(rt, fn, fe->shared_bytes))
 			goto cuerr;
-		memcpy(grid, s9.grid, sizeof grid), memcpy(block, s9.block, sizeof block);
-		smem = s9.smem, lp = s9.params;
+		memcpy(grid, fl.grid, sizeof grid), memcpy(block, fl.block, sizeof block);
+		smem = fl.shared_bytes, lp = fl.params;
 		printf("  sm90: entry %s, persistent grid %u, block %u, %u bytes shared (TMA + wgmma)\n",
-		       ki->sm90->entry, grid[0], block[0], smem);
+		       fe->name, grid[0], block[0], smem);
 	} else if (cuda_function(rt, mod, ki->name, &fn) ||
-		   (ki->smem_bytes > 48 * 1024 && cuda_func_set_smem(rt, fn, ki->smem_bytes))) {
+		   (ki->shared_bytes > 48 * 1024 && cuda_func_set_smem(rt, fn, ki->shared_bytes))) {
 		goto cuerr;
 	}
+	size_t fast_len = fe ? fe->ptx_size : 0;
 	printf("  cuda: %s (sm_%d), target %s: PTX %zu bytes in %.2f ms; JIT of the %s entry's module (%zu bytes) "
 	       "%.1f ms (load %.1f ms)\n",
-	       cuda_device_name(rt), cuda_device_cc(rt), target_name(rc->target.id), ptx.len + ki->sm90_ptx_len,
-	       t_compile, use9 > 0 ? "sm90" : "generic", use9 > 0 ? ki->sm90_ptx_len : ptx.len, jit_ms, t_load);
+	       cuda_device_name(rt), cuda_device_cc(rt), target_name(rc->target.id), ptx_len + fast_len, t_compile,
+	       use9 ? "sm90" : "generic", use9 ? fast_len : ptx_len, jit_ms, t_load);
 	if (log.len) /* ptxas info/warnings from the driver JIT */
 		printf("  jit log: %s\n", log.buf);
-	printf("  launch: grid (%u, %u, %u), block %u, %lld bytes shared, %d mma gemm%s\n", grid[0], grid[1], grid[2],
-	       block[0], (long long)ki->smem_bytes, ki->nmma, ki->nmma == 1 ? "" : "s");
+	printf("  launch: grid (%u, %u, %u), block %u, %lld bytes shared\n", grid[0], grid[1], grid[2], block[0],
+	       (long long)ki->shared_bytes);
 	if ((grid[0] && cuda_launch(rt, fn, grid, block, smem, lp, NULL)) || cuda_sync(rt)) /* sm90: smem, lp */
 		goto cuerr;
-	for (int i = 0; i < ki->nparams; i++) {
-		const SimtParam *p = &ki->params[i];
-		if (p->kind == PK_TENSOR && rc->written[p->arg] &&
-		    cuda_memcpy_dtoh(rt, rc->args[p->arg].data, dptr[i], rc->args[p->arg].bytes))
+	for (int i = 0; i < na; i++)
+		if (ki->args[i].kind == TA_ARG_TENSOR && rc->written[i] &&
+		    cuda_memcpy_dtoh(rt, rc->args[i].data, dptr[i], rc->args[i].bytes))
 			goto cuerr;
-	}
 	if (rc->bench) {
 		/* outputs are already copied back; repeated runs only time the kernel:
 		 * a warm-up, then the median of 25 single launches (CUDA events) */
@@ -168,15 +143,13 @@ int run_backend_cuda(RunCase *rc)
 cuerr:
 	fprintf(stderr, "tileasm: error: %s\n", cuda_error(rt));
 out:
-	for (int i = 0; dptr && rt && i < k->nargs; i++)
+	for (int i = 0; dptr && rt && i < na; i++)
 		cuda_free(rt, dptr[i]);
 	if (rt && mod)
 		cuda_module_unload(rt, mod);
 	cuda_close(rt);
-	ptx_info_free(info, nk);
-	sb_free(&ptx);
+	ta_binary_release(bin);
 	sb_free(&log);
-	diag_free(&d);
 	free(dptr);
 	free(pv);
 	free(params);

@@ -1,4 +1,4 @@
-"""ctypes declarations of src/tileasm.h (the only native code the package uses).
+"""ctypes declarations of include/tileasm.h (the only native code the package uses).
 
 The library is the libtileasm.so installed inside this package by `pip install .`;
 TILEASM_LIB=PATH loads another build of it (for development).

@@ -1,4 +1,4 @@
-"""tileasm.compile, Kernel and launching: a thin layer over libtileasm (src/tileasm.h).
+"""tileasm.compile, Kernel and launching: a thin layer over libtileasm (include/tileasm.h).
 
 Compiling, the compile cache, kernel metadata, the grid, the interpreter, the emulator and the GPU drivers
 are all the library's; this module only converts Python values (NumPy arrays, torch tensors, DLPack

@@ -54,7 +54,7 @@ fails = 0
 rows = []
 
 
-class _KI(ctypes.Structure):  # ta_kernel_info up to .fast (src/tileasm.h)
+class _KI(ctypes.Structure):  # ta_kernel_info up to .fast (include/tileasm.h)
     _fields_ = _lib.KernelInfo._fields_ + [("fast", ctypes.c_void_p)]
 
 

@@ -37,7 +37,7 @@ struct ta_binary {
 	Module *m; /* kept for grid evaluation */
 	int nkernels;
 	ta_kernel_info *kernels;
-	PtxKernelInfo *ptx_info; /* NVIDIA: per kernel, for launching (runtime/launch.c) */
+	PtxKernelInfo *ptx_info; /* NVIDIA: per kernel, for launching (api/launch.c) */
 	char *summary;           /* AMD: per-kernel resource lines that start the listing */
 	/* Pass times of the compile (ta_binary_pass_times). */
 	int npasses;

@@ -1,11 +1,12 @@
 /* launch.c — ta_runner / ta_launch (tileasm.h): run a compiled binary on the
  * interpreter, the AMD emulator, a CUDA device or ROCr, for hosts such as
- * the Python package.  Only packaging: the interpreter, emulator and the two
- * drivers are the runtime layer's; argument layout comes from the binary's
+ * the Python package, and ta_binary_fast_launch.  Only packaging: the
+ * interpreter, emulator and the two drivers are the runtime layer's; argument layout comes from the binary's
  * ta_kernel_info (the backend's own offsets), the grid from ta_binary_grid.
  *
  * Loaded code is kept per binary (retained), so repeated launches of one
  * kernel cost one argument block and one driver call. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,14 +92,15 @@ TA_API void ta_runner_close(ta_runner *r)
 	free(r);
 }
 
-/* A scalar or symbol argument's bytes as the kernel takes them: symbols,
- * bool and small integers as 32 bits, 64-bit types as 8 bytes, f16/bf16/fp8
- * as f32 rounded to the type first (docs/embedding.md). */
-static void scalar_bytes(const ta_arg_info *a, const ta_value *v, uint8_t out[8])
+/* ta_arg_bytes (tileasm.h): docs/embedding.md lists the same rules. */
+TA_API void ta_arg_bytes(const ta_arg_info *a, const ta_value *v, uint8_t out[8])
 {
 	memset(out, 0, 8);
 	DType t = (DType)a->dtype;
-	if (a->kind == TA_ARG_SYMBOL || !dtype_is_float(t)) {
+	if (a->kind == TA_ARG_TENSOR) {
+		uint64_t p = (uint64_t)(uintptr_t)v->ptr;
+		memcpy(out, &p, 8);
+	} else if (a->kind == TA_ARG_SYMBOL || !dtype_is_float(t)) {
 		int64_t x = a->kind == TA_ARG_SYMBOL ? (int32_t)v->i : t == DT_BOOL ? v->i != 0 : dt_wrap_int(t, v->i);
 		if (a->size == 8) {
 			memcpy(out, &x, 8);
@@ -174,7 +176,7 @@ static uint8_t *amd_kernarg(const ta_kernel_info *ki, const ta_value *args, cons
 		if (a->kind == TA_ARG_TENSOR)
 			memcpy(bytes, &dptr[i], 8);
 		else
-			scalar_bytes(a, &args[i], bytes);
+			ta_arg_bytes(a, &args[i], bytes);
 		memcpy(ka + a->offset, bytes, a->size <= 8 ? a->size : 8);
 	}
 	return ka;
@@ -281,6 +283,87 @@ static ta_status run_hsa(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta_
 	return st;
 }
 
+/* The sm_90a fast entry's launch of kernel k (ta_binary_fast_launch, and
+ * run_cuda below): dptrs[i] the device address of tensor argument i,
+ * vals[i] the argument values (ta_binary_grid), params the generic entry's
+ * kernelParams, grid the IR grid.  Returns 1 with *a filled; 0 when the
+ * entry cannot run these sizes (launch the generic entry); -1 when the
+ * driver failed; -2 when the tensor extents cannot be evaluated (why says
+ * which, each time but 1). */
+static int fast_args(const ta_binary *b, int k, const uint64_t *dptrs, const int64_t *vals, void *const *params,
+                     const uint32_t grid[3], Sm90Args *a, char *why, size_t n)
+{
+	const Sm90Launch *l = b->ptx_info ? b->ptx_info[k].sm90 : NULL;
+	if (!l) {
+		snprintf(why, n, "kernel '%s' has no sm_90a fast entry", b->kernels[k].name);
+		return 0;
+	}
+	const Kernel *kn = &b->m->kernels.data[k];
+	Sm90Dims td;
+	for (int i = 0; i < l->ntmaps && i < 2; i++) {
+		const Buffer *buf = &b->m->bufs.data[kn->args[l->tmaps[i].arg].buf];
+		for (int j = 0; j < l->tmaps[i].rank; j++)
+			if (ir_eval_i64(b->m, k, buf->shape[j], vals, &td.d[i][j])) {
+				snprintf(why, n, "kernel '%s': cannot evaluate the extents of argument %d", kn->name,
+					 l->tmaps[i].arg);
+				return -2;
+			}
+	}
+	for (int i = 0; i < l->ntmaps; i++)
+		if (dptrs[l->tmaps[i].arg] % 16) {
+			snprintf(why, n, "the fast entry needs 16-byte aligned tensors (argument %d)", l->tmaps[i].arg);
+			return 0;
+		}
+	const char *bad = sm90_check_shapes(l, &td); /* e.g. K % 8 != 0: the generic entry handles it */
+	if (bad) {
+		snprintf(why, n, "%s", bad);
+		return 0;
+	}
+	if (l->ngeneric > SM90_MAX_GENERIC) {
+		snprintf(why, n, "the fast entry takes at most %d arguments", SM90_MAX_GENERIC);
+		return 0;
+	}
+	CudaTma t;
+	int sms = cuda_tma_open(&t) ? -1 : cuda_tma_sm_count(&t, 0);
+	int rc = sms < 1 || cuda_sm90_args(&t, l, params, grid, dptrs, &td, sms, a) ? -1 : 1;
+	if (rc < 0)
+		snprintf(why, n, "sm_90a fast entry: %s", t.err);
+	cuda_tma_close(&t);
+	return rc;
+}
+
+TA_API ta_status ta_binary_fast_launch(ta_ctx *ctx, const ta_binary *b, int kernel, const uint64_t *dptrs,
+                                       const int64_t *arg_values, void *const *params, ta_fast_launch *out)
+{
+	if (!ctx || !b || kernel < 0 || kernel >= b->nkernels || !dptrs || !arg_values || !params || !out)
+		return TA_ERR_INVALID;
+	uint32_t grid[3] = {0};
+	ta_status st = b->ptx_info && b->ptx_info[kernel].sm90 ? ta_binary_grid(b, kernel, arg_values, grid) : TA_OK;
+	if (st != TA_OK)
+		return st;
+	Sm90Args a;
+	char why[300];
+	int rc = fast_args(b, kernel, dptrs, arg_values, params, grid, &a, why, sizeof why);
+	if (rc < 1) {
+		diag_error(&ctx->diag, "%s", why);
+		return rc == 0 ? TA_ERR_UNSUPPORTED : rc == -1 ? TA_ERR_RUNTIME : TA_ERR_INVALID;
+	}
+	const Sm90Launch *l = b->ptx_info[kernel].sm90;
+	memset(out, 0, sizeof *out);
+	memcpy(out->maps, a.maps, sizeof out->maps);
+	memcpy(out->ir_grid, a.ir, sizeof out->ir_grid);
+	for (int i = 0; i < l->ngeneric; i++)
+		out->params[i] = params[i];
+	for (int i = 0; i < l->ntmaps; i++)
+		out->params[l->ngeneric + i] = out->maps[i];
+	for (int i = 0; i < 3; i++)
+		out->params[l->ngeneric + l->ntmaps + i] = &out->ir_grid[i];
+	memcpy(out->grid, a.grid, sizeof out->grid);
+	memcpy(out->block, a.block, sizeof out->block);
+	out->shared_bytes = a.smem;
+	return TA_OK;
+}
+
 static Loaded *cuda_loaded(ta_ctx *c, ta_runner *r, ta_binary *b)
 {
 	for (size_t i = 0; i < r->loaded.len; i++)
@@ -336,37 +419,37 @@ static ta_status run_cuda(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta
 	ta_status st = grid_of(c, b, k, args, grid);
 	if (st != TA_OK)
 		return st;
-	int np = pk->nparams;
-	uint64_t *vals = calloc((size_t)np + 1, sizeof *vals);
+	int np = pk->nparams, na = ki->nargs;
+	uint64_t *vals = calloc((size_t)np + 1, sizeof *vals), *dptrs = calloc((size_t)na + 1, sizeof *dptrs);
+	int64_t *avals = calloc((size_t)na + 1, sizeof *avals);
 	void **params = calloc((size_t)np + 1, sizeof *params);
-	InterpArg *ia = calloc((size_t)ki->nargs + 1, sizeof *ia);
 	st = TA_ERR_NOMEM;
-	if (!vals || !params || !ia)
+	if (!vals || !dptrs || !avals || !params)
 		goto out;
 	for (int i = 0; i < np; i++) {
 		int a = pk->params[i].arg;
 		if (ki->args[a].kind == TA_ARG_TENSOR)
 			vals[i] = (uint64_t)(uintptr_t)args[a].ptr;
 		else
-			scalar_bytes(&ki->args[a], &args[a], (uint8_t *)&vals[i]);
+			ta_arg_bytes(&ki->args[a], &args[a], (uint8_t *)&vals[i]);
 		params[i] = &vals[i];
 	}
-	for (int i = 0; i < ki->nargs; i++)
-		ia[i] = (InterpArg){args[i].ptr, args[i].bytes, args[i].i, args[i].f};
+	for (int i = 0; i < na; i++) {
+		avals[i] = args[i].i;
+		dptrs[i] = ki->args[i].kind == TA_ARG_TENSOR ? (uint64_t)(uintptr_t)args[i].ptr : 0;
+	}
 	CudaFunc *fn = l->fn[2 * k];
 	uint32_t smem = (uint32_t)pk->smem_bytes;
 	void **lp = params;
 	/* The sm_90a GEMM entry (TMA + wgmma) when these sizes allow it. */
 	Sm90Args s9;
 	char err[300];
-	int use9 = pk->sm90 && pk->sm90_ptx ? cuda_sm90_prepare(b->m, k, pk, ia, vals, params, grid, &s9, err, sizeof err)
-					   : 0;
+	int use9 = pk->sm90 && pk->sm90_ptx ? fast_args(b, k, dptrs, avals, params, grid, &s9, err, sizeof err) : 0;
 	st = TA_ERR_RUNTIME;
-	if (use9 < 0) {
+	if (use9 == -1) {
 		diag_error(&c->diag, "cuda: %s", err);
 		goto out;
 	}
-	/* Its own module is JIT-compiled at its first launch only. */
 	if (use9 > 0 && !l->fast_mod[k]) {
 		float ms = 0;
 		if (cuda_module_load(r->cuda, pk->sm90_ptx, &l->fast_mod[k], NULL, &ms) ||
@@ -393,8 +476,9 @@ static ta_status run_cuda(ta_ctx *c, ta_runner *r, ta_binary *b, int k, const ta
 	st = TA_OK;
 out:
 	free(vals);
+	free(dptrs);
+	free(avals);
 	free(params);
-	free(ia);
 	return st;
 }
 

@@ -232,6 +232,14 @@ typedef struct ta_value {
 	double f;
 } ta_value;
 
+/* The bytes kernel parameter a holds for value v, as every backend takes
+ * them (a cuLaunchKernel kernelParams entry; the AMD kernarg block at
+ * a->offset, its first a->size bytes): tensors v->ptr as 8 bytes; symbols,
+ * bool and integers up to 32 bits as 32 bits (wrapped to the type); 64-bit
+ * types as 8 bytes; f16/bf16/fp8 and f32 as f32 (rounded to the type first).
+ * The rest of out is zero. */
+TA_API void ta_arg_bytes(const ta_arg_info *a, const ta_value *v, uint8_t out[8]);
+
 /* device: the CUDA device ordinal for "cuda" (its primary context, the one
  * the CUDA runtime and PyTorch use); ignored by the others.  Fails with a
  * diagnostic when the backend's driver or device is missing. */
