@@ -244,6 +244,7 @@ typedef struct {
 	KernelArg *args;  /* tensors and scalars in declaration order, then unspecialised symbols */
 	Block body;
 	int32_t blockidx[3], threadidx[3]; /* the var ids of bx/by/bz and tx/ty/tz */
+	bool uses_tyz;    /* set by ir_verify: some expression reads ty or tz */
 } Kernel;
 
 typedef struct {
@@ -256,6 +257,10 @@ typedef struct {
 	VEC(Buffer) bufs;
 	VEC(Kernel) kernels;
 	bool verified;
+	/* Set by ir_verify, so that lowering each kernel need not rescan the
+	 * module: the first FNUZ / fp8 dtype of its buffers, then of its
+	 * expression types and cast targets (DT_VOID: none). */
+	uint8_t first_fnuz, first_fp8;
 } Module;
 
 /* module.c */

@@ -1084,6 +1084,50 @@ oom:
 	err(c, k->pos, "out of memory");
 }
 
+/* The first dtype of the module that `want` accepts (buffers, then
+ * expression types and cast targets), or DT_VOID. */
+static DType find_dtype(const Module *m, bool (*want)(DType))
+{
+	for (size_t i = 0; i < m->bufs.len; i++)
+		if (want((DType)m->bufs.data[i].dtype))
+			return (DType)m->bufs.data[i].dtype;
+	for (size_t i = 0; i < m->exprs.len; i++) {
+		const Expr *e = &m->exprs.data[i];
+		if (want((DType)e->type))
+			return (DType)e->type;
+		if (e->kind == E_CAST && want((DType)e->cast_to))
+			return (DType)e->cast_to;
+	}
+	return DT_VOID;
+}
+
+/* Module facts the backends read per kernel, in one pass over the module
+ * (Module.first_fnuz/first_fp8, Kernel.uses_tyz).  -1: out of memory. */
+static int module_facts(Module *m)
+{
+	m->first_fnuz = (uint8_t)find_dtype(m, dtype_is_fnuz);
+	m->first_fp8 = (uint8_t)find_dtype(m, dtype_is_fp8);
+	int32_t *owner = malloc(sizeof(int32_t) * (m->vars.len + 1)); /* ty/tz var -> kernel */
+	if (!owner)
+		return -1;
+	for (size_t v = 0; v < m->vars.len; v++)
+		owner[v] = -1;
+	for (size_t k = 0; k < m->kernels.len; k++) {
+		Kernel *kn = &m->kernels.data[k];
+		kn->uses_tyz = false;
+		for (int d = 1; d < 3; d++)
+			if (kn->threadidx[d] >= 0 && (size_t)kn->threadidx[d] < m->vars.len)
+				owner[kn->threadidx[d]] = (int32_t)k;
+	}
+	for (size_t i = 0; i < m->exprs.len; i++) {
+		const Expr *e = &m->exprs.data[i];
+		if (e->kind == E_VAR && e->var >= 0 && (size_t)e->var < m->vars.len && owner[e->var] >= 0)
+			m->kernels.data[owner[e->var]].uses_tyz = true;
+	}
+	free(owner);
+	return 0;
+}
+
 int ir_verify(Module *m, Diag *d)
 {
 	if (m->verified)
@@ -1091,6 +1135,10 @@ int ir_verify(Module *m, Diag *d)
 	Checker c = {.m = m, .d = d};
 	for (size_t i = 0; i < m->kernels.len; i++)
 		check_kernel(&c, &m->kernels.data[i]);
+	if (!c.failed && module_facts(m)) {
+		diag_error(d, "out of memory");
+		c.failed = true;
+	}
 	m->verified = !c.failed;
 	return c.failed ? -1 : 0;
 }

@@ -182,6 +182,9 @@ static int pass_emit(AmdJob *j)
 			  ra->allocator == RA_SSA ? (sp->rounds > 1 ? "ssa + spill" : "ssa")
 			  : sp->rounds > 1 ? "linear scan + spill" : "linear scan",
 			  ra->splits);
+	if (out->want_listing && (j->sf.unrolled || j->sf.unroll_kept))
+		sb_printf(&out->listing, "; unroll: %d loops unrolled, %d kept as loops (%s)\n", j->sf.unrolled,
+			  j->sf.unroll_kept, LOWER_UNROLL_CAP);
 	if (out->want_listing && sp->scratch_bytes)
 		sb_printf(&out->listing, "; spills: %d SGPR dwords in VGPR lanes, %d VGPR dwords in AGPRs, %d in "
 			  "scratch (%d bytes per work-item)\n", sp->sgpr_spills, sp->agpr_spills,

@@ -154,6 +154,82 @@ static void lower_parallel(L *c, const Stmt *s)
 	lower_shadows_end(c, &sh);
 }
 
+/* `unroll` with constant bounds: the body once per trip, the induction
+ * variable a constant in each copy.  Bounded: at most UNROLL_MAX_TRIPS
+ * trips and UNROLL_MAX_STMTS statements in all (inner loops unrolled
+ * count with their copies); a loop over the cap stays a loop, and the
+ * listing says how many were unrolled and kept (SimtFunc.unrolled,
+ * unroll_kept). */
+enum { UNROLL_MAX_TRIPS = 64, UNROLL_MAX_STMTS = 256, BRK_LAZY = -2 };
+
+static bool unroll_trips(L *c, const Stmt *s, int64_t *lo, int64_t *st, int64_t *n);
+
+/* Statements lowered for block b, counting unrolled loops' copies, or
+ * more than budget (the walk stops there: its cost is bounded by the cap,
+ * not by the size of the body). */
+static int64_t stmt_weight(L *c, const Block *b, int64_t budget)
+{
+	int64_t w = 0;
+	for (int i = 0; i < b->n && w <= budget; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		int64_t lo, st, n, inner = stmt_weight(c, &s->body, budget - w);
+		if (inner <= budget - w)
+			inner += stmt_weight(c, &s->els, budget - w - inner);
+		if (s->kind == S_FOR && unroll_trips(c, s, &lo, &st, &n) && n * inner <= budget - w)
+			w += n * inner;
+		else
+			w += 1 + inner;
+	}
+	return TA_MIN(w, budget + 1);
+}
+
+/* An unroll loop with constant bounds and step: its first value, step and
+ * trip count (at most UNROLL_MAX_TRIPS). */
+static bool unroll_trips(L *c, const Stmt *s, int64_t *lo, int64_t *st, int64_t *n)
+{
+	int64_t hi;
+	*st = 1;
+	if (s->sub != LOOP_UNROLL || !ir_const_int(c->m, s->lo, lo) || !ir_const_int(c->m, s->hi, &hi) ||
+	    (s->step >= 0 && !ir_const_int(c->m, s->step, st)) || *st == 0)
+		return false;
+	*n = ir_trip_count(*lo, hi, *st);
+	return *n >= 0 && *n <= UNROLL_MAX_TRIPS;
+}
+
+static bool lower_unrolled(L *c, const Stmt *s, DType o)
+{
+	if (s->sub != LOOP_UNROLL)
+		return false;
+	int64_t lo, st, n;
+	if (!unroll_trips(c, s, &lo, &st, &n) || n * stmt_weight(c, &s->body, UNROLL_MAX_STMTS) > UNROLL_MAX_STMTS) {
+		c->f->unroll_kept++;
+		return false;
+	}
+	c->f->unrolled++;
+	/* break: past the last copy.  The label only if some break jumps
+	 * there: an unused label inside a loop would stop the exec-empty
+	 * walk of AMD code (amd_isel_cf.c) short of the loop's end. */
+	int32_t outer = c->brk;
+	c->brk = BRK_LAZY;
+	int u = c->nureg;
+	for (int64_t k = 0; k < n; k++) {
+		c->varreg[s->var] = movi(c, o, lo + k * st);
+		if (u < (int)TA_ARRAY_LEN(c->ureg)) /* read-only: loop variables are never assigned */
+			c->ureg[u] = c->varreg[s->var], c->uval[u] = lo + k * st, c->nureg = u + 1;
+		lower_block(c, &s->body);
+		if (!c->par)
+			lower_flush(c);
+	}
+	c->nureg = u;
+	if (c->brk != BRK_LAZY) {
+		if (!c->par) /* no lazy vector slots across the label */
+			vf_materialize(c);
+		place(c, c->brk);
+	}
+	c->brk = outer;
+	return true;
+}
+
 static void lower_for(L *c, const Stmt *s)
 {
 	DType t = (DType)VAR(s->var)->type;
@@ -168,6 +244,8 @@ static void lower_for(L *c, const Stmt *s)
 		lower_collect_expr(c, s->hi);
 		c->dirty = c->touched.len > 0;
 	}
+	if (lower_unrolled(c, s, o))
+		return;
 	int32_t i = reg(c, simt_vt(t));
 	emit(c, I(SI_MOV, o, i, expr_as(c, s->lo, t), -1));
 	int32_t hi = reg(c, simt_vt(t));
@@ -381,6 +459,8 @@ static void stmt(L *c, int32_t id)
 			lower_flush(c);
 			vf_materialize(c);
 		}
+		if (c->brk == BRK_LAZY) /* an unrolled loop's end: a label only once a break needs it */
+			c->brk = label(c);
 		bra(c, c->brk, -1, false);
 		break;
 	case S_PARALLEL: lower_parallel(c, s); break;
@@ -402,23 +482,6 @@ static void stmt(L *c, int32_t id)
 
 /* ---- kernel ------------------------------------------------------------------ */
 
-/* The first dtype of the module that `want` accepts (buffers, then
- * expression types and cast targets), or DT_VOID. */
-static DType find_dtype(const Module *m, bool (*want)(DType))
-{
-	for (size_t i = 0; i < m->bufs.len; i++)
-		if (want((DType)m->bufs.data[i].dtype))
-			return (DType)m->bufs.data[i].dtype;
-	for (size_t i = 0; i < m->exprs.len; i++) {
-		const Expr *e = &m->exprs.data[i];
-		if (want((DType)e->type))
-			return (DType)e->type;
-		if (e->kind == E_CAST && want((DType)e->cast_to))
-			return (DType)e->cast_to;
-	}
-	return DT_VOID;
-}
-
 /* AMD: a local lives in registers, one per element (in its storage form),
  * set to 0 at the kernel's start (its value is undefined until written, and
  * a private copy reads it whole).  The AMD backend has no scratch arrays. */
@@ -428,9 +491,9 @@ static void place_local_regs(L *c, int32_t b)
 	const Buffer *buf = BUF(b);
 	DType t = (DType)buf->dtype;
 	int64_t n = ir_buf_elems(c->m, buf), used = 0;
-	for (size_t i = 0; i < c->m->bufs.len; i++)
-		if (c->bl[i].lreg >= 0)
-			used += c->bl[i].lreg_n;
+	for (int j = 0; j < c->nkb; j++)
+		if (c->bl[c->kb[j]].lreg >= 0)
+			used += c->bl[c->kb[j]].lreg_n;
 	if (used + n > LOCAL_REGS_MAX) {
 		char what[160];
 		snprintf(what, sizeof what, "%s: local arrays of more than %d elements per thread in all",
@@ -512,6 +575,53 @@ static int64_t smem_limit(ta_target t)
 	}
 }
 
+/* The kernel's buffers (c->kb): its tensor arguments and every buffer
+ * allocated in its body, sorted by id. */
+static int kbuf_collect(L *c, const Block *b, size_t *cap)
+{
+	for (int i = 0; i < b->n; i++) {
+		const Stmt *s = ST(b->ids[i]);
+		if (s->kind == S_ALLOC && s->buf >= 0) {
+			if ((size_t)c->nkb >= *cap) {
+				size_t nc = *cap ? 2 * *cap : 16;
+				int32_t *g = realloc(c->kb, nc * sizeof *g);
+				if (!g)
+					return -1;
+				c->kb = g, *cap = nc;
+			}
+			c->kb[c->nkb++] = s->buf;
+		}
+		if (kbuf_collect(c, &s->body, cap) || kbuf_collect(c, &s->els, cap))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int kernel_bufs(L *c)
+{
+	size_t cap = (size_t)c->k->nargs + 16;
+	if (!(c->kb = malloc(cap * sizeof *c->kb)))
+		return -1;
+	for (int i = 0; i < c->k->nargs; i++)
+		if (c->k->args[i].buf >= 0)
+			c->kb[c->nkb++] = c->k->args[i].buf;
+	if (kbuf_collect(c, &c->k->body, &cap))
+		return -1;
+	qsort(c->kb, (size_t)c->nkb, sizeof *c->kb, cmp_i32);
+	int n = 0;
+	for (int i = 0; i < c->nkb; i++)
+		if (!n || c->kb[n - 1] != c->kb[i])
+			c->kb[n++] = c->kb[i];
+	c->nkb = n;
+	return 0;
+}
+
 static _Thread_local unsigned nv_off;
 
 void lower_set_nvidia_off(unsigned mask) { nv_off = mask; }
@@ -556,14 +666,14 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		diag_error(d, "internal: lowering an unverified module");
 		return -1;
 	}
-	DType fnuz = find_dtype(m, dtype_is_fnuz);
+	DType fnuz = (DType)m->first_fnuz;
 	if (target_is_nvidia(t->id) && fnuz != DT_VOID) {
 		diag_at(d, DIAG_ERROR, &m->src, kn->pos,
 			"kernel '%s' uses %s, which is an AMD format; NVIDIA targets support fp8e4m3 and fp8e5m2", kn->name,
 			dtype_name(fnuz));
 		return -1;
 	}
-	if (t->id == TA_TARGET_SM80 && find_dtype(m, dtype_is_fp8) != DT_VOID) {
+	if (t->id == TA_TARGET_SM80 && m->first_fp8 != DT_VOID) {
 		diag_at(d, DIAG_ERROR, &m->src, kn->pos, "kernel '%s' uses fp8, which needs --target=sm_90a", kn->name);
 		return -1;
 	}
@@ -580,11 +690,14 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		goto out;
 	}
 	c->epoch = 1;
-	for (size_t i = 0; i < nv; i++)
-		c->varreg[i] = -1;
-	for (size_t i = 0; i < nb; i++) {
-		c->bl[i].shadow = c->bl[i].rf = c->bl[i].vf = c->bl[i].rr = -1;
-		c->bl[i].lreg = c->bl[i].lshadow = -1;
+	memset(c->varreg, 0xff, nv * sizeof *c->varreg); /* all -1 */
+	if (kernel_bufs(c)) {
+		c->failed = true;
+		goto out;
+	}
+	FOR_KBUF(c, b) {
+		c->bl[b].shadow = c->bl[b].rf = c->bl[b].vf = c->bl[b].rr = -1;
+		c->bl[b].lreg = c->bl[b].lshadow = -1;
 	}
 	c->rf_slot = c->rr_slot = c->rr_tile = -1;
 	c->areg_buf = c->areg_frag = -1;
@@ -620,12 +733,8 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	emit(c, I(SI_SHBASE, DT_I32, c->shbase, -1, -1));
 	/* threads(X, Y, Z): tx = tid % X, ty = tid / X % Y, tz = tid / (X * Y) */
 	c->varreg[kn->threadidx[0]] = c->tid;
-	for (size_t i = 0; i < m->exprs.len && kn->ntdim < 3; i++) /* ty, tz of a smaller block: 0 */
-		if (m->exprs.data[i].kind == E_VAR &&
-		    (m->exprs.data[i].var == kn->threadidx[1] || m->exprs.data[i].var == kn->threadidx[2])) {
-			c->varreg[kn->threadidx[1]] = c->varreg[kn->threadidx[2]] = i32c(c, 0);
-			break;
-		}
+	if (kn->ntdim < 3 && kn->uses_tyz) /* ty, tz of a smaller block: 0 */
+		c->varreg[kn->threadidx[1]] = c->varreg[kn->threadidx[2]] = i32c(c, 0);
 	if (kn->ntdim > 1) {
 		c->varreg[kn->threadidx[0]] = bin(c, SI_REM, DT_U32, c->tid, i32c(c, kn->tdim[0]));
 		int32_t q = bin(c, SI_DIV, DT_U32, c->tid, i32c(c, kn->tdim[0]));
@@ -721,6 +830,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		*wg_ok = !c->failed && c->wg_done;
 out:
 	free(c->bl);
+	free(c->kb);
 	free(c->varreg);
 	free(c->rd_ep);
 	free(c->wr_ep);

@@ -172,6 +172,9 @@ typedef struct {
 	int32_t arg;   /* index into Kernel.args */
 } SimtParam;
 
+/* What `unroll` unrolls, as the listings say it. */
+#define LOWER_UNROLL_CAP "constant bounds, at most 64 trips and 256 statements in all"
+
 typedef struct {
 	const Module *m;
 	int kernel;          /* index into m->kernels */
@@ -184,6 +187,7 @@ typedef struct {
 	VEC(int64_t) locals; /* byte size of each local array (8-byte aligned) */
 	VEC(SimtParam) params;
 	int32_t nmma;        /* statistics: gemm statements lowered to SI_MMA */
+	int32_t unrolled, unroll_kept; /* `unroll` loops unrolled / kept as loops (LOWER_UNROLL_CAP) */
 	/* Register ranges (pairs: first id, count) that the AMD backend keeps in
 	 * AGPRs: gfx90a/gfx942 register fragments of more than 128 slots per
 	 * lane (docs/lowering.md).  Only SI_MMA (as C and D), SI_MOVI/SI_MOVF

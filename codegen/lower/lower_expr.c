@@ -31,6 +31,17 @@ VType simt_storage_vt(DType t)
 /* ---- addresses --------------------------------------------------------- */
 
 /* Address of element idx (i32 registers, a full index) of buffer b. */
+/* Register r holds the variable of an unrolled loop copy: its value. */
+static bool unrolled_value(const L *c, int32_t r, int64_t *v)
+{
+	for (int i = c->nureg - 1; i >= 0; i--)
+		if (c->ureg[i] == r) {
+			*v = c->uval[i];
+			return true;
+		}
+	return false;
+}
+
 Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
 {
 	const Buffer *b = BUF(bufid);
@@ -47,6 +58,14 @@ Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
 	}
 	if (b->scope != SCOPE_LOCAL && b->rank == 2) /* the shared-tile layout (lower_swizzle.c) */
 		return (Addr){SP_SHARED, lower_sh_addr(c, bufid, idx[0], idx[1]), bl->smem};
+	if (b->scope == SCOPE_LOCAL && bl->lreg >= 0) { /* indices all unrolled loop variables: the element */
+		int64_t k = 0, v;
+		int d = 0;
+		for (; d < b->rank && unrolled_value(c, idx[d], &v) && v >= 0 && v < bdim(c, b, d); d++)
+			k = k * bdim(c, b, d) + v;
+		if (d == b->rank)
+			return (Addr){SP_REGS, -1, (int64_t)bufid << 32 | (k * es)};
+	}
 	int32_t lin = idx[0];
 	for (int d = 1; d < b->rank; d++)
 		lin = bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, lin, i32c(c, bdim(c, b, d))), idx[d]);
@@ -78,6 +97,10 @@ int32_t lower_regs_ld(L *c, DType t, int32_t addr, int64_t off)
 	const BufLoc *bl = &c->bl[off >> 32];
 	int es = dtype_bytes(t);
 	int32_t byte = (int32_t)(off & 0xffffffff), r = reg(c, simt_storage_vt(t));
+	if (addr < 0) { /* a constant element (lower_elem_addr) */
+		emit(c, I(SI_MOV, t, r, regs_elem(c, off, byte / es), -1));
+		return r;
+	}
 	if (byte)
 		addr = bin(c, SI_ADD, DT_I32, addr, i32c(c, byte));
 	emit(c, I(SI_MOV, t, r, regs_elem(c, off, 0), -1));
@@ -94,11 +117,13 @@ void lower_regs_st(L *c, DType t, int32_t addr, int64_t off, int32_t val, int32_
 	const BufLoc *bl = &c->bl[off >> 32];
 	int es = dtype_bytes(t);
 	int32_t byte = (int32_t)(off & 0xffffffff);
-	if (byte)
+	if (addr >= 0 && byte)
 		addr = bin(c, SI_ADD, DT_I32, addr, i32c(c, byte));
 	for (int k = 0; k < bl->lreg_n; k++) {
 		int32_t e = regs_elem(c, off, k), p = guard;
-		if (bl->lreg_n > 1) {
+		if (addr < 0 && k != byte / es) /* a constant element (lower_elem_addr) */
+			continue;
+		if (bl->lreg_n > 1 && addr >= 0) {
 			int32_t hit = setp(c, CMP_EQ, DT_I32, addr, i32c(c, (int64_t)k * es));
 			p = guard >= 0 ? bin(c, SI_AND, DT_BOOL, hit, guard) : hit;
 		}

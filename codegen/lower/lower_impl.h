@@ -83,7 +83,13 @@ typedef struct {
 	const Target *t;
 	SimtFunc *f;
 	Diag *d;
-	BufLoc *bl;
+	BufLoc *bl;        /* by buffer id; only the kernel's buffers (kb) are set up */
+	int32_t *kb, nkb;  /* the kernel's buffers (tensor arguments, allocations), increasing ids */
+	/* Registers holding the variable of an unrolled loop copy (lower_unrolled)
+	 * and its value: constant indices of register locals (innermost 8). */
+	int32_t ureg[8];
+	int64_t uval[8];
+	int nureg;
 	int32_t *varreg;
 	int32_t tid, shbase;
 	int nthreads;
@@ -117,6 +123,10 @@ typedef struct {
 	bool collect_locals; /* lower_collect_*: record written locals instead */
 	VEC(int32_t) wlocals;
 } L;
+
+/* Each buffer b of the kernel, in increasing id order (the passes over
+ * buffers visit only these: per-kernel cost, not the module's). */
+#define FOR_KBUF(c, b) for (int32_t b##_j = 0, b = 0; b##_j < (c)->nkb && ((b = (c)->kb[b##_j]), 1); b##_j++)
 
 #define EX(id) (&c->m->exprs.data[(id)])
 #define ST(id) (&c->m->stmts.data[(id)])

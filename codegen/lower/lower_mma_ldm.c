@@ -199,7 +199,7 @@ void ldm_swizzle_analyze(L *c)
 {
 	if (!target_is_nvidia(c->t->id) || c->wg || (c->nv_off & LOWER_NV_SWIZZLE))
 		return;
-	for (size_t b = 0; b < c->m->bufs.len; b++) {
+	FOR_KBUF(c, b) {
 		const Buffer *x = BUF(b);
 		BufLoc *bl = &c->bl[b];
 		if (x->scope != SCOPE_SHARED || x->rank != 2 || dtype_bytes((DType)x->dtype) != 2 || bl->rf >= 0 ||

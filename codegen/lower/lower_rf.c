@@ -362,16 +362,16 @@ void rf_analyze(L *c)
 		rf_block(c, &r, &c->k->body);
 		int spr;
 		bool layout = r.keyR && !r.key_off && rr_rows(c, r.keyR, r.keyC, &spr) > 0;
-		for (size_t b = 0; b < nb; b++)
+		FOR_KBUF(c, b)
 			if (r.judge && rr_cand(c, (int32_t)b) && !r.rbad[b] && (!layout || !r.rlink[b]))
 				rr_bad(&r, (int32_t)b);
 		if (!r.changed && pass > 0)
 			break;
 		if (pass == 63) /* not settled: nothing in registers */
-			for (size_t b = 0; b < nb; b++)
+			FOR_KBUF(c, b)
 				r.bad[b] = r.rbad[b] = 1;
 	}
-	for (size_t b = 0; b < nb; b++) {
+	FOR_KBUF(c, b) {
 		if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 && (BUF(b)->dtype == DT_F32 || BUF(b)->dtype == DT_I32))
 			c->bl[b].rf = 1;
 		if (rr_cand(c, (int32_t)b) && !r.rbad[b])
@@ -381,17 +381,17 @@ void rf_analyze(L *c)
 	 * parallel over a fragment of that shape then tracks row slots, which
 	 * needs rr_rows > 0 (two accumulator shapes leave the rows in shared) */
 	bool any_rr = false;
-	for (size_t b = 0; b < nb; b++)
+	FOR_KBUF(c, b)
 		any_rr |= c->bl[b].rr == 1;
-	for (size_t b = 0; b < nb && any_rr && c->rr_tile < 0; b++)
-		if (c->bl[b].rf == 1 && BUF(b)->dtype == DT_F32 && bdim(c, BUF(b), 0) == r.keyR &&
+	FOR_KBUF(c, b)
+		if (any_rr && c->rr_tile < 0 && c->bl[b].rf == 1 && BUF(b)->dtype == DT_F32 && bdim(c, BUF(b), 0) == r.keyR &&
 		    bdim(c, BUF(b), 1) == r.keyC)
 			c->rr_tile = (int32_t)b;
 	int spr;
 	if (c->rr_tile >= 0 && rr_rows(c, r.keyR, r.keyC, &spr) <= 0)
 		c->rr_tile = -1;
 	if (c->rr_tile < 0) /* no row layout: the row fragments live in shared memory */
-		for (size_t b = 0; b < nb; b++)
+		FOR_KBUF(c, b)
 			c->bl[b].rr = -1;
 out:
 	free(r.bad);

@@ -288,9 +288,9 @@ void swz_analyze(L *c)
 	}
 	swz_block(c, &z, &c->k->body);
 	/* accumulators that may take the swapped MFMA layout (rf_place) */
-	for (size_t b = 0; b < nb; b++)
+	FOR_KBUF(c, b)
 		c->bl[b].rf_swap = c->bl[b].rf >= 0 && !z.busy[b];
-	for (size_t b = 0; b < nb; b++) {
+	FOR_KBUF(c, b) {
 		const Buffer *buf = BUF(b);
 		if (!z.role[b] || z.bad[b] || !on_chip(c, (int32_t)b) || buf->rank != 2)
 			continue;

@@ -300,7 +300,7 @@ void vf_analyze(L *c)
 			break;
 	}
 	int es = 0, slots = 0, ntile = 0;
-	for (size_t b = 0; b < nb; b++) {
+	FOR_KBUF(c, b) {
 		if (!vf_cand(c, (int32_t)b) || v.bad[b])
 			continue;
 		int64_t n0 = bdim(c, BUF(b), 0);
@@ -324,7 +324,7 @@ void vf_analyze(L *c)
 	VfLayout l;
 	if (!vf_layout(c, &l, v.R, v.C, es))
 		goto out;
-	for (size_t b = 0; b < nb; b++)
+	FOR_KBUF(c, b)
 		if (vf_cand(c, (int32_t)b) && !v.bad[b])
 			slots += v.role[b] == VF_TILE ? l.NR * l.NC * l.V : v.role[b] == VF_ROW ? l.NR : l.NC * l.V;
 	/* registers per thread: 128 beside addresses and temporaries (NVIDIA:
@@ -333,7 +333,7 @@ void vf_analyze(L *c)
 	if (l.NR * l.NC * l.V > 64 || slots > (target_is_nvidia(c->t->id) ? 192 : 128))
 		goto out;
 	c->vl = l;
-	for (size_t b = 0; b < nb; b++)
+	FOR_KBUF(c, b)
 		if (vf_cand(c, (int32_t)b) && !v.bad[b]) {
 			c->bl[b].vf = 1;
 			c->bl[b].vf_role = v.role[b];
@@ -376,7 +376,7 @@ void vf_setup(L *c)
 {
 	VfLayout *l = &c->vl;
 	bool any = false;
-	for (size_t b = 0; b < c->m->bufs.len; b++)
+	FOR_KBUF(c, b)
 		any |= c->bl[b].vf >= 0;
 	if (!any)
 		return;

@@ -106,7 +106,7 @@ void wgmma_analyze(L *c)
 {
 	if (!wg_target(c))
 		return;
-	for (size_t b = 0; b < c->m->bufs.len; b++) {
+	FOR_KBUF(c, b) {
 		const Buffer *x = BUF(b);
 		BufLoc *bl = &c->bl[b];
 		bool used = false;
@@ -123,7 +123,7 @@ void wgmma_analyze(L *c)
 void wgmma_place(L *c)
 {
 	bool any = false;
-	for (size_t b = 0; b < c->m->bufs.len; b++)
+	FOR_KBUF(c, b)
 		any |= c->bl[b].wgm;
 	if (!any)
 		return;

@@ -631,6 +631,9 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 {
 	sb_printf(out, "\n// kernel %s: block %d threads, %lld bytes of dynamic shared memory\n", f->name, f->threads,
 	          (long long)f->smem_bytes);
+	if (f->unrolled || f->unroll_kept)
+		sb_printf(out, "// unroll: %d loops unrolled, %d kept as loops (%s)\n", f->unrolled, f->unroll_kept,
+			  LOWER_UNROLL_CAP);
 	sb_printf(out, ".visible .entry %s(", f->name);
 	for (size_t i = 0; i < f->params.len; i++) {
 		const SimtParam *sp = &f->params.data[i];

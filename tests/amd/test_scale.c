@@ -188,3 +188,42 @@ Test(scale, long_branches_beyond_the_sopp_range)
 	free(big);
 	free(half);
 }
+
+/* `unroll` (constant bounds, verify checks) unrolls; codegen used to
+ * ignore the hint.  The listing says what was unrolled and what was kept
+ * (over 64 trips).  A break leaves past the last copy.  Each runs like the
+ * interpreter. */
+static const char unroll_src[] =
+	"kernel unr(A: f32[N], C: f32[N]) grid(ceildiv(N, 256)) threads(256) {\n"
+	"  S = fragment f32[256]\n  copy(A[bx * 256], S)\n"
+	"  unroll j in 0 .. %d step %d {\n"
+	"    parallel (i) in (256) {\n      S[i] = S[i] * 0.5 + f32(j)\n    }\n"
+	"    if j == %d {\n      break\n    }\n"
+	"  }\n"
+	"  unroll k in 0 .. %d {\n    parallel (i) in (256) {\n      S[i] = S[i] + f32(k) * 0.25\n    }\n  }\n"
+	"  copy(S, C[bx * 256])\n}\n";
+
+Test(scale, unroll_unrolls_constant_trip_loops)
+{
+	static const struct {
+		int hi, step, brk, k, unrolled, kept;
+	} cases[] = {
+		{8, 1, 100, 3, 2, 0},   /* 8 and 3 copies */
+		{20, 3, 9, 100, 1, 1},  /* 7 copies, the break in the fourth; 100 trips: kept */
+		{130, 2, 100, 2, 1, 1}, /* 65 trips: kept; 2 copies */
+	};
+	for (size_t c = 0; c < TA_ARRAY_LEN(cases); c++) {
+		char text[1024], want[64];
+		snprintf(text, sizeof text, unroll_src, cases[c].hi, cases[c].step, cases[c].brk, cases[c].k);
+		snprintf(want, sizeof want, "; unroll: %d loops unrolled, %d kept as loops", cases[c].unrolled,
+			 cases[c].kept);
+		for (size_t i = 0; i < TA_ARRAY_LEN(amd_targets); i++) {
+			AmdOutput out;
+			compile(text, amd_targets[i], &out);
+			cr_expect(strstr(out.listing.buf, want), "%s case %zu: no '%s' in the listing", amd_targets[i], c,
+				  want);
+			amd_output_free(&out);
+		}
+		run_on_emulator(text, "-D N=600");
+	}
+}
