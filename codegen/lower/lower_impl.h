@@ -200,6 +200,7 @@ void ldm_swizzle_analyze(L *c);
 bool ldm_names_buf(L *c, const Stmt *s, int32_t b);
 bool ldm_region_reads_buf(L *c, const Region *r, int32_t buf, bool whole);
 bool ldm_areg_fits(L *c, int32_t F, const Stmt *s);
+int32_t ldm_areg_pair(L *c, int32_t F, int e, DType in);
 
 /* lower_wgmma.c */
 void wgmma_analyze(L *c);

@@ -126,7 +126,7 @@ bool lower_gemm_areg_skip(L *c, const Block *b, int i)
 }
 
 /* The i32 register pair of A elements (row, k), (row, k + 1) from slots e, e + 1 of F. */
-static int32_t areg_pair(L *c, int32_t F, int e, DType in)
+int32_t ldm_areg_pair(L *c, int32_t F, int e, DType in)
 {
 	int32_t lo = pack(c, in, cvt(c, in, DT_F32, rf_get(c, F, e)));
 	int32_t hi = pack(c, in, cvt(c, in, DT_F32, rf_get(c, F, e + 1)));
@@ -283,8 +283,8 @@ bool lower_gemm_ldm(L *c, const Stmt *s)
 			if (areg) {
 				int NBF = c->bl[F].rf_nb;
 				int e0 = (int)((si * NBF + 2 * ks) * 4), e1 = e0 + 4;
-				int32_t p[4] = {areg_pair(c, F, e0, in), areg_pair(c, F, e0 + 2, in), areg_pair(c, F, e1, in),
-						areg_pair(c, F, e1 + 2, in)};
+				int32_t p[4] = {ldm_areg_pair(c, F, e0, in), ldm_areg_pair(c, F, e0 + 2, in), ldm_areg_pair(c, F, e1, in),
+						ldm_areg_pair(c, F, e1 + 2, in)};
 				af = (int32_t)c->f->regs.len;
 				for (int q = 0; q < 4; q++)
 					reg(c, VT_I32);

@@ -146,11 +146,7 @@ bool lower_gemm_wgmma(L *c, const Stmt *s)
 		int32_t p[4 * WG_MAX_KSTEPS];
 		for (int64_t ks = 0; ks < K / 16; ks++)
 			for (int q = 0; q < 4; q++) {
-				int e = (int)((2 * ks + q / 2) * 4 + (q % 2) * 2);
-				int32_t lo = pack(c, in, cvt(c, in, DT_F32, rf_get(c, F, e)));
-				int32_t hi = pack(c, in, cvt(c, in, DT_F32, rf_get(c, F, e + 1)));
-				p[ks * 4 + q] = reg(c, VT_I32);
-				emit(c, I(SI_PACK2, DT_I32, p[ks * 4 + q], lo, hi));
+				p[ks * 4 + q] = ldm_areg_pair(c, F, (int)((2 * ks + q / 2) * 4 + (q % 2) * 2), in);
 			}
 		a = (int32_t)c->f->regs.len;
 		for (int64_t q = 0; q < K / 4; q++)
