@@ -65,7 +65,7 @@ static const char *const examples[] = {
 	"gemv.tile",
 };
 
-Test(ptx, examples_pass_ptxas, .timeout = 120)
+Test(ptx, examples_pass_ptxas, .timeout = 600)
 {
 	static const struct {
 		ta_target id;
@@ -86,7 +86,7 @@ Test(ptx, examples_pass_ptxas, .timeout = 120)
 }
 
 /* Examples at the -D sizes they document, and regression kernels. */
-Test(ptx, sized_examples_pass_ptxas, .timeout = 120)
+Test(ptx, sized_examples_pass_ptxas, .timeout = 600)
 {
 	static const struct {
 		const char *file;
