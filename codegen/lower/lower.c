@@ -603,6 +603,15 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+uint8_t *lower_kb_bytes(L *c)
+{
+	uint8_t *p = malloc(c->m->bufs.len + 1);
+	if (p)
+		FOR_KBUF(c, b)
+			p[b] = 0;
+	return p;
+}
+
 static int kernel_bufs(L *c)
 {
 	size_t cap = (size_t)c->k->nargs + 16;
@@ -678,12 +687,14 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		return -1;
 	}
 	size_t nb = m->bufs.len, nv = m->vars.len;
-	c->bl = calloc(nb + 1, sizeof *c->bl);
+	/* By buffer id, but only the kernel's own entries are set up (below)
+	 * and ever read: malloc, so that the rest costs no time per kernel. */
+	c->bl = malloc((nb + 1) * sizeof *c->bl);
 	c->varreg = malloc((nv + 1) * sizeof *c->varreg);
-	c->rd_ep = calloc(nb + 1, sizeof(uint32_t));
-	c->wr_ep = calloc(nb + 1, sizeof(uint32_t));
-	c->srd = calloc(nb + 1, sizeof(uint32_t));
-	c->swr = calloc(nb + 1, sizeof(uint32_t));
+	c->rd_ep = malloc((nb + 1) * sizeof(uint32_t));
+	c->wr_ep = malloc((nb + 1) * sizeof(uint32_t));
+	c->srd = malloc((nb + 1) * sizeof(uint32_t));
+	c->swr = malloc((nb + 1) * sizeof(uint32_t));
 	if (!c->bl || !c->varreg || !c->rd_ep || !c->wr_ep || !c->srd || !c->swr) {
 		c->failed = true;
 		diag_error(d, "out of memory");
@@ -696,6 +707,8 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		goto out;
 	}
 	FOR_KBUF(c, b) {
+		memset(&c->bl[b], 0, sizeof c->bl[b]);
+		c->rd_ep[b] = c->wr_ep[b] = c->srd[b] = c->swr[b] = 0;
 		c->bl[b].shadow = c->bl[b].rf = c->bl[b].vf = c->bl[b].rr = -1;
 		c->bl[b].lreg = c->bl[b].lshadow = -1;
 	}
@@ -791,13 +804,13 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	c->sgen++;
 	c->touched.len = 0;
 	lower_collect_block(c, &kn->body);
-	c->ro = calloc(nb + 1, 1);
+	c->ro = lower_kb_bytes(c);
 	if (!c->ro) {
 		c->failed = true;
 		goto out;
 	}
-	for (size_t i = 0; i < nb; i++)
-		c->ro[i] = c->swr[i] != c->sgen;
+	FOR_KBUF(c, b)
+		c->ro[b] = c->swr[b] != c->sgen;
 	c->touched.len = 0;
 	if (f->smem_bytes > smem_limit(t->id)) {
 		/* Caught here, not at launch: the code object would load and then

@@ -126,6 +126,8 @@ typedef struct {
 
 /* Each buffer b of the kernel, in increasing id order (the passes over
  * buffers visit only these: per-kernel cost, not the module's). */
+/* A byte per buffer id, 0 for the kernel's buffers (the only ones read), or NULL. */
+uint8_t *lower_kb_bytes(L *c);
 #define FOR_KBUF(c, b) for (int32_t b##_j = 0, b = 0; b##_j < (c)->nkb && ((b = (c)->kb[b##_j]), 1); b##_j++)
 
 #define EX(id) (&c->m->exprs.data[(id)])

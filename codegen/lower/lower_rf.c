@@ -347,8 +347,7 @@ bool rr_rows_alike(L *c, int64_t R, int64_t C1, int64_t C2)
  * been seen (judge). */
 void rf_analyze(L *c)
 {
-	size_t nb = c->m->bufs.len;
-	RfScan r = {.bad = calloc(nb + 1, 1), .acc = calloc(nb + 1, 1), .rbad = calloc(nb + 1, 1), .rlink = calloc(nb + 1, 1)};
+	RfScan r = {.bad = lower_kb_bytes(c), .acc = lower_kb_bytes(c), .rbad = lower_kb_bytes(c), .rlink = lower_kb_bytes(c)};
 	if (!r.bad || !r.acc || !r.rbad || !r.rlink) {
 		c->failed = true;
 		goto out;
@@ -358,7 +357,8 @@ void rf_analyze(L *c)
 		r.judge = pass > 0;
 		r.keyR = r.keyC = 0;
 		r.key_off = false;
-		memset(r.rlink, 0, nb + 1);
+		FOR_KBUF(c, b)
+			r.rlink[b] = 0;
 		rf_block(c, &r, &c->k->body);
 		int spr;
 		bool layout = r.keyR && !r.key_off && rr_rows(c, r.keyR, r.keyC, &spr) > 0;

@@ -275,13 +275,12 @@ void swz_analyze(L *c)
 {
 	if (!target_is_amd(c->t->id))
 		return;
-	size_t nb = c->m->bufs.len;
 	SwzScan z;
-	z.bad = calloc(nb + 1, 1);
-	z.role = calloc(nb + 1, 1);
-	z.dist = calloc(nb + 1, 1);
-	z.wmma = calloc(nb + 1, 1);
-	z.busy = calloc(nb + 1, 1);
+	z.bad = lower_kb_bytes(c);
+	z.role = (int8_t *)lower_kb_bytes(c);
+	z.dist = lower_kb_bytes(c);
+	z.wmma = lower_kb_bytes(c);
+	z.busy = lower_kb_bytes(c);
 	if (!z.bad || !z.role || !z.dist || !z.wmma || !z.busy) {
 		c->failed = true;
 		goto out;

@@ -282,8 +282,7 @@ static bool vf_layout(L *c, VfLayout *l, int R, int C, int es)
 /* Marks the eligible fragments (bl[].vf = 1) and fixes the layout. */
 void vf_analyze(L *c)
 {
-	size_t nb = c->m->bufs.len;
-	VfScan v = {.bad = calloc(nb + 1, 1), .role = calloc(nb + 1, 1), .ges = calloc(nb + 1, 1)};
+	VfScan v = {.bad = lower_kb_bytes(c), .role = lower_kb_bytes(c), .ges = lower_kb_bytes(c)};
 	if (!v.bad || !v.role || !v.ges) {
 		c->failed = true;
 		goto out;
