@@ -992,6 +992,44 @@ static bool parse_kwargs(Parser *ps, Kwarg *kw, int nkw)
 
 /* NAME '=' 'view' TENSOR '[' dims ']': the tensor parameter's memory,
  * row-major with other dimensions (integer expressions of shape symbols). */
+/* '[' e, ... ']': the shape of a buffer or view being declared, 1 to
+ * IR_MAX_RANK expressions into b->shape and b->rank (what: the expected
+ * '[', subject: "buffers have", "a view has" for the rank error at pos).
+ * Returns false after an error. */
+static bool parse_shape(Parser *ps, Buffer *b, const char *what, SrcPos pos, const char *subject)
+{
+	if (!expect(ps, T_LBRACK, what))
+		return false;
+	int32_t n;
+	int32_t *dims = parse_expr_list(ps, T_RBRACK, "']'", &n);
+	if (ps->failed)
+		return false;
+	if (n < 1 || n > IR_MAX_RANK) {
+		error_at(ps, pos, "%s rank 1 to %d, not %d", subject, IR_MAX_RANK, n);
+		return false;
+	}
+	b->rank = (uint8_t)n;
+	memcpy(b->shape, dims, (size_t)n * sizeof *dims);
+	return true;
+}
+
+/* NAME = shared/fragment/local/view ...: adds b under name, declares it and
+ * returns its S_ALLOC statement (-1 after an error). */
+static int32_t declare_buf(Parser *ps, Tok name, Buffer b)
+{
+	b.name = arena_strndup(&ps->m->arena, name.s, name.n);
+	int32_t id = b.name ? ir_add_buf(ps->m, b) : -1;
+	if (id < 0) {
+		error_at(ps, name.pos, "out of memory");
+		return -1;
+	}
+	if (!declare(ps, b.name, name.pos, -1, id))
+		return -1;
+	Stmt s = mk_stmt(S_ALLOC, name.pos);
+	s.buf = id;
+	return add_stmt(ps, s);
+}
+
 static int32_t parse_view(Parser *ps, Tok name)
 {
 	next(ps); /* 'view' */
@@ -1005,30 +1043,11 @@ static int32_t parse_view(Parser *ps, Tok name)
 	const Buffer *sb = &ps->m->bufs.data[nm->buf];
 	int32_t viewed = sb->view ? sb->viewed : nm->buf;
 	next(ps);
-	if (!expect(ps, T_LBRACK, "'[' and the view's shape"))
-		return -1;
-	int32_t n;
-	int32_t *dims = parse_expr_list(ps, T_RBRACK, "']'", &n);
-	if (ps->failed)
-		return -1;
-	if (n < 1 || n > IR_MAX_RANK) {
-		error_at(ps, src.pos, "a view has rank 1 to %d, not %d", IR_MAX_RANK, n);
-		return -1;
-	}
-	Buffer b = {.scope = SCOPE_GLOBAL, .dtype = ps->m->bufs.data[viewed].dtype, .rank = (uint8_t)n, .pos = name.pos,
+	Buffer b = {.scope = SCOPE_GLOBAL, .dtype = ps->m->bufs.data[viewed].dtype, .pos = name.pos,
 	            .param = ps->m->bufs.data[viewed].param, .view = true, .viewed = viewed};
-	memcpy(b.shape, dims, (size_t)n * sizeof *dims);
-	b.name = arena_strndup(&ps->m->arena, name.s, name.n);
-	int32_t id = b.name ? ir_add_buf(ps->m, b) : -1;
-	if (id < 0) {
-		error_at(ps, name.pos, "out of memory");
+	if (!parse_shape(ps, &b, "'[' and the view's shape", src.pos, "a view has"))
 		return -1;
-	}
-	if (!declare(ps, b.name, name.pos, -1, id))
-		return -1;
-	Stmt s = mk_stmt(S_ALLOC, name.pos);
-	s.buf = id;
-	return add_stmt(ps, s);
+	return declare_buf(ps, name, b);
 }
 
 static int32_t parse_alloc(Parser *ps, Tok name)
@@ -1059,30 +1078,10 @@ static int32_t parse_alloc(Parser *ps, Tok name)
 		return -1;
 	}
 	next(ps);
-	if (!expect(ps, T_LBRACK, "'[' and the buffer's shape"))
+	Buffer b = {.scope = (uint8_t)scope, .dtype = (uint8_t)t, .pos = name.pos, .param = -1};
+	if (!parse_shape(ps, &b, "'[' and the buffer's shape", dt.pos, "buffers have"))
 		return -1;
-	int32_t n;
-	int32_t *dims = parse_expr_list(ps, T_RBRACK, "']'", &n);
-	if (ps->failed)
-		return -1;
-	if (n < 1 || n > IR_MAX_RANK) {
-		error_at(ps, dt.pos, "buffers have rank 1 to %d, not %d", IR_MAX_RANK, n);
-		return -1;
-	}
-	Buffer b = {.name = NULL, .scope = (uint8_t)scope, .dtype = (uint8_t)t, .rank = (uint8_t)n,
-	            .pos = name.pos, .param = -1};
-	memcpy(b.shape, dims, (size_t)n * sizeof *dims);
-	b.name = arena_strndup(&ps->m->arena, name.s, name.n);
-	int32_t id = ir_add_buf(ps->m, b);
-	if (id < 0 || !b.name) {
-		error_at(ps, name.pos, "out of memory");
-		return -1;
-	}
-	if (!declare(ps, b.name, name.pos, -1, id))
-		return -1;
-	Stmt s = mk_stmt(S_ALLOC, name.pos);
-	s.buf = id;
-	return add_stmt(ps, s);
+	return declare_buf(ps, name, b);
 }
 
 /* 'var' NAME [':' DTYPE] ['=' expr]: a local [1] buffer used without an
