@@ -95,16 +95,9 @@ Test(amd_acc, i8_gemm_epilogue_matches_the_interpreter)
 /* The lowering keeps the i32 accumulator out of shared memory. */
 Test(amd_acc, i8_accumulator_is_not_in_shared_memory)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s/tests/amd/i8_gemm.tile", env("TILEASM_SRCDIR"));
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
+	Module *m = load_src("tests/amd/i8_gemm.tile", NULL, 0);
 	Diag d;
 	diag_init(&d);
-	Module *m = ir_parse("i8_gemm.tile", text, len, &d);
-	cr_assert(m, "%s", diag_text(&d));
-	cr_assert_eq(ir_verify(m, &d), 0, "%s", diag_text(&d));
 	for (int t = 0; t < 3; t++) {
 		Target tg;
 		cr_assert_eq(target_parse(targets[t], &tg), 0);
@@ -119,7 +112,6 @@ Test(amd_acc, i8_accumulator_is_not_in_shared_memory)
 	}
 	ir_module_free(m);
 	diag_free(&d);
-	free(text);
 }
 
 /* In the machine code: 16 KiB of LDS, no 4-byte LDS stores (the
@@ -248,19 +240,11 @@ Test(amd_acc, agprs_only_for_big_fragments_on_cdna)
  * result still matches the interpreter exactly on the emulator. */
 Test(amd_acc, agpr_accumulator_next_to_vgpr_spills)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s/tests/amd/acc_gemm_i8.tile", env("TILEASM_SRCDIR"));
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse("acc_gemm_i8.tile", text, len, &d);
-	cr_assert(m, "%s", diag_text(&d));
 	enum { M = 130, N = 300, K = 70 };
 	const Define defs[] = {{"M", M}, {"N", N}, {"K", K}};
-	cr_assert_eq(ir_specialize(m, defs, 3, &d), 0, "%s", diag_text(&d));
-	cr_assert_eq(ir_verify(m, &d), 0, "%s", diag_text(&d));
+	Module *m = load_src("tests/amd/acc_gemm_i8.tile", defs, 3);
+	Diag d;
+	diag_init(&d);
 	int8_t *a = malloc(M * K), *b = malloc(K * N);
 	float *want = calloc(M * N, sizeof(float)), *got = malloc(M * N * sizeof(float));
 	uint32_t x = 7;
@@ -311,7 +295,6 @@ Test(amd_acc, agpr_accumulator_next_to_vgpr_spills)
 	free(a), free(b), free(want), free(got);
 	ir_module_free(m);
 	diag_free(&d);
-	free(text);
 }
 
 /* ---- wait states of the acc_cd forms ----------------------------------------- */

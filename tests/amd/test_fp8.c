@@ -55,16 +55,7 @@ static char *write_tmp(const char *dir, const char *name, const char *text)
 	return path;
 }
 
-static Module *load(const char *text)
-{
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse("fp8.tile", text, strlen(text), &d);
-	cr_assert(m, "%s", diag_text(&d));
-	cr_assert_eq(ir_verify(m, &d), 0, "%s", diag_text(&d));
-	diag_free(&d);
-	return m;
-}
+static Module *load(const char *text) { return load_text("fp8.tile", text, NULL, 0); }
 
 /* ---- conversions, bit for bit ------------------------------------------- */
 

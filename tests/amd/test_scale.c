@@ -10,6 +10,7 @@
 #include "amd.h"
 #include "ir.h"
 #include "util.h"
+#include "testutil.h"
 
 static const char *const amd_targets[] = {"gfx1100", "gfx90a", "gfx942"};
 
@@ -54,10 +55,9 @@ static char *straight(int n)
 
 static void compile(const char *text, const char *target, AmdOutput *out)
 {
+	Module *m = load_text("gen.tile", text, NULL, 0);
 	Diag d;
 	diag_init(&d);
-	Module *m = ir_parse("gen.tile", text, strlen(text), &d);
-	cr_assert(m && ir_verify(m, &d) == 0, "%s", diag_text(&d));
 	Target t;
 	cr_assert_eq(target_parse(target, &t), 0);
 	memset(out, 0, sizeof *out);

@@ -17,6 +17,7 @@
 #include "emu.h"
 #include "mir.h"
 #include "regalloc.h"
+#include "testutil.h"
 
 /* ---- the spill code, inline ----------------------------------------------- */
 
@@ -424,19 +425,11 @@ static void check_descriptor_with_llvm_mc(const Case *c, const AmdOutput *out)
 /* Compiles c unconstrained and at its limits, runs both, compares. */
 static void check_case(const Case *c)
 {
-	const char *srcdir = getenv("TILEASM_SRCDIR");
-	cr_assert(srcdir, "TILEASM_SRCDIR not set");
-	char path[512];
-	snprintf(path, sizeof path, "%s/examples/%s.tile", srcdir, c->ex);
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
+	char rel[512];
+	snprintf(rel, sizeof rel, "examples/%s.tile", c->ex);
+	Module *m = load_src(rel, c->def, c->ndef);
 	Diag d;
 	diag_init(&d);
-	Module *m = ir_parse(path, text, len, &d);
-	cr_assert(m, "%s", diag_text(&d));
-	cr_assert_eq(ir_specialize(m, c->def, c->ndef, &d), 0, "%s", diag_text(&d));
-	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
 	Target t;
 	cr_assert(target_parse(c->target, &t) == 0);
 	Result res[2];
@@ -470,7 +463,6 @@ static void check_case(const Case *c)
 	result_free(&res[1]);
 	diag_free(&d);
 	ir_module_free(m);
-	free(text);
 }
 
 /* Every target, tiny VGPR files (and 4 AGPRs on CDNA, so that most spills

@@ -15,6 +15,7 @@
 #include "ir.h"
 #include "mir.h"
 #include "regalloc.h"
+#include "testutil.h"
 
 /* n values of file cls live at once (x_i = i), then summed and stored. */
 static void phase(MFunc *f, int cls, int n, int base)
@@ -150,19 +151,9 @@ typedef struct {
 	int limit[MR_NCLASS];
 } Quality;
 
+/* examples/EX.tile with defs "N=..,M=..". */
 static Module *load(const char *ex, const char *defs)
 {
-	const char *srcdir = getenv("TILEASM_SRCDIR");
-	cr_assert(srcdir, "TILEASM_SRCDIR not set");
-	char path[512];
-	snprintf(path, sizeof path, "%s/examples/%s.tile", srcdir, ex);
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse(path, text, len, &d);
-	cr_assert(m, "%s", diag_text(&d));
 	Define def[4];
 	char names[4][8];
 	int nd = 0;
@@ -176,11 +167,9 @@ static Module *load(const char *ex, const char *defs)
 		if (*p == ',')
 			p++;
 	}
-	cr_assert_eq(ir_specialize(m, def, nd, &d), 0, "%s", diag_text(&d));
-	cr_assert_eq(ir_verify(m, &d), 0, "%s", diag_text(&d));
-	diag_free(&d);
-	free(text);
-	return m;
+	char rel[512];
+	snprintf(rel, sizeof rel, "examples/%s.tile", ex);
+	return load_src(rel, def, nd);
 }
 
 /* Compiles q unconstrained and at its VGPR limit.  The spilled dwords may

@@ -11,6 +11,7 @@
 #include "mir.h"
 #include "passtest.h"
 #include "regalloc.h"
+#include "testutil.h"
 
 /* ---- matching with bindings (tests/common/passtest.h) ----------------------- */
 
@@ -338,20 +339,10 @@ static void run_softmax(const Target *t, const AmdOutput *out, const uint16_t *x
  * code computes on the emulator (same operations, other registers). */
 Test(ssa_ra, split_code_runs_like_unsplit_code)
 {
-	const char *srcdir = getenv("TILEASM_SRCDIR");
-	cr_assert(srcdir, "TILEASM_SRCDIR not set");
-	char path[512];
-	snprintf(path, sizeof path, "%s/examples/softmax.tile", srcdir);
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
+	static const Define shape[2] = {{"M", SM_M}, {"N", SM_N}};
+	Module *m = load_src("examples/softmax.tile", shape, 2);
 	Diag d;
 	diag_init(&d);
-	Module *m = ir_parse(path, text, len, &d);
-	cr_assert(m, "%s", diag_text(&d));
-	static const Define shape[2] = {{"M", SM_M}, {"N", SM_N}};
-	cr_assert_eq(ir_specialize(m, shape, 2, &d), 0, "%s", diag_text(&d));
-	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
 	Target t;
 	cr_assert(target_parse("gfx942", &t) == 0);
 	static uint16_t x[SM_M * SM_N], y0[SM_M * SM_N], y1[SM_M * SM_N];
@@ -390,5 +381,4 @@ Test(ssa_ra, split_code_runs_like_unsplit_code)
 	cr_assert(!memcmp(y0, y1, sizeof y0), "the split code computes something else");
 	diag_free(&d);
 	ir_module_free(m);
-	free(text);
 }

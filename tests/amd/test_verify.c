@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "amd.h"
+#include "testutil.h"
 
 static const char *const examples[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
 				       "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
@@ -15,20 +16,9 @@ static const ta_target amd_targets[] = {TA_TARGET_GFX1100, TA_TARGET_GFX90A, TA_
 
 static Module *load(const char *name)
 {
-	const char *srcdir = getenv("TILEASM_SRCDIR");
-	cr_assert(srcdir, "TILEASM_SRCDIR not set");
-	char path[512];
-	snprintf(path, sizeof path, "%s/examples/%s.tile", srcdir, name);
-	size_t n;
-	char *src = read_file(path, &n);
-	cr_assert(src, "cannot read %s", path);
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse(path, src, n, &d);
-	cr_assert(m && !ir_verify(m, &d), "%s: %s", path, diag_text(&d));
-	diag_free(&d);
-	free(src);
-	return m;
+	char rel[512];
+	snprintf(rel, sizeof rel, "examples/%s.tile", name);
+	return load_src(rel, NULL, 0);
 }
 
 static void compile(const Module *m, ta_target tg, AmdOutput *out)

@@ -19,25 +19,11 @@ const char *const emurun_targets[3] = {"gfx1100", "gfx90a", "gfx942"};
 
 Module *load_kernel(const char *label, const char *src, const char *file, const Define *defs, int ndefs, Diag *d)
 {
-	char *text = NULL;
-	size_t len = 0;
-	if (!src) {
-		const char *root = getenv("TILEASM_SRCDIR");
-		cr_assert(root, "TILEASM_SRCDIR not set (run through meson test)");
-		char path[512];
-		snprintf(path, sizeof path, "%s/examples/%s", root, file);
-		text = read_file(path, &len);
-		cr_assert(text, "cannot read %s", path);
-	} else {
-		text = strdup(src);
-		len = strlen(text);
-	}
-	Module *m = ir_parse(label, text, len, d);
-	free(text);
-	cr_assert(m, "%s: %s", label, diag_text(d));
-	cr_assert_eq(ir_specialize(m, defs, ndefs, d), 0, "%s: %s", label, diag_text(d));
-	cr_assert_eq(ir_verify(m, d), 0, "%s: %s", label, diag_text(d));
-	return m;
+	if (src)
+		return load_text(label, src, defs, ndefs);
+	char rel[512];
+	snprintf(rel, sizeof rel, "examples/%s", file);
+	return load_src(rel, defs, ndefs);
 }
 
 static double rnd(uint32_t *rng)

@@ -42,6 +42,36 @@ const char *env(const char *name)
 	return v;
 }
 
+Module *load_text(const char *name, const char *text, const Define *defs, int ndefs)
+{
+	Diag d;
+	diag_init(&d);
+	Module *m = ir_parse(name, text, strlen(text), &d);
+	cr_assert(m, "%s: parse failed:\n%s", name, diag_text(&d));
+	cr_assert_eq(ir_specialize(m, defs, ndefs, &d), 0, "%s: specialize failed:\n%s", name, diag_text(&d));
+	cr_assert_eq(ir_verify(m, &d), 0, "%s: verify failed:\n%s", name, diag_text(&d));
+	diag_free(&d);
+	return m;
+}
+
+char *src_text(const char *rel)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", env("TILEASM_SRCDIR"), rel);
+	size_t len;
+	char *text = read_file(path, &len);
+	cr_assert(text, "cannot read %s", path);
+	return text;
+}
+
+Module *load_src(const char *rel, const Define *defs, int ndefs)
+{
+	char *text = src_text(rel);
+	Module *m = load_text(rel, text, defs, ndefs);
+	free(text);
+	return m;
+}
+
 int count(const char *text, const char *what)
 {
 	int n = 0;

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "ir.h"
+
 /* Runs cmd through /bin/sh; returns its stdout (malloc'd, NUL-terminated)
  * and its exit status in *status (-1 when it did not exit normally). */
 char *run_cmd(const char *cmd, int *status);
@@ -19,6 +21,13 @@ int count(const char *text, const char *what);
 /* A fresh directory under /tmp (malloc'd path); rmdir_all removes it and frees the path. */
 char *tmpdir(void);
 void rmdir_all(char *dir);
+/* Parses text (name: the file name in diagnostics), specialises it with defs
+ * (ndefs may be 0) and verifies it; asserts with the diagnostics on errors. */
+Module *load_text(const char *name, const char *text, const Define *defs, int ndefs);
+/* The text of the file TILEASM_SRCDIR/rel (e.g. "examples/gemm.tile"), malloc'd. */
+char *src_text(const char *rel);
+/* load_text of that file. */
+Module *load_src(const char *rel, const Define *defs, int ndefs);
 /* Runs ptxas (/usr/local/cuda/bin/ptxas, required) on ptx for arch ("sm_80", "sm_90a"); returns its exit
  * status, its output in log. */
 int ptxas(const char *ptx, const char *arch, char *log, size_t loglen);

@@ -1,5 +1,6 @@
 /* harness.h — helpers shared by the interpreter tests: parse + verify a
- * source text, bind kernel arguments by name, deterministic random data. */
+ * source text (tests/common's load_text / load_src), bind kernel arguments
+ * by name, deterministic random data. */
 #ifndef TEST_INTERP_HARNESS_H
 #define TEST_INTERP_HARNESS_H
 
@@ -10,34 +11,20 @@
 #include "dtype.h"
 #include "interp.h"
 #include "ir.h"
+#include "testutil.h"
 
 /* Parses and verifies text; fails the test with the diagnostics otherwise. */
 static inline Module *h_load(const char *name, const char *text, const Define *defs, int ndefs)
 {
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse(name, text, strlen(text), &d);
-	cr_assert(m, "parse failed:\n%s", diag_text(&d));
-	if (ndefs)
-		cr_assert_eq(ir_specialize(m, defs, ndefs, &d), 0, "specialize failed:\n%s", diag_text(&d));
-	cr_assert_eq(ir_verify(m, &d), 0, "verify failed:\n%s", diag_text(&d));
-	diag_free(&d);
-	return m;
+	return load_text(name, text, defs, ndefs);
 }
 
 /* Loads TILEASM_SRCDIR/examples/<file> with -D defines. */
 static inline Module *h_load_example_defs(const char *file, const Define *defs, int ndefs)
 {
-	const char *root = getenv("TILEASM_SRCDIR");
-	cr_assert(root, "TILEASM_SRCDIR is not set (run through meson test)");
-	char path[1024];
-	snprintf(path, sizeof path, "%s/examples/%s", root, file);
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
-	Module *m = h_load(path, text, defs, ndefs);
-	free(text);
-	return m;
+	char rel[512];
+	snprintf(rel, sizeof rel, "examples/%s", file);
+	return load_src(rel, defs, ndefs);
 }
 
 /* Loads TILEASM_SRCDIR/examples/<file>. */

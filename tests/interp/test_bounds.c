@@ -23,21 +23,9 @@ static char *src_path(const char *rel)
 	return p;
 }
 
-static Module *load_file(const char *rel)
-{
-	char *path = src_path(rel);
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
-	Module *m = h_load(path, text, NULL, 0);
-	free(text);
-	free(path);
-	return m;
-}
-
 static void bounded_fails(const char *rel)
 {
-	Module *m = load_file(rel);
+	Module *m = load_src(rel, NULL, 0);
 	float A[16] = {0};
 	Args a = {.m = m};
 	h_tensor(&a, "A", A, sizeof A);

@@ -220,20 +220,13 @@ Test(interp, shuffle_from_a_thread_that_does_not_take_part)
 static const char *const amd_targets[] = {"gfx1100", "gfx90a", "gfx942"};
 static const char *const all_targets[] = {"gfx1100", "gfx90a", "gfx942", "sm_80", "sm_90a"};
 
-/* Runs cmd; returns its exit status and its output (caller frees). */
-static int run_cmd(const char *cmd, char **out)
+/* Runs cmd; returns its exit status and its output, stderr included (caller
+ * frees; tests/common's run_out). */
+static int run_merged(const char *cmd, char **out)
 {
-	char tmp[] = "/tmp/tileasm-lang-XXXXXX";
-	int fd = mkstemp(tmp);
-	cr_assert(fd >= 0);
-	close(fd);
 	char full[8192];
-	snprintf(full, sizeof full, "%s >%s 2>&1", cmd, tmp);
-	int rc = system(full);
-	*out = read_file(tmp, NULL);
-	remove(tmp);
-	cr_assert(*out, "no output from %s", cmd);
-	return rc;
+	snprintf(full, sizeof full, "%s 2>&1", cmd);
+	return run_out(full, out);
 }
 
 /* The -D NAME=VALUE options of a run line. */
@@ -286,7 +279,7 @@ static void check_file(const char *exe, const char *path)
 			defines_of(opts, defs, sizeof defs);
 			nrun++;
 			snprintf(cmd, sizeof cmd, "%s run %s --backend=interp %s", exe, path, opts);
-			int rc = run_cmd(cmd, &out);
+			int rc = run_merged(cmd, &out);
 			cr_expect(rc == 0 && strstr(out, "\nPASS"), "%s: interpreter failed:\n%s", cmd, out);
 			free(out);
 			if (refuse)
@@ -296,7 +289,7 @@ static void check_file(const char *exe, const char *path)
 					continue;
 				snprintf(cmd, sizeof cmd, "%s run %s --backend=emu --target=%s %s", exe, path, amd_targets[t],
 				         opts);
-				rc = run_cmd(cmd, &out);
+				rc = run_merged(cmd, &out);
 				cr_expect(rc == 0 && strstr(out, "\nPASS") && strstr(out, "emu: "), "%s: failed:\n%s", cmd, out);
 				free(out);
 			}
@@ -309,11 +302,11 @@ static void check_file(const char *exe, const char *path)
 				cr_assert(fd >= 0);
 				close(fd);
 				snprintf(cmd, sizeof cmd, "%s compile %s --target=%s%s -o %s", exe, path, arch, defs, ptx);
-				rc = run_cmd(cmd, &out);
+				rc = run_merged(cmd, &out);
 				cr_expect(rc == 0, "%s: failed:\n%s", cmd, out);
 				free(out);
 				snprintf(cmd, sizeof cmd, PTXAS " -arch=%s %s -o /dev/null", arch, ptx);
-				rc = run_cmd(cmd, &out);
+				rc = run_merged(cmd, &out);
 				cr_expect(rc == 0, "%s (%s): ptxas rejected the PTX:\n%s", path, arch, out);
 				free(out);
 				remove(ptx);
@@ -330,7 +323,7 @@ static void check_file(const char *exe, const char *path)
 				nt++;
 				snprintf(want, sizeof want, fmt, all_targets[t]);
 				snprintf(cmd, sizeof cmd, "%s compile %s --target=%s -o /dev/null", exe, path, all_targets[t]);
-				int rc = run_cmd(cmd, &out);
+				int rc = run_merged(cmd, &out);
 				cr_expect(rc != 0 && strstr(out, want), "%s: want a refusal '%s', got (exit %d):\n%s", cmd, want, rc,
 				          out);
 				free(out);
@@ -342,7 +335,7 @@ static void check_file(const char *exe, const char *path)
 			for (size_t t = 0; t < TA_ARRAY_LEN(all_targets); t++) {
 				snprintf(want, sizeof want, fmt, all_targets[t]);
 				snprintf(cmd, sizeof cmd, "%s compile %s --target=%s -o /dev/null", exe, path, all_targets[t]);
-				int rc = run_cmd(cmd, &out);
+				int rc = run_merged(cmd, &out);
 				cr_expect(rc != 0 && strstr(out, want), "%s: want a refusal '%s', got (exit %d):\n%s", cmd, want, rc,
 				          out);
 				free(out);

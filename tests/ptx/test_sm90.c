@@ -13,33 +13,16 @@
 #include "ptx.h"
 #include "ptx_sm90.h"
 #include "target.h"
+#include "testutil.h"
 #include "tileasm.h"
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
-static Module *load_text(const char *name, const char *text, const Define *defs, int ndefs)
-{
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse(name, text, strlen(text), &d);
-	cr_assert(m, "parse failed:\n%s", diag_text(&d));
-	if (ndefs)
-		cr_assert_eq(ir_specialize(m, defs, ndefs, &d), 0, "%s", diag_text(&d));
-	cr_assert_eq(ir_verify(m, &d), 0, "verify failed:\n%s", diag_text(&d));
-	diag_free(&d);
-	return m;
-}
-
 static char *example_text(const char *file)
 {
-	const char *root = getenv("TILEASM_SRCDIR");
-	cr_assert(root, "TILEASM_SRCDIR is not set (run through meson test)");
-	char path[1024];
-	snprintf(path, sizeof path, "%s/examples/%s", root, file);
-	size_t len;
-	char *text = read_file(path, &len);
-	cr_assert(text, "cannot read %s", path);
-	return text;
+	char rel[512];
+	snprintf(rel, sizeof rel, "examples/%s", file);
+	return src_text(rel);
 }
 
 static Module *load_example(const char *file, const Define *defs, int ndefs)
