@@ -127,9 +127,10 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, const 
 {
 	StrBuf sb = {0};
 	PtxKernelInfo *info = NULL;
+	LowerOptions lo = {.nvidia_off = o->nvidia_off};
 	if (o->dump_after || o->verify) {
 		/* The PTX backend has one pass over the SIMT IR: check or show that. */
-		if (simt_dump_module(m, t, &sb, &c->diag)) {
+		if (simt_dump_module(m, t, &lo, &sb, &c->diag)) {
 			sb_free(&sb);
 			return TA_ERR_UNSUPPORTED;
 		}
@@ -138,7 +139,7 @@ static ta_status compile_ptx(ta_ctx *c, const Module *m, const Target *t, const 
 		sb_free(&sb);
 	}
 	double t0 = now_ms();
-	if (ptx_compile_split(m, t, &sb, &info, &c->diag)) {
+	if (ptx_compile_split(m, t, &lo, &sb, &info, &c->diag)) {
 		sb_free(&sb);
 		return TA_ERR_UNSUPPORTED;
 	}
@@ -280,13 +281,23 @@ static void verify_only_job(void *p)
 	j->bad = ir_verify(j->m, j->d);
 }
 
+static ta_status check_options(ta_ctx *c, const Target *t, const ta_compile_options *o);
+
 TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_binary **out)
+{
+	return ta_compile_with(c, tm, target, NULL, out);
+}
+
+TA_API ta_status ta_compile_with(ta_ctx *c, ta_module *tm, const char *target, const ta_compile_options *o,
+                                 ta_binary **out)
 {
 	if (!c || !tm || !out)
 		return TA_ERR_INVALID;
 	*out = NULL;
 	Target t;
 	ta_status st = parse_target(c, target, &t);
+	if (st == TA_OK)
+		st = check_options(c, &t, o);
 	if (st != TA_OK)
 		return st;
 	/* The binary keeps its own copy of the IR, so the caller's module stays
@@ -328,7 +339,7 @@ TA_API ta_status ta_compile(ta_ctx *c, ta_module *tm, const char *target, ta_bin
 		ir_module_free(m);
 		return TA_ERR_VERIFY;
 	}
-	return compile_module(c, m, &t, NULL, now_ms() - t0, out);
+	return compile_module(c, m, &t, o, now_ms() - t0, out);
 }
 
 /* ---- cache --------------------------------------------------------------- */
@@ -465,7 +476,7 @@ TA_API ta_status ta_compile_source_with(ta_ctx *c, const char *filename, const c
 	char *key = NULL;
 	uint64_t h = 0;
 	/* A dump or a verified compile is one compile's: no cache. */
-	int cached = c->cache_max && (!o || (!o->dump_after && !o->verify));
+	int cached = c->cache_max && (!o || (!o->dump_after && !o->verify && !o->nvidia_off));
 	if (cached) {
 		key = cache_key(c, target ? target : "", text, len, &klen);
 		if (!key)

@@ -188,15 +188,23 @@ TA_API int ta_binary_pass_times(const ta_binary *b, const char **names, double *
 /* Compiling with requests for what the backends can show besides the
  * listing and pass times (the CLI's `compile --dump-after=PASS --verify`).
  * A zeroed struct (or NULL) asks for nothing; the bytes are the same either
- * way.  Such compiles bypass the cache. */
+ * way (but for nvidia_off).  Such compiles bypass the cache. */
 typedef struct ta_compile_options {
 	const char *dump_after; /* ta_binary_dump: the IR of every kernel after this pass: "lower" (SIMT
 	                         * IR, every target) or an AMD pass (isel opt sched regalloc waitcnt
 	                         * hazard emit); another name is TA_ERR_INVALID */
 	int verify;             /* check the IR after every pass (internal errors name the pass) */
+	unsigned nvidia_off;    /* diagnosis, NVIDIA targets: lowering paths switched off, to compare against the
+	                         * plain lowering (the bytes then differ): 1 cp.async copies, 2 pipelined-loop
+	                         * prefetch, 4 ldmatrix operands (and A from registers), 8 swizzled operand
+	                         * tiles, 16 sm_90a wgmma gemms (docs/lowering.md); the sm_90a fast entry is
+	                         * not affected */
 } ta_compile_options;
 TA_API ta_status ta_compile_source_with(ta_ctx *ctx, const char *filename, const char *text, size_t len,
                                         const char *target, const ta_compile_options *opts, ta_binary **out);
+/* ta_compile with options (NULL: none, as ta_compile). */
+TA_API ta_status ta_compile_with(ta_ctx *ctx, ta_module *m, const char *target, const ta_compile_options *opts,
+                                 ta_binary **out);
 /* The dump_after text (NUL-terminated; NULL when not asked for). */
 TA_API const char *ta_binary_dump(const ta_binary *b);
 

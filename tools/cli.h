@@ -18,5 +18,8 @@ typedef struct ta_module ta_module;
 /* cmd_compile.c: shared by compile and run. */
 int cli_parse_define(ta_ctx *ctx, const char *def);       /* "NAME=VALUE" */
 ta_module *cli_load_module(ta_ctx *ctx, const char *path); /* prints diagnostics */
+/* cli_util.c: TILEASM_NVIDIA_OFF (diagnosis), ta_compile_options.nvidia_off for
+ * compile and run; 0 when unset. */
+unsigned cli_nvidia_off(void);
 
 #endif

@@ -1,4 +1,5 @@
 /* cli_util.c — option parsing shared by the subcommands. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -19,4 +20,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 		return -1;
 	*val = argv[++*i];
 	return 1;
+}
+
+unsigned cli_nvidia_off(void)
+{
+	const char *v = getenv("TILEASM_NVIDIA_OFF");
+	return v ? (unsigned)strtoul(v, NULL, 0) : 0;
 }

@@ -92,7 +92,7 @@ static int compile_file(ta_ctx *ctx, const char *file, const char *target, const
 		fprintf(stderr, "tileasm: error: cannot read '%s': %s\n", file, strerror(errno));
 		return 1;
 	}
-	ta_compile_options o = {.dump_after = dump_after, .verify = verify};
+	ta_compile_options o = {.dump_after = dump_after, .verify = verify, .nvidia_off = cli_nvidia_off()};
 	ta_binary *bin = NULL;
 	ta_status st = ta_compile_source_with(ctx, file, text, len, target, &o, &bin);
 	free(text);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "cuda.h"
 #include "run.h"
 
@@ -27,7 +28,8 @@ int run_backend_cuda(RunCase *rc)
 	CudaRt *rt = NULL;
 	void *mod = NULL;
 	double t0 = now_ms();
-	ta_status st = ta_compile(rc->ctx, rc->tm, rc->target_spec, &bin);
+	ta_compile_options opts = {.nvidia_off = cli_nvidia_off()};
+	ta_status st = ta_compile_with(rc->ctx, rc->tm, rc->target_spec, &opts, &bin);
 	double t_compile = now_ms() - t0;
 	fputs(ta_ctx_diagnostics(rc->ctx), stderr);
 	ta_ctx_clear_diagnostics(rc->ctx);

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "lower.h"
 #include "tileasm.h"
 
 static const char usage[] =
@@ -36,9 +35,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[1];
-	const char *nv_off = getenv("TILEASM_NVIDIA_OFF"); /* diagnosis: LOWER_NV_* paths off (lower.h) */
-	if (nv_off)
-		lower_set_nvidia_off((unsigned)strtoul(nv_off, NULL, 0));
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
 		return 0;

@@ -631,10 +631,6 @@ static int kernel_bufs(L *c)
 	return 0;
 }
 
-static _Thread_local unsigned nv_off;
-
-void lower_set_nvidia_off(unsigned mask) { nv_off = mask; }
-
 static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerOptions *o, const LowerWg *wg,
 			     SimtFunc *f, bool *wg_ok, Diag *d);
 
@@ -714,7 +710,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	}
 	c->rf_slot = c->rr_slot = c->rr_tile = -1;
 	c->areg_buf = c->areg_frag = -1;
-	c->nv_off = nv_off;
+	c->nv_off = o ? o->nvidia_off : 0;
 	c->brk = -1;
 	c->vf_kr = c->vf_cs = -1;
 	c->vf_mode = o && o->no_vector_frags ? 0 : 1;

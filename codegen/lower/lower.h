@@ -204,6 +204,9 @@ int lower_kernel(const Module *m, int k, const Target *t, SimtFunc *f, Diag *d);
 typedef struct {
 	int no_vector_frags; /* 1: element-wise fragments stay in shared memory (the vector
 	                      * layout of docs/lowering.md off; tests pin that path) */
+	unsigned nvidia_off; /* LOWER_NV_* bits: NVIDIA paths switched off (0: all on), to
+	                      * compare against the plain lowering (tests, diagnosis:
+	                      * ta_compile_options.nvidia_off, tileasm's TILEASM_NVIDIA_OFF) */
 } LowerOptions;
 int lower_kernel_opts(const Module *m, int k, const Target *t, const LowerOptions *o, SimtFunc *f, Diag *d);
 /* The sm_90a GEMM path (ptx_sm90.h): kernel k lowered for one consumer
@@ -219,10 +222,8 @@ typedef struct {
 } LowerWg;
 int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d);
 void simt_free(SimtFunc *f);
-/* Switches NVIDIA code paths off for lower_kernel calls of the calling
- * thread (0, the default: all on): LOWER_NV_* bits.  A test and diagnosis
- * hook (tileasm reads TILEASM_NVIDIA_OFF), to compare against the plain
- * lowering; library users never need it. */
+/* LowerOptions.nvidia_off bits (the sm_90a GEMM entry, lower_kernel_wg,
+ * takes none of these paths' switches). */
 enum {
 	LOWER_NV_CP_ASYNC = 1, /* cp.async copies (lower_async.c) */
 	LOWER_NV_PREFETCH = 2, /* pipelined-loop prefetch (lower_async.c) */
@@ -230,7 +231,6 @@ enum {
 	LOWER_NV_SWIZZLE = 8,  /* swizzled operand tiles (lower_mma_ldm.c) */
 	LOWER_NV_WGMMA = 16,   /* sm_90a wgmma gemms (lower_wgmma.c) */
 };
-void lower_set_nvidia_off(unsigned mask);
 VType simt_vt(DType t);         /* canonical register class */
 VType simt_storage_vt(DType t); /* storage register class */
 void simt_print(const SimtFunc *f, StrBuf *sb); /* readable dump for tests and --dump-simt */
@@ -240,8 +240,8 @@ void simt_print(const SimtFunc *f, StrBuf *sb); /* readable dump for tests and -
  * with the first problem in err (may be NULL).  O(code + registers). */
 int simt_verify(const SimtFunc *f, StrBuf *err);
 /* lower_dump.c: every kernel of m lowered for t, verified and printed to out
- * with a "; after lower: NAME" header each (the PTX backend's --dump-simt;
+ * (options o, NULL: the defaults) with a "; after lower: NAME" header each (the PTX backend's --dump-simt;
  * the AMD driver dumps from its pass list).  Returns 0, or -1 with d. */
-int simt_dump_module(const Module *m, const Target *t, StrBuf *out, Diag *d);
+int simt_dump_module(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, Diag *d);
 
 #endif

@@ -52,13 +52,13 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 	}
 }
 
-int simt_dump_module(const Module *m, const Target *t, StrBuf *out, Diag *d)
+int simt_dump_module(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, Diag *d)
 {
 	int rc = 0;
 	for (size_t k = 0; k < m->kernels.len; k++) {
 		SimtFunc f;
 		StrBuf err = {0};
-		if (lower_kernel(m, (int)k, t, &f, d)) {
+		if (lower_kernel_opts(m, (int)k, t, o, &f, d)) {
 			rc = -1;
 		} else if (simt_verify(&f, &err)) {
 			diag_error(d, "internal error: SIMT IR of kernel '%s' after lower: %s", f.name,

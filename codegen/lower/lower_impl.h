@@ -117,7 +117,7 @@ typedef struct {
 	const LowerWg *wg;   /* sm_90a GEMM path (lower_kernel_wg), or NULL */
 	bool wg_done;        /* the SI_WG_GEMM_LOOP was emitted on a wgmma-layout accumulator */
 	int32_t areg_buf, areg_frag; /* the next gemm's A (areg_buf) is register fragment areg_frag (lower_mma_ldm.c) */
-	unsigned nv_off;     /* LOWER_NV_* paths switched off (lower_set_nvidia_off) */
+	unsigned nv_off;     /* LOWER_NV_* paths switched off (LowerOptions.nvidia_off) */
 	bool cp_pending;     /* cp.async copies issued and not yet committed (lower_async.c) */
 	bool rf_atomic;      /* copy_rf's stores are atomic adds (the tile form of atomic_add, lower_atomic) */
 	bool collect_locals; /* lower_collect_*: record written locals instead */

@@ -651,19 +651,22 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 	return 0;
 }
 
-static int compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, bool split, Diag *d);
+static int compile(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, PtxKernelInfo **info,
+                   bool split, Diag *d);
 
 int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d)
 {
-	return compile(m, t, out, info, false, d);
+	return compile(m, t, NULL, out, info, false, d);
 }
 
-int ptx_compile_split(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d)
+int ptx_compile_split(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, PtxKernelInfo **info,
+                      Diag *d)
 {
-	return compile(m, t, out, info, true, d);
+	return compile(m, t, o, out, info, true, d);
 }
 
-static int compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, bool split, Diag *d)
+static int compile(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, PtxKernelInfo **info,
+                   bool split, Diag *d)
 {
 	if (!target_is_nvidia(t->id)) {
 		diag_error(d, "PTX needs an NVIDIA target, not %s", target_name(t->id));
@@ -681,7 +684,7 @@ static int compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo 
 	}
 	for (int k = 0; k < nk && !rc; k++) {
 		SimtFunc f;
-		rc = lower_kernel(m, k, t, &f, d);
+		rc = lower_kernel_opts(m, k, t, o, &f, d);
 		if (!rc)
 			rc = ptx_emit_func(&f, t, out, d);
 		if (!rc && hopper) { /* sm_90a GEMM path (ptx_sm90.h): an extra entry, generic one stays the fallback */

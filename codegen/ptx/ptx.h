@@ -34,10 +34,11 @@ typedef struct {
  * Returns 0, or -1 with diagnostics in d. */
 int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d);
 void ptx_info_free(PtxKernelInfo *info, int n);
-/* The same, but each sm_90a GEMM entry goes into its own module
- * (info[k].sm90_ptx) instead of out, so a host JIT-compiles only the entry
- * it launches. */
-int ptx_compile_split(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d);
+/* The same with lowering options o (NULL: the defaults), and each sm_90a
+ * GEMM entry in its own module (info[k].sm90_ptx) instead of out, so a host
+ * JIT-compiles only the entry it launches (ta_compile's PTX). */
+int ptx_compile_split(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, PtxKernelInfo **info,
+                      Diag *d);
 
 /* One SIMT function as PTX (used by ptx_compile; exposed for tests). */
 int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d);

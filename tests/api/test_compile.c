@@ -292,3 +292,65 @@ Test(api, compile_options)
 	cr_expect_null(b);
 	ta_ctx_destroy(ctx);
 }
+
+/* ta_compile_options.nvidia_off (the CLI's TILEASM_NVIDIA_OFF; a
+ * LowerOptions field, no thread-local switch): examples/mha_fwd.tile on
+ * sm_80 loses its cp.async copies and ldmatrix operands with all four bits
+ * set and keeps them without; ta_compile_with on a module does the same as
+ * the source call, and neither uses the cache. */
+Test(api, nvidia_paths_off)
+{
+	int e = 0;
+	while (e < nex && !strstr(ex_name[e], "/mha_fwd.tile"))
+		e++;
+	cr_assert_lt(e, nex, "examples/mha_fwd.tile not found");
+	ta_ctx *ctx = ta_ctx_create();
+	cr_assert_eq(ta_ctx_set_cache(ctx, 4), TA_OK);
+	ta_module *m = NULL;
+	cr_assert_eq(ta_parse(ctx, ex_name[e], ex_text[e], ex_len[e], &m), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	for (unsigned off = 0; off <= 15; off += 15) {
+		ta_compile_options o = {.nvidia_off = off};
+		ta_binary *a = NULL, *b = NULL;
+		cr_assert_eq(ta_compile_source_with(ctx, ex_name[e], ex_text[e], ex_len[e], "sm_80", &o, &a), TA_OK, "%s",
+			     ta_ctx_diagnostics(ctx));
+		cr_assert_eq(ta_compile_with(ctx, m, "sm_80", &o, &b), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+		size_t na, nb;
+		const char *pa = ta_binary_data(a, &na), *pb = ta_binary_data(b, &nb);
+		cr_expect(na == nb && !memcmp(pa, pb, na), "nvidia_off %u: module and source compiles differ", off);
+		cr_expect_eq(!strstr(pa, "ldmatrix"), off != 0, "nvidia_off %u: ldmatrix", off);
+		cr_expect_eq(!strstr(pa, "cp.async"), off != 0, "nvidia_off %u: cp.async", off);
+		ta_binary_release(a);
+		ta_binary_release(b);
+	}
+	uint64_t hits, misses;
+	ta_ctx_cache_stats(ctx, &hits, &misses);
+	cr_expect_eq(misses, 1, "only the plain source compile may use the cache (%llu misses)", (unsigned long long)misses);
+	ta_module_destroy(m);
+	ta_ctx_destroy(ctx);
+}
+
+/* ta_arg_bytes: what a kernel parameter holds for each kind of value. */
+Test(api, arg_bytes)
+{
+	static const struct {
+		ta_arg_kind kind;
+		int dtype;
+		uint32_t size;
+		ta_value v;
+		uint8_t want[8];
+	} cases[] = {
+		{TA_ARG_SYMBOL, TA_I32, 4, {.i = 0x100000007ll}, {7}},          /* i32: wraps */
+		{TA_ARG_SCALAR, TA_F16, 4, {.f = 1.0 / 3}, {0, 0xa0, 0xaa, 0x3e}}, /* f32 of f16(1/3) = 0.33325195 */
+		{TA_ARG_SCALAR, TA_F64, 8, {.f = 2.0}, {0, 0, 0, 0, 0, 0, 0, 0x40}},
+		{TA_ARG_SCALAR, TA_I64, 8, {.i = -2}, {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+		{TA_ARG_TENSOR, TA_F32, 8, {.ptr = (void *)(uintptr_t)0x1122334455667788ull}, {0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		ta_arg_info a = {.name = "x", .kind = cases[i].kind, .dtype = cases[i].dtype, .size = cases[i].size};
+		uint8_t out[8];
+		memset(out, 0xcc, sizeof out);
+		ta_arg_bytes(&a, &cases[i].v, out);
+		cr_expect(!memcmp(out, cases[i].want, 8), "case %zu: %02x %02x %02x %02x %02x %02x %02x %02x", i, out[0],
+			  out[1], out[2], out[3], out[4], out[5], out[6], out[7]);
+	}
+}

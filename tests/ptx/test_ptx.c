@@ -18,17 +18,7 @@
 
 #define PTXAS "/usr/local/cuda/bin/ptxas"
 
-static Module *parse(const char *text, const Define *defs, int ndefs)
-{
-	Diag d;
-	diag_init(&d);
-	Module *m = ir_parse("t.tile", text, strlen(text), &d);
-	cr_assert(m, "%s", diag_text(&d));
-	cr_assert(ir_specialize(m, defs, ndefs, &d) == 0, "%s", diag_text(&d));
-	cr_assert(ir_verify(m, &d) == 0, "%s", diag_text(&d));
-	diag_free(&d);
-	return m;
-}
+static Module *parse(const char *text, const Define *defs, int ndefs) { return load_text("t.tile", text, defs, ndefs); }
 
 /* name: a file in examples/, or a path from the source root when it has a '/' */
 static Module *parse_file_defs(const char *name, const Define *defs, int ndefs)
@@ -360,17 +350,18 @@ Test(cli, compile_writes_ptx)
  * lower_mma_ldm.c): K/V prefetched one iteration ahead with cp.async (one
  * wait per tile, counting the other tile's group), every gemm operand by
  * ldmatrix from swizzled tiles, P·V's A from S_f's registers (P_s never
- * stored), and with the paths switched off (lower_set_nvidia_off) the
+ * stored), and with the paths switched off (LowerOptions.nvidia_off) the
  * plain lowering.  Per D: ldmatrix count = gemm 1 (D/16 k steps x (1 A + 4
  * B)) + gemm 2 (4 k steps x D/16 B). */
-static char *lower_file(const char *name, const Define *defs, int ndefs, ta_target id)
+static char *lower_file(const char *name, const Define *defs, int ndefs, ta_target id, unsigned nvidia_off)
 {
 	Module *m = parse_file_defs(name, defs, ndefs);
 	Target t = {.id = id};
+	LowerOptions o = {.nvidia_off = nvidia_off};
 	SimtFunc f;
 	Diag d;
 	diag_init(&d);
-	cr_assert(lower_kernel(m, 0, &t, &f, &d) == 0, "%s", diag_text(&d));
+	cr_assert(lower_kernel_opts(m, 0, &t, &o, &f, &d) == 0, "%s", diag_text(&d));
 	diag_free(&d);
 	StrBuf sb = {0};
 	simt_print(&f, &sb);
@@ -383,15 +374,14 @@ Test(lower, attention_loop_nvidia_paths)
 {
 	for (int D = 64; D <= 128; D += 64) {
 		Define def = {"D", D};
-		char *s = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM80);
+		char *s = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM80, 0);
 		int ldm = D / 16 * 5 + 4 * (D / 16);
 		cr_expect_eq(count(s, "ldmatrix"), ldm, "D=%d: %d ldmatrix", D, count(s, "ldmatrix"));
 		cr_expect_eq(count(s, "cp.wait #1"), 2, "D=%d: waits for K and V", D);
 		cr_expect_eq(count(s, "mma.m16n8k16"), 2 * (64 / 8) * (D / 16) / 2 + (D / 8) * 4, "D=%d", D);
 		cr_expect_eq(count(s, "st.shared.f32"), 0, "D=%d: row statistics in registers", D);
-		lower_set_nvidia_off(LOWER_NV_CP_ASYNC | LOWER_NV_PREFETCH | LOWER_NV_LDMATRIX | LOWER_NV_SWIZZLE);
-		char *p = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM80);
-		lower_set_nvidia_off(0);
+		char *p = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM80,
+				     LOWER_NV_CP_ASYNC | LOWER_NV_PREFETCH | LOWER_NV_LDMATRIX | LOWER_NV_SWIZZLE);
 		cr_expect_eq(count(p, "ldmatrix") + count(p, "cp.async"), 0, "D=%d", D);
 		/* element stores: the unaligned-tensor fallbacks of the Q, K, V copies
 		 * (K and V twice: before the loop and the prefetch), and in the plain
@@ -403,19 +393,17 @@ Test(lower, attention_loop_nvidia_paths)
 		/* sm_90a (lower_wgmma.c): both gemms one SI_WGMMA each (S = Q K^T from
 		 * two shared tiles, O += P V with A from S_f's registers), no ldmatrix,
 		 * P_s never stored; K/V still prefetched with cp.async */
-		char *h = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM90A);
+		char *h = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM90A, 0);
 		cr_expect_eq(count(h, "wgmma."), 2, "D=%d: %d wgmma", D, count(h, "wgmma."));
 		cr_expect_eq(count(h, "ldmatrix") + count(h, "mma.m16n8k16"), 0, "D=%d: no mma.sync path", D);
 		cr_expect_eq(count(h, "cp.wait #1"), 2, "D=%d: waits for K and V", D);
 		cr_expect_eq(count(h, "st.shared.f16"), 5, "D=%d: P_s not stored", D);
-		lower_set_nvidia_off(LOWER_NV_WGMMA);
-		char *hl = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM90A);
-		lower_set_nvidia_off(0);
+		char *hl = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_SM90A, LOWER_NV_WGMMA);
 		cr_expect_eq(count(hl, "wgmma."), 0, "D=%d", D);
 		cr_expect_eq(count(hl, "ldmatrix"), ldm, "D=%d: the sm_80 path with wgmma off", D);
 		free(hl);
 		free(h);
-		char *a = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_GFX942);
+		char *a = lower_file("mha_fwd.tile", &def, 1, TA_TARGET_GFX942, 0);
 		cr_expect_eq(count(a, "ldmatrix") + count(a, "cp.async") + count(a, "cp.wait"), 0, "D=%d: AMD", D);
 		free(a);
 	}
