@@ -31,8 +31,7 @@ static IsaOperand *branch_operand(IsaInsn *in)
 	return NULL;
 }
 
-/* Prints the instructions in [at, end) of .text as they are (the code-end
- * padding after the last kernel: s_nop / s_code_end words). */
+/* One decoded instruction, with its encoding when asked. */
 static void print_insn(ta_target t, const IsaInsn *in, const uint8_t *bytes, int n, int encodings, StrBuf *sb)
 {
 	if (!encodings) {
@@ -48,19 +47,44 @@ static void print_insn(ta_target t, const IsaInsn *in, const uint8_t *bytes, int
 	sb_free(&text);
 }
 
-static int print_raw(const CoObject *o, ta_target t, size_t at, size_t end, int encodings, StrBuf *sb, Diag *d)
+/* Bytes at p that do not decode as an instruction (data an assembly source
+ * put in .text): one word as .long, or the 1-3 bytes before end as .byte,
+ * which assemble to the same bytes.  Returns how many it printed. */
+static int print_data(const uint8_t *p, size_t left, int encodings, StrBuf *sb)
+{
+	int n = left < 4 ? (int)left : 4;
+	StrBuf text = {0};
+	if (n == 4) {
+		sb_printf(&text, ".long 0x%08x", (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 |
+							   (unsigned)p[3] << 24);
+	} else {
+		sb_puts(&text, ".byte ");
+		for (int i = 0; i < n; i++)
+			sb_printf(&text, "%s0x%02x", i ? ", " : "", p[i]);
+	}
+	if (encodings) {
+		isa_format_encoding_line(text.buf ? text.buf : "", p, n, sb);
+	} else {
+		sb_printf(sb, "\t%s\n", text.buf ? text.buf : "");
+	}
+	sb->oom |= text.oom;
+	sb_free(&text);
+	return n;
+}
+
+/* [at, end) of .text after the last kernel as it is: the code-end padding
+ * (s_nop / s_code_end words), or whatever else the source put there. */
+static void print_raw(const CoObject *o, ta_target t, size_t at, size_t end, int encodings, StrBuf *sb)
 {
 	while (at < end) {
 		IsaInsn in;
 		int n = isa_decode(t, o->text + at, end - at, &in);
-		if (n <= 0) {
-			diag_error(d, "cannot decode the padding at .text+0x%zx", at);
-			return -1;
-		}
-		print_insn(t, &in, o->text + at, n, encodings, sb);
+		if (n > 0)
+			print_insn(t, &in, o->text + at, n, encodings, sb);
+		else
+			n = print_data(o->text + at, end - at, encodings, sb);
 		at += (size_t)n;
 	}
-	return 0;
 }
 
 static int print_code(const CoObject *o, int kidx, int encodings, StrBuf *sb, Diag *d)
@@ -80,10 +104,9 @@ static int print_code(const CoObject *o, int kidx, int encodings, StrBuf *sb, Di
 	for (size_t at = start; at < end;) {
 		IsaInsn in;
 		int n = isa_decode(t, p + at, end - at, &in);
-		if (n <= 0) {
-			vec_free(&targets);
-			diag_error(d, "kernel %s: cannot decode the instruction at .text+0x%zx", ki->k.name, at);
-			return -1;
+		if (n <= 0) { /* data in the kernel's code (print_data) */
+			at += TA_MIN(end - at, 4);
+			continue;
 		}
 		IsaOperand *bo = branch_operand(&in);
 		if (bo && vec_push(&targets, (uint32_t)((int64_t)at + 4 + 4 * (int64_t)(int16_t)bo->imm)))
@@ -105,6 +128,10 @@ static int print_code(const CoObject *o, int kidx, int encodings, StrBuf *sb, Di
 			break;
 		IsaInsn in;
 		int n = isa_decode(t, p + at, end - at, &in);
+		if (n <= 0) {
+			at += (size_t)print_data(p + at, end - at, encodings, sb);
+			continue;
+		}
 		IsaOperand *bo = branch_operand(&in);
 		if (bo) {
 			int64_t dst = (int64_t)at + 4 + 4 * (int64_t)(int16_t)bo->imm - (int64_t)start;
@@ -146,7 +173,7 @@ int co_source(const uint8_t *bytes, size_t n, int encodings, StrBuf *sb, Diag *d
 			ta_target t = o->target.id;
 			if (t == TA_TARGET_GFX1100 && !k->wave32)
 				t = (ta_target)((int)t | ISA_WAVE64);
-			rc = print_raw(o, t, k->text_offset + k->code_size, o->text_size, encodings, sb, d);
+			print_raw(o, t, k->text_offset + k->code_size, o->text_size, encodings, sb);
 		}
 		sb_printf(sb, "\n\t.rodata\n\t.p2align 6\n\t.amdhsa_kernel %s\n", k->name);
 		StrBuf f = {0};

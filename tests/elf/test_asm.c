@@ -237,6 +237,54 @@ Test(elf_asm, unwritten_data_is_an_error)
 	}
 }
 
+/* Data an assembly source puts in .text (a word that is no instruction, in a
+ * kernel's code or after its end; a tail of 1-3 bytes) prints as .long /
+ * .byte, so co_source's text assembles to the same bytes (fuzz_coasm found
+ * "cannot decode the padding at .text+0x2dc", docs/reliability.md). */
+Test(elf_asm, data_in_text_prints_as_data)
+{
+	static const char *const targets[] = {"gfx942", "gfx90a", "gfx1100"};
+	static const char *const cases[] = {
+		"s_endpgm\n.Lend:\n.size k, .Lend-k\n.long 0xffffffff\n",       /* after the kernel */
+		"s_nop 0\n.long 0xffffffff\ns_endpgm\n.Lend:\n.size k, .Lend-k\n", /* inside it */
+		"s_endpgm\n.Lend:\n.size k, .Lend-k\n.long 0xffffffff\n.byte 1, 2, 3\n",
+	};
+	for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++)
+		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+			Target t;
+			target_parse(targets[ti], &t);
+			StrBuf src = {0};
+			sb_printf(&src, ".text\n.p2align 8\n.globl k\n.type k,@function\nk:\n%s.rodata\n.p2align 6\n"
+				  ".amdhsa_kernel k\n.amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 4\n%s"
+				  ".end_amdhsa_kernel\n", cases[i], t.id == TA_TARGET_GFX1100 ? "" : ".amdhsa_accum_offset 4\n");
+			Diag d;
+			diag_init(&d);
+			SrcFile sf = {"x.s", src.buf, src.len};
+			uint8_t *co = NULL, *co2 = NULL;
+			size_t len = 0, len2 = 0;
+			cr_assert_eq(co_assemble(&t, 0, &sf, &co, &len, &d), 0, "%s case %zu: %s", targets[ti], i,
+				     diag_text(&d));
+			StrBuf out = {0};
+			cr_assert_eq(co_source(co, len, 0, &out, &d), 0, "%s case %zu: %s", targets[ti], i, diag_text(&d));
+			cr_expect(strstr(out.buf, "\t.long 0xffffffff\n"), "%s case %zu:\n%s", targets[ti], i, out.buf);
+			if (i == 2)
+				cr_expect(strstr(out.buf, "\t.byte 0x01, 0x02, 0x03\n"), "%s:\n%s", targets[ti], out.buf);
+			SrcFile again = {"printed.s", out.buf, out.len};
+			cr_assert_eq(co_assemble(&t, 0, &again, &co2, &len2, &d), 0, "%s case %zu: %s\n%s", targets[ti], i,
+				     diag_text(&d), out.buf);
+			cr_expect(len2 == len && !memcmp(co, co2, len), "%s case %zu: other bytes from\n%s", targets[ti], i,
+				  out.buf);
+			StrBuf listing = {0}; /* the --dump-isa form, with encodings */
+			cr_expect_eq(co_source(co, len, 1, &listing, &d), 0, "%s case %zu: %s", targets[ti], i, diag_text(&d));
+			free(co);
+			free(co2);
+			sb_free(&out);
+			sb_free(&listing);
+			sb_free(&src);
+			diag_free(&d);
+		}
+}
+
 /* The YAML subset: block and flow forms give the same tree. */
 Test(elf_asm, yaml_forms)
 {
