@@ -66,6 +66,7 @@ typedef struct {
 	bool breaking;     /* a break is leaving the innermost loop */
 	uint64_t steps, max_steps; /* work done and its bound (interp_run_bounded) */
 	bool poison_alt;   /* interp_run_poisoned: the second fill pattern */
+	bool reverse;      /* interp_run_poisoned: blocks, parallel iterations, threads in reverse order */
 	Lockstep ls;       /* per-thread ifs with warp shuffles */
 } Interp;
 
@@ -776,7 +777,7 @@ static void exec_parallel(Interp *in, const Stmt *s)
 		if (!charge(in, 1, s->pos))
 			break;
 		for (int d = 0; d < n; d++)
-			in->vars[s->vars[d]] = (Val){i[d], 0};
+			in->vars[s->vars[d]] = (Val){in->reverse ? ext[d] - 1 - i[d] : i[d], 0};
 		private_begin(in);
 		exec_block(in, &s->body);
 	} while (!in->failed && next_index(i, ext, n));
@@ -1113,7 +1114,7 @@ static void exec_if(Interp *in, const Stmt *s)
 	}
 	in->private_mode = in->thread_mode = true;
 	for (int t = 0; t < in->k->threads && charge(in, 1, s->pos); t++) {
-		set_thread_ids(in, in->vars, t);
+		set_thread_ids(in, in->vars, in->reverse ? in->k->threads - 1 - t : t);
 		private_begin(in);
 		Val c = eval(in, s->value);
 		if (!in->failed)
@@ -1369,10 +1370,10 @@ int interp_run(const Module *m, int k, const InterpArg *args, Diag *d)
 
 int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t max_steps, Diag *d)
 {
-	return interp_run_poisoned(m, k, args, max_steps, false, d);
+	return interp_run_poisoned(m, k, args, max_steps, 0, d);
 }
 
-int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, bool alt, Diag *d)
+int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode, Diag *d)
 {
 	if (!m->verified || k < 0 || (size_t)k >= m->kernels.len) {
 		diag_error(d, "interp_run needs a verified module and a valid kernel index");
@@ -1383,7 +1384,8 @@ int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t 
 		           m->kernels.data[k].nargs);
 		return -1;
 	}
-	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps, .poison_alt = alt, .ls.cur = -1};
+	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps,
+		     .poison_alt = mode & INTERP_POISON_ALT, .reverse = mode & INTERP_REVERSE, .ls.cur = -1};
 	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
 	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);
 	in.ls.has_shfl = calloc(m->stmts.len + 1, 1);
@@ -1404,6 +1406,8 @@ int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t 
 		for (int64_t y = 0; y < grid[1] && !in.failed; y++)
 			for (int64_t x = 0; x < grid[0] && !in.failed; x++) {
 				int64_t idx[3] = {x, y, z};
+				for (int dd = 0; in.reverse && dd < 3; dd++)
+					idx[dd] = grid[dd] - 1 - idx[dd];
 				if (!charge(&in, 1, in.k->pos))
 					break;
 				for (int dd = 0; dd < 3; dd++) {

@@ -57,11 +57,17 @@ int interp_run(const Module *m, int k, const InterpArg *args, Diag *d);
  * interp_run uses INTERP_DEFAULT_MAX_STEPS. */
 #define INTERP_DEFAULT_MAX_STEPS 1000000000ull
 int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t max_steps, Diag *d);
-/* interp_run_bounded with the second fill of new on-chip buffers (-3.25 for
- * floats, 0x5A bytes otherwise) when alt: a kernel whose results differ
- * between the two fills reads data it never wrote (an undefined program,
- * which a differential test must leave out). */
-int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, bool alt, Diag *d);
+/* interp_run_bounded in another legal schedule (mode: INTERP_* bits): a
+ * kernel whose results differ from interp_run's is an undefined program,
+ * which a differential test must leave out. */
+enum {
+	INTERP_POISON_ALT = 1, /* new on-chip buffers get the second fill (-3.25 for floats, 0x5A
+	                        * bytes otherwise): results that change read data never written */
+	INTERP_REVERSE = 2,    /* blocks, parallel iterations and the threads of per-thread ifs run
+	                        * in reverse order: results that change have a race (an iteration
+	                        * reads or writes what another writes) */
+};
+int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode, Diag *d);
 
 /* Shape of the tensor argument argi of kernel k given the symbol values in
  * args (or their -D values).  Returns the rank and fills dims, or -1 if argi

@@ -6,9 +6,11 @@
  * on the emulator; every tensor must agree (cmd_run's tolerances).
  *
  * Left out, as not the compiler's fault: programs the interpreter rejects at
- * run time (out of bounds, division by zero, work bound), programs whose
- * results depend on data they never wrote (the interpreter run twice with
- * two fills of new on-chip buffers, interp_run_poisoned, must agree), and
+ * run time (out of bounds, division by zero, work bound), undefined
+ * programs: results that depend on data never written or on the order of
+ * blocks, parallel iterations or threads (a race) — the interpreter runs
+ * twice, the second time with the other fill of new on-chip buffers and in
+ * reverse order (interp_run_poisoned), and the two must agree — and
  * programs a target cannot compile (a diagnostic).  An emulator error on a
  * program the interpreter ran cleanly is a finding, except the emulator's
  * own work bound.
@@ -98,13 +100,14 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	                                   "127", "128", "255", "256", "1024", "0.0", "1.0", "-1.0", "0.5",
 	                                   "1e30", "1e-30", "inf", "nan", "2147483647"};
 	Tk *tk = malloc(MAXTK * sizeof *tk);
-	uint8_t *src = malloc(size ? size : 1);
+	uint8_t *src = malloc(size + 1);
 	if (!tk || !src) {
 		free(tk);
 		free(src);
 		return LLVMFuzzerMutate(data, size, max_size);
 	}
 	memcpy(src, data, size);
+	src[size] = 0; /* strtol of a number token at the end stops here */
 	uint32_t s = seed | 1;
 	int nt = tokenize(src, size, tk, MAXTK);
 	size_t out = 0;
@@ -309,14 +312,14 @@ static void differential(const Module *m, const char *text, size_t len, const ui
 	if (work > (1 << 18) || grid * work > (1 << 18))
 		goto out;
 	st.sized++;
-	/* the reference, twice (two fills of new on-chip buffers) */
+	/* the reference, twice (the second in another fill and order) */
 	void *ref[MAXARGS] = {0};
 	Diag d;
 	diag_init(&d);
 	bool defined = true;
 	for (int pass = 0; pass < 2 && defined; pass++) {
 		args_reset(&a, n);
-		if (interp_run_poisoned(m, 0, a.ia, 1u << 22, pass == 1, &d)) {
+		if (interp_run_poisoned(m, 0, a.ia, 1u << 22, pass == 1 ? INTERP_POISON_ALT | INTERP_REVERSE : 0, &d)) {
 			defined = false;
 			break;
 		}
@@ -334,7 +337,7 @@ static void differential(const Module *m, const char *text, size_t len, const ui
 			} else if (memcmp(ref[i], a.ia[i].data, a.bytes[i]) &&
 			           !close_enough((DType)m->bufs.data[b].dtype, a.ia[i].data, ref[i],
 			                         (int64_t)(a.bytes[i] / (size_t)dtype_bytes((DType)m->bufs.data[b].dtype)))) {
-				defined = false; /* reads what it never wrote */
+				defined = false; /* reads what it never wrote, or races */
 			}
 		}
 	}

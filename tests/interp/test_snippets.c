@@ -829,3 +829,56 @@ Test(snippets, fnuz_fp8_casts_and_arithmetic)
 	f32s_eq(R, (float[]){3, 0, 240, -11, NAN, 0x1.8p-8f}, 6, "R");
 	ir_module_free(m);
 }
+
+/* interp_run_poisoned, fuzz_diff's filter of undefined programs: a defined
+ * kernel gives the same C in every mode; one that reads what it never wrote
+ * changes with the other fill, one that races with the reverse order (of
+ * parallel iterations: iteration 7 writes what the others read, the
+ * vector_add mutant that failed a CI smoke run of fuzz_diff; of blocks: both
+ * write C[0..16]). */
+static float *run_mode(const char *body, unsigned mode)
+{
+	StrBuf src = {0};
+	sb_printf(&src, "kernel k(A: f32[32], B: f32[32], C: f32[32]) grid(2) threads(32) {\n"
+			"  A_f = fragment f32[16]\n  B_f = fragment f32[16]\n"
+			"  copy(A[bx * 16], A_f)\n  copy(B[bx * 16], B_f)\n%s}\n", body);
+	Module *m = snip(src.buf);
+	float *A = malloc(32 * sizeof *A), *B = malloc(32 * sizeof *B), *C = calloc(32, sizeof *C);
+	for (int i = 0; i < 32; i++)
+		A[i] = (float)i, B[i] = (float)(100 + i);
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, 32 * sizeof *A);
+	h_tensor(&a, "B", B, 32 * sizeof *B);
+	h_tensor(&a, "C", C, 32 * sizeof *C);
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(interp_run_poisoned(m, 0, a.args, 1u << 20, mode, &d), 0, "%s", diag_text(&d));
+	diag_free(&d);
+	free(A), free(B);
+	ir_module_free(m);
+	sb_free(&src);
+	return C;
+}
+
+static bool same_in_mode(const char *body, unsigned mode)
+{
+	float *x = run_mode(body, 0), *y = run_mode(body, mode);
+	bool same = !memcmp(x, y, 32 * sizeof *x);
+	free(x), free(y);
+	return same;
+}
+
+Test(snippets, undefined_programs_change_with_fill_or_order)
+{
+	const char *defined = "  parallel (i) in (16) {\n    B_f[i] = A_f[i] + B_f[i]\n  }\n  copy(B_f, C[bx * 16])\n";
+	const char *unwritten = "  T = fragment f32[16]\n  parallel (i) in (16) {\n    B_f[i] = A_f[i] + T[i]\n  }\n"
+				"  copy(B_f, C[bx * 16])\n";
+	const char *iter_race = "  parallel (i) in (16) {\n    B_f[i] = A_f[i] + B_f[7]\n  }\n  copy(B_f, C[bx * 16])\n";
+	const char *block_race = "  copy(A_f, C[0])\n";
+	cr_expect(same_in_mode(defined, INTERP_POISON_ALT | INTERP_REVERSE));
+	cr_expect(!same_in_mode(unwritten, INTERP_POISON_ALT));
+	cr_expect(same_in_mode(iter_race, INTERP_POISON_ALT), "B_f is written before it is read");
+	cr_expect(!same_in_mode(iter_race, INTERP_REVERSE));
+	cr_expect(same_in_mode(block_race, INTERP_POISON_ALT));
+	cr_expect(!same_in_mode(block_race, INTERP_REVERSE));
+}
