@@ -196,6 +196,8 @@ static ta_status compile_amd(ta_ctx *c, const Module *m, const Target *t, const 
 		          "waves/SIMD %d (limited by %s), %d instructions, %d bytes\n",
 		          s->name, s->sgprs, s->vgprs, s->agprs, s->lds_bytes, s->scratch_bytes, s->waves,
 		          s->waves_limit ? s->waves_limit : "?", s->ninsns, s->code_bytes);
+		if (s->notes)
+			sb_puts(&sum, s->notes);
 	}
 	if (sum.oom || !(b->summary = sb_take(&sum)))
 		st = TA_ERR_NOMEM;

@@ -201,6 +201,8 @@ static int describe(AmdJob *j)
 	CoKernel *k = j->k;
 	AmdKernelInfo *ki = j->ki;
 	size_t nl = strlen(sf->name);
+	if (j->sf.notes.len && !(ki->notes = sb_take(&j->sf.notes)))
+		return oom(j);
 	ki->name = malloc(nl + 1);
 	CoArg *args = calloc(sf->params.len + 1, sizeof(CoArg));
 	ki->params = calloc(sf->params.len + 1, sizeof(SimtParam));
@@ -364,6 +366,7 @@ void amd_output_free(AmdOutput *out)
 		free(out->kernels[i].name);
 		free(out->kernels[i].params);
 		free(out->kernels[i].param_offset);
+		free(out->kernels[i].notes);
 	}
 	free(out->kernels);
 	free(out->code_object);

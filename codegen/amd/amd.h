@@ -47,6 +47,7 @@ typedef struct {
 	SimtParam *params;       /* copied from the SIMT function (names not owned) */
 	uint32_t *param_offset;  /* kernarg byte offset of each param */
 	uint32_t kernarg_size;
+	char *notes;             /* the lowering's notes for the listing (SimtFunc.notes), or NULL */
 } AmdKernelInfo;
 
 typedef struct {

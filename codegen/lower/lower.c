@@ -290,11 +290,32 @@ static void lower_for(L *c, const Stmt *s)
  * reads).  Returns false (nothing emitted) when the loop does not qualify. */
 enum { STAGE_COPIES = 4, STAGE_VGPRS = 256 - 88 };
 
+static bool staged(L *c, const Stmt *s);
+
+/* A pipelined loop on AMD says in the listing how deep it runs: staged
+ * (loads one trip ahead: 2 stages whatever stages(n) asks) or plain (no
+ * overlap), and why not staged (c->stage_why). */
 static bool lower_for_staged(L *c, const Stmt *s)
 {
-	const Block *b = &s->body;
 	if (s->sub != LOOP_PIPELINED || c->par || !target_is_amd(c->t->id))
 		return false;
+	c->stage_why = NULL;
+	c->stage_regs = 0;
+	bool ok = staged(c, s);
+	if (ok)
+		sb_printf(&c->f->notes, "; %d:%d: pipelined loop, stages(%d): 2 deep for aligned tensors (the copies' "
+			  "loads one trip ahead in %d VGPRs per lane, shared tiles single-buffered), not overlapped "
+			  "otherwise\n", s->pos.line, s->pos.col, s->stages, c->stage_regs);
+	else
+		sb_printf(&c->f->notes, "; %d:%d: pipelined loop, stages(%d): not overlapped (%s)\n", s->pos.line,
+			  s->pos.col, s->stages, c->stage_why ? c->stage_why : "its body is not global -> shared copies "
+			  "followed by gemms");
+	return ok;
+}
+
+static bool staged(L *c, const Stmt *s)
+{
+	const Block *b = &s->body;
 	int64_t st = 1;
 	if (s->step >= 0 && !ir_const_int(c->m, s->step, &st))
 		return false;
@@ -319,27 +340,34 @@ static bool lower_for_staged(L *c, const Stmt *s)
 	int vregs = 0;
 	for (int j = 0; j < k; j++)
 		vregs += lower_copy_stage_regs(c, ST(b->ids[j]));
+	c->stage_regs = vregs;
 	for (int j = k; j < b->n; j++) {
 		const BufLoc *acc = &c->bl[ST(b->ids[j])->dst.buf];
 		if (acc->rf >= 0 && !acc->rf_agpr)
 			vregs += acc->rf_n;
 	}
-	if (vregs > STAGE_VGPRS)
+	if (vregs > STAGE_VGPRS) {
+		c->stage_why = "its staging and accumulator registers would exceed the VGPR budget";
 		return false;
+	}
 	Block rest = {b->n - k, b->ids + k};
 	c->sgen++;
 	c->touched.len = 0;
 	lower_collect_block(c, &rest);
 	for (int j = 0; j < k; j++)
-		if (c->swr[ST(b->ids[j])->dst.buf] == c->sgen)
+		if (c->swr[ST(b->ids[j])->dst.buf] == c->sgen) {
+			c->stage_why = "its gemms write a copied tile";
 			return false;
+		}
 	lower_flush(c);
 	c->sgen++;
 	c->touched.len = 0;
 	lower_collect_expr(c, s->lo);
 	lower_collect_expr(c, s->hi);
-	if (c->touched.len)
-		return false; /* bounds that read memory: the plain loop */
+	if (c->touched.len) { /* bounds that read memory: the plain loop */
+		c->stage_why = "its bounds read memory";
+		return false;
+	}
 	int32_t ok = -1;
 	for (int j = 0; j < k; j++) {
 		int32_t o = lower_copy_stage_pred(c, ST(b->ids[j]));
@@ -863,4 +891,5 @@ void simt_free(SimtFunc *f)
 	vec_free(&f->locals);
 	vec_free(&f->params);
 	vec_free(&f->acc);
+	sb_free(&f->notes);
 }

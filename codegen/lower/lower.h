@@ -194,6 +194,9 @@ typedef struct {
 	 * (dst) and SI_MOV (dst, or source a) name them; other backends may
 	 * ignore the list. */
 	VEC(int32_t) acc;
+	/* What the lowering changed of the program as written, for the
+	 * listing: "; "-prefixed lines (e.g. a pipelined loop's depth) */
+	StrBuf notes;
 } SimtFunc;
 
 /* lower.c (the driver; lower_*.c hold its parts, see lower_impl.h) */

@@ -94,6 +94,8 @@ typedef struct {
 	int32_t tid, shbase;
 	int nthreads;
 	bool par;        /* inside parallel / per-thread code */
+	const char *stage_why; /* lower_for_staged: why the current pipelined loop is not staged */
+	int stage_regs;        /* lower_for_staged: its staging registers per lane */
 	int32_t brk;     /* label a break goes to: the end of the innermost serial loop, -1 outside */
 	bool failed;
 	/* barrier tracking */

@@ -231,6 +231,26 @@ Test(amd_codegen, lds_limit_names_fragments)
 	rmdir_all(dir);
 }
 
+/* A pipelined loop the AMD lowering cannot stage says so and why in the
+ * listing: gemm_splitk's K step of 64 would stage 64 VGPRs next to its 128
+ * accumulator VGPRs (in VGPRs on every target: gfx1100 has no AGPRs).
+ * test_lds checks the staged gemm's note. */
+Test(amd_codegen, pipelining_is_explained_in_the_listing)
+{
+	for (size_t t = 0; t < NT; t++) {
+		char cmd[1536];
+		snprintf(cmd, sizeof cmd, "'%s' compile '%s/examples/gemm_splitk.tile' --target=%s --dump-isa -o /dev/null 2>&1",
+			 env("TILEASM"), env("TILEASM_SRCDIR"), targets[t]);
+		int st;
+		char *isa = run_cmd(cmd, &st);
+		cr_assert_eq(st, 0, "%s", isa);
+		const char *want = ": pipelined loop, stages(4): not overlapped (its staging and accumulator registers "
+				   "would exceed the VGPR budget)";
+		cr_expect(strstr(isa, want), "%s: no '%s' in:\n%.400s", targets[t], want, isa);
+		free(isa);
+	}
+}
+
 /* The end of a serial loop's body needs no barrier when the next trip's
  * accesses do not conflict with this trip's: rmsnorm's second pass and
  * loop_trip_private.tile write each output column block once (j * 256 of a

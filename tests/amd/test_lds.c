@@ -57,6 +57,10 @@ Test(amd_lds, gemm_operand_reads)
 				     ex[e], targets[t]);
 			cr_expect(count(out, g11 ? "ds_load_b128" : "ds_read_b128") > 0, "%s %s: no b128 operand reads", ex[e],
 				  targets[t]);
+			/* the listing says how deep the pipelined loop runs (stages(3) asked) */
+			cr_expect(strstr(out, ": pipelined loop, stages(3): 2 deep for aligned tensors (the copies' loads one "
+					     "trip ahead in 32 VGPRs per lane"),
+				  "%s %s: no pipelining note in:\n%.400s", ex[e], targets[t], out);
 			/* gfx9: the accumulator takes the swapped layout (C^T = B^T A^T), so
 			 * the f16 epilogue stores 4 columns per lane and column group:
 			 * 128x128 over 128 lanes = 32 dwordx2 per lane (plus the per-element
