@@ -13,7 +13,7 @@
 enum { TA_MAX_NAME = 1024, TA_BUILD_MAX_TREE = 1 << 20 };
 
 _Static_assert((int)TA_BOOL == DT_BOOL && (int)TA_FP8E5M2 == DT_FP8E5M2 && (int)TA_FP8E5M2FNUZ == DT_FP8E5M2FNUZ &&
-                   DT_FP8E5M2FNUZ + 1 == DT_COUNT,
+                   (int)TA_U4 == DT_U4 && DT_U4 + 1 == DT_COUNT,
                "ta_dtype mirrors DType");
 _Static_assert((int)TA_SHARED == SCOPE_SHARED && (int)TA_LOCAL == SCOPE_LOCAL, "ta_scope mirrors Scope");
 _Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD && (int)TA_OP_IF_THEN_ELSE == OP_IF_THEN_ELSE &&
@@ -98,7 +98,7 @@ static bool name_ok(ta_builder *b, const char *fn, const char *name)
 	return ok && !b->failed;
 }
 static bool buf_ok(ta_builder *b, ta_buf x) { return x >= 0 && (size_t)x < b->m->bufs.len; }
-static bool dtype_ok(ta_dtype t) { return t >= TA_BOOL && t <= TA_FP8E5M2FNUZ; }
+static bool dtype_ok(ta_dtype t) { return t >= TA_BOOL && t <= TA_U4; }
 
 static const char *dup(ta_builder *b, const char *s) { return arena_strndup(&b->m->arena, s, strlen(s)); }
 

@@ -280,6 +280,7 @@ typedef enum ta_dtype {
 	TA_BOOL = 1, TA_I8, TA_U8, TA_I16, TA_I32, TA_U32, TA_I64, TA_F16, TA_BF16, TA_F32, TA_F64,
 	TA_FP8E4M3, TA_FP8E5M2,
 	TA_FP8E4M3FNUZ, TA_FP8E5M2FNUZ, /* AMD (gfx942) FNUZ fp8: bias 8 / 16, 0x80 = NaN, no inf */
+	TA_I4, TA_U4, /* 4-bit integers, tensor parameters only: two per byte, element i in nibble i & 1 of byte i / 2 */
 } ta_dtype;
 typedef enum ta_scope { TA_SHARED = 1, TA_FRAGMENT, TA_LOCAL } ta_scope;
 typedef enum ta_op {

@@ -200,6 +200,8 @@ static void int_range(DType t, int64_t *lo, int64_t *hi)
 	case DT_I16: *lo = INT16_MIN, *hi = INT16_MAX; break;
 	case DT_I32: *lo = INT32_MIN, *hi = INT32_MAX; break;
 	case DT_U32: *lo = 0, *hi = UINT32_MAX; break;
+	case DT_I4: *lo = -8, *hi = 7; break;
+	case DT_U4: *lo = 0, *hi = 15; break;
 	default: *lo = INT64_MIN, *hi = INT64_MAX; break;
 	}
 }
@@ -213,13 +215,15 @@ int64_t dt_wrap_int(DType t, int64_t v)
 	case DT_I16: return (int16_t)(uint16_t)v;
 	case DT_I32: return (int32_t)(uint32_t)v;
 	case DT_U32: return (uint32_t)v;
+	case DT_I4: return (int64_t)((uint64_t)v & 15) - ((v & 8) ? 16 : 0);
+	case DT_U4: return v & 15;
 	default: return v;
 	}
 }
 
 int64_t dt_shift(DType t, int64_t v, int64_t n, bool left)
 {
-	int bits = t == DT_BOOL ? 1 : dtype_bytes(t) * 8;
+	int bits = t == DT_BOOL ? 1 : dtype_bits(t);
 	v = dt_wrap_int(t, v);
 	if (n < 0 || n >= bits)
 		return left || !dtype_is_signed(t) || v >= 0 ? 0 : -1;
@@ -306,6 +310,7 @@ static int64_t load_int(DType t, const void *p)
 	case DT_I16: { int16_t x; memcpy(&x, p, 2); return x; }
 	case DT_I32: { int32_t x; memcpy(&x, p, 4); return x; }
 	case DT_U32: { uint32_t x; memcpy(&x, p, 4); return x; }
+	case DT_I4: case DT_U4: return dt_wrap_int(t, *(const uint8_t *)p); /* the low nibble */
 	default: { int64_t x; memcpy(&x, p, 8); return x; }
 	}
 }
@@ -316,6 +321,8 @@ static void store_int_bits(DType t, void *p, int64_t v)
 	case DT_BOOL: *(uint8_t *)p = v != 0; break;
 	case DT_I8:
 	case DT_U8: *(uint8_t *)p = (uint8_t)v; break;
+	case DT_I4:
+	case DT_U4: *(uint8_t *)p = (uint8_t)((*(uint8_t *)p & 0xf0) | (v & 15)); break; /* the low nibble */
 	case DT_I16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
 	case DT_I32:
 	case DT_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
@@ -366,4 +373,43 @@ void dt_store_int(DType t, void *p, int64_t v)
 		dt_store_double(t, p, dt_int_to_float(t, v));
 	else
 		store_int_bits(t, p, dt_wrap_int(t, v));
+}
+
+/* ---- elements by index (i4/u4: nibble i & 1 of byte i >> 1) ------------ */
+
+double dt_get_double(DType t, const void *base, int64_t i)
+{
+	if (t == DT_I4 || t == DT_U4)
+		return (double)dt_get_int(t, base, i);
+	return dt_to_double(t, (const char *)base + i * dtype_bytes(t));
+}
+
+int64_t dt_get_int(DType t, const void *base, int64_t i)
+{
+	if (t == DT_I4 || t == DT_U4)
+		return dt_wrap_int(t, ((const uint8_t *)base)[i >> 1] >> (4 * (i & 1)));
+	return dt_to_int(t, (const char *)base + i * dtype_bytes(t));
+}
+
+static void set_nibble(void *base, int64_t i, int64_t v)
+{
+	uint8_t *p = (uint8_t *)base + (i >> 1);
+	int sh = 4 * (int)(i & 1);
+	*p = (uint8_t)((*p & ~(15 << sh)) | (v & 15) << sh);
+}
+
+void dt_set_double(DType t, void *base, int64_t i, double v)
+{
+	if (t == DT_I4 || t == DT_U4)
+		set_nibble(base, i, dt_sat_int(t, v));
+	else
+		dt_store_double(t, (char *)base + i * dtype_bytes(t), v);
+}
+
+void dt_set_int(DType t, void *base, int64_t i, int64_t v)
+{
+	if (t == DT_I4 || t == DT_U4)
+		set_nibble(base, i, v);
+	else
+		dt_store_int(t, (char *)base + i * dtype_bytes(t), v);
 }

@@ -38,6 +38,13 @@ void dt_store_double(DType t, void *p, double v);
  * targets round to nearest even ONCE (also for |v| > 2^53), bool is v != 0. */
 void dt_store_int(DType t, void *p, int64_t v);
 
+/* Element i of an array of type t at base, with the rules above; i4/u4
+ * arrays hold element i in nibble i & 1 (low first) of byte i >> 1. */
+double dt_get_double(DType t, const void *base, int64_t i);
+int64_t dt_get_int(DType t, const void *base, int64_t i);
+void dt_set_double(DType t, void *base, int64_t i, double v);
+void dt_set_int(DType t, void *base, int64_t i, int64_t v);
+
 /* The value t holds after storing v (as dt_store_double then dt_to_double):
  * "round v to the type".  For integer types the result is the integer. */
 double dt_round_double(DType t, double v);

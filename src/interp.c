@@ -126,22 +126,20 @@ static Val convert(Val v, DType from, DType to)
 static Val load_elem(const BufState *b, int64_t off)
 {
 	Val v = {0, 0};
-	const uint8_t *p = b->cur + off * b->esize;
 	if (is_float(b->dt))
-		v.f = dt_to_double(b->dt, p);
+		v.f = dt_get_double(b->dt, b->cur, off);
 	else
-		v.i = dt_to_int(b->dt, p);
+		v.i = dt_get_int(b->dt, b->cur, off);
 	return v;
 }
 
 /* Stores v (of type vt) converting it to the buffer's dtype. */
 static void store_elem(BufState *b, int64_t off, Val v, DType vt)
 {
-	uint8_t *p = b->cur + off * b->esize;
 	if (is_float(vt))
-		dt_store_double(b->dt, p, v.f);
+		dt_set_double(b->dt, b->cur, off, v.f);
 	else
-		dt_store_int(b->dt, p, v.i);
+		dt_set_int(b->dt, b->cur, off, v.i);
 }
 
 /* Python floor division; b != 0.  INT64_MIN // -1 wraps. */
@@ -558,8 +556,12 @@ static void exec_copy(Interp *in, const Stmt *s)
 			return tile_error(in, s, s->dst.buf, doff, qi);
 		if (di < 0)
 			continue; /* outside the global tensor: not written */
-		if (si < 0) /* outside the global tensor: reads as 0 */
+		if (si < 0 && dtype_is_packed(dst->dt))
+			dt_set_int(dst->dt, dst->cur, di, 0);
+		else if (si < 0) /* outside the global tensor: reads as 0 */
 			memset(dst->cur + di * dst->esize, 0, (size_t)dst->esize);
+		else if (same && dtype_is_packed(dst->dt))
+			dt_set_int(dst->dt, dst->cur, di, dt_get_int(src->dt, src->cur, si));
 		else if (same) /* bit-exact, NaN payloads included */
 			memcpy(dst->cur + di * dst->esize, src->cur + si * src->esize, (size_t)dst->esize);
 		else
@@ -1348,7 +1350,7 @@ static int setup(Interp *in, const InterpArg *args)
 			rt_error(in, bd->pos, "tensor '%s' has an invalid shape", bd->name);
 			return -1;
 		}
-		size_t need = (size_t)(b->elems * b->esize);
+		size_t need = (size_t)dtype_storage_bytes(b->dt, b->elems);
 		if (need && (!args[a].data || args[a].bytes < need)) {
 			rt_error(in, bd->pos, "tensor '%s' needs %zu bytes but its argument has %zu", bd->name, need,
 			         args[a].data ? args[a].bytes : 0);

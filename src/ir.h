@@ -38,12 +38,19 @@ typedef enum {
 	DT_FP8E5M2, /* OCP E5M2: bias 15, IEEE-like */
 	DT_FP8E4M3FNUZ, /* AMD gfx942 E4M3FNUZ: bias 8, no inf, no -0, 0x80 = NaN, max 240 */
 	DT_FP8E5M2FNUZ, /* AMD gfx942 E5M2FNUZ: bias 16, no inf, no -0, 0x80 = NaN, max 57344 */
+	DT_I4, DT_U4,   /* 4-bit integers: storage types of tensor parameters, two per byte (low nibble first) */
 	DT_COUNT
 } DType;
 
 const char *dtype_name(DType t);
 DType dtype_from_name(const char *s, size_t n); /* DT_VOID if unknown */
-int dtype_bytes(DType t);
+int dtype_bytes(DType t); /* 1 for i4/u4 (a value's container; storage: dtype_storage_bytes) */
+int dtype_bits(DType t);  /* 4 for i4/u4, else 8 * dtype_bytes */
+bool dtype_is_packed(DType t); /* i4, u4 */
+/* Bytes a tensor of n elements occupies: i4/u4 pack two per byte, rounded
+ * up to whole 32-bit words (backends update a nibble with a 32-bit
+ * compare-and-swap); n * dtype_bytes otherwise. */
+int64_t dtype_storage_bytes(DType t, int64_t n);
 bool dtype_is_float(DType t);
 bool dtype_is_fp8(DType t);  /* the four 8-bit float types */
 bool dtype_is_fnuz(DType t); /* the two FNUZ (AMD-only) fp8 types */

@@ -13,10 +13,17 @@ static const struct {
 	[DT_BF16] = {"bf16", 2},     [DT_F32] = {"f32", 4},         [DT_F64] = {"f64", 8},
 	[DT_FP8E4M3] = {"fp8e4m3", 1}, [DT_FP8E5M2] = {"fp8e5m2", 1},
 	[DT_FP8E4M3FNUZ] = {"fp8e4m3fnuz", 1}, [DT_FP8E5M2FNUZ] = {"fp8e5m2fnuz", 1},
+	[DT_I4] = {"i4", 1},         [DT_U4] = {"u4", 1},
 };
 
 const char *dtype_name(DType t) { return t < DT_COUNT ? dtypes[t].name : "?"; }
 int dtype_bytes(DType t) { return t < DT_COUNT ? dtypes[t].bytes : 0; }
+bool dtype_is_packed(DType t) { return t == DT_I4 || t == DT_U4; }
+int dtype_bits(DType t) { return dtype_is_packed(t) ? 4 : 8 * dtype_bytes(t); }
+int64_t dtype_storage_bytes(DType t, int64_t n)
+{
+	return dtype_is_packed(t) ? (n + 7) / 8 * 4 : n * dtype_bytes(t);
+}
 
 DType dtype_from_name(const char *s, size_t n)
 {
@@ -38,8 +45,8 @@ bool dtype_is_fp8(DType t)
 
 bool dtype_is_fnuz(DType t) { return t == DT_FP8E4M3FNUZ || t == DT_FP8E5M2FNUZ; }
 
-bool dtype_is_int(DType t) { return t >= DT_I8 && t <= DT_I64; }
-bool dtype_is_signed(DType t) { return t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64; }
+bool dtype_is_int(DType t) { return (t >= DT_I8 && t <= DT_I64) || dtype_is_packed(t); }
+bool dtype_is_signed(DType t) { return t == DT_I4 || t == DT_I8 || t == DT_I16 || t == DT_I32 || t == DT_I64; }
 
 static const char *op_names[OP_COUNT] = {
 	[OP_NEG] = "-",      [OP_NOT] = "!",     [OP_ADD] = "+",      [OP_SUB] = "-",

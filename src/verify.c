@@ -808,6 +808,12 @@ static void check_stmt(Checker *c, int32_t id)
 			check_view(c, b);
 			break;
 		}
+		if (dtype_is_packed((DType)b->dtype)) {
+			err(c, s->pos, "%s is a storage type of tensor parameters (two per byte); on-chip buffers and vars "
+			    "hold the values as i8 (or any wider type), e.g. copy(W[k, n], W_s) into a shared i8 or f16 tile",
+			    dtype_name((DType)b->dtype));
+			return;
+		}
 		for (int d = 0; d < b->rank; d++) {
 			int64_t v;
 			if (!const_int(c, b->shape[d], "a buffer dimension", &v))
@@ -1047,8 +1053,13 @@ static void check_kernel(Checker *c, Kernel *k)
 		if (vec_push(&args, k->args[i]))
 			goto oom;
 	for (int i = 0; i < k->nargs; i++) {
-		if (k->args[i].buf < 0)
+		if (k->args[i].buf < 0) {
+			const Var *v = VAR(k->args[i].var);
+			if (dtype_is_packed((DType)v->type))
+				err(c, v->pos, "%s is a storage type of tensors (two per byte); a scalar parameter takes i8 or "
+				    "i32", dtype_name((DType)v->type));
 			continue;
+		}
 		Buffer *b = BUF(k->args[i].buf);
 		for (int d = 0; d < b->rank; d++) {
 			Expr *e = EX(b->shape[d]);

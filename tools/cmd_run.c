@@ -25,16 +25,18 @@ static uint64_t next_rand(uint64_t *s)
 
 static void fill_random(DType t, void *data, int64_t n, uint64_t *seed)
 {
-	int sz = dtype_bytes(t);
+	if (dtype_is_packed(t)) /* the padding nibbles too */
+		memset(data, 0, (size_t)dtype_storage_bytes(t, n));
 	for (int64_t i = 0; i < n; i++) {
 		uint64_t r = next_rand(seed);
-		void *p = (char *)data + i * sz;
 		if (dtype_is_float(t))
-			dt_store_double(t, p, (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+			dt_set_double(t, data, i, (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 		else if (t == DT_BOOL)
-			dt_store_int(t, p, (int64_t)(r & 1));
+			dt_set_int(t, data, i, (int64_t)(r & 1));
+		else if (dtype_is_packed(t))
+			dt_set_int(t, data, i, (int64_t)(r % 16));
 		else
-			dt_store_int(t, p, (int64_t)(r % 17) - (dtype_is_signed(t) ? 8 : 0));
+			dt_set_int(t, data, i, (int64_t)(r % 17) - (dtype_is_signed(t) ? 8 : 0));
 	}
 }
 
@@ -43,7 +45,7 @@ static void poison(DType t, void *data, int64_t n)
 {
 	int sz = dtype_bytes(t);
 	if (!dtype_is_float(t)) {
-		memset(data, 0xA5, (size_t)(n * sz));
+		memset(data, 0xA5, (size_t)dtype_storage_bytes(t, n));
 		return;
 	}
 	for (int64_t i = 0; i < n; i++)
@@ -73,14 +75,13 @@ static Tol tolerance(DType t)
 static int64_t compare(const char *name, DType t, const void *got, const void *want, int64_t n)
 {
 	Tol tol = tolerance(t);
-	int sz = dtype_bytes(t);
 	double max_abs = 0, max_rel = 0;
 	int64_t bad = 0, first_bad = -1;
 	for (int64_t i = 0; i < n; i++) {
-		double g = dt_to_double(t, (const char *)got + i * sz), w = dt_to_double(t, (const char *)want + i * sz);
+		double g = dt_get_double(t, got, i), w = dt_get_double(t, want, i);
 		if (!dtype_is_float(t)) {
-			g = (double)dt_to_int(t, (const char *)got + i * sz);
-			w = (double)dt_to_int(t, (const char *)want + i * sz);
+			g = (double)dt_get_int(t, got, i);
+			w = (double)dt_get_int(t, want, i);
 		}
 		if (isnan(w) && isnan(g))
 			continue;
@@ -100,8 +101,7 @@ static int64_t compare(const char *name, DType t, const void *got, const void *w
 	       max_abs, max_rel);
 	if (bad)
 		printf("  %lld bad (first at %lld: got %g, want %g)", (long long)bad, (long long)first_bad,
-		       dt_to_double(t, (const char *)got + first_bad * sz),
-		       dt_to_double(t, (const char *)want + first_bad * sz));
+		       dt_get_double(t, got, first_bad), dt_get_double(t, want, first_bad));
 	printf("\n");
 	return bad;
 }
@@ -309,7 +309,7 @@ int cli_run(int argc, char **argv)
 			fprintf(stderr, "tileasm: error: cannot size tensor '%s' (negative or huge shape)\n", b->name);
 			goto done;
 		}
-		size_t bytes = (size_t)n * (size_t)dtype_bytes((DType)b->dtype);
+		size_t bytes = (size_t)dtype_storage_bytes((DType)b->dtype, n);
 		args[i].data = malloc(bytes ? bytes : 1);
 		ref[i].data = malloc(bytes ? bytes : 1);
 		args[i].bytes = ref[i].bytes = bytes;
@@ -360,8 +360,7 @@ int cli_run(int argc, char **argv)
 		if (!written[i])
 			continue;
 		const Buffer *b = &m->bufs.data[k->args[i].buf];
-		bad += compare(b->name, (DType)b->dtype, args[i].data, ref[i].data,
-		               (int64_t)(args[i].bytes / (size_t)dtype_bytes((DType)b->dtype)));
+		bad += compare(b->name, (DType)b->dtype, args[i].data, ref[i].data, interp_tensor_elems(m, kid, args, i));
 	}
 	printf("%s\n", bad ? "FAIL" : "PASS");
 	rc = bad ? 1 : 0;

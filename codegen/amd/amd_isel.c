@@ -313,6 +313,7 @@ static void sel_inst(Isel *s, int i)
 	case SI_LOCALADDR: unsupported(s, "local (per-thread array) memory"); break;
 	case SI_LD: sel_ld(s, in); break;
 	case SI_ST: case SI_ATOM_ADD: case SI_ATOM_MAX: case SI_ATOM_MIN: sel_st(s, in); break;
+	case SI_ATOM_CAS: sel_cas(s, in); break;
 	case SI_BAR: emit(s, ISA_S_BARRIER, 0); break;
 	case SI_SHFL_BFLY: sel_shfl(s, in); break;
 	case SI_SHFL: sel_shfl_lane(s, in); break;

@@ -190,6 +190,7 @@ void sel_minmax64(Isel *s, Val d, Val a, Val b, bool max);
 void sel_arith(Isel *s, const SInst *in);
 void sel_ld(Isel *s, const SInst *in);
 void sel_st(Isel *s, const SInst *in);
+void sel_cas(Isel *s, const SInst *in);
 void scan_uses(Isel *s);
 Fp8Fmt fp8_fmt(int t);
 void fp8_unpack(Isel *s, int t, Val d, Val a);

@@ -251,6 +251,37 @@ void sel_st(Isel *s, const SInst *in)
 	}
 }
 
+/* SI_ATOM_CAS (the software atomics' loop, lower_data.c): dst = the old
+ * word, returned (glc), and the data tuple {new, compare} as
+ * global_atomic_cmpswap reads it.  Global memory only: the lowering emits
+ * no shared-memory swap for AMD (no ds_cmpst in the ISA table). */
+void sel_cas(Isel *s, const SInst *in)
+{
+	if (in->sub != SP_GLOBAL) {
+		unsupported(s, "a shared-memory compare-and-swap");
+		return;
+	}
+	int n = in->type == DT_I64 ? 2 : 1;
+	Val t = reg(newv(s, MR_V, 2 * n), 0, 2 * n);
+	for (int k = 0; k < n; k++) {
+		MInst *mi = valu1(s, ISA_V_MOV_B32, reg(t.vreg, k, 1), opnd(s, in->c, k));
+		if (!k)
+			mi->flags |= MI_DEFALL;
+		valu1(s, ISA_V_MOV_B32, reg(t.vreg, n + k, 1), opnd(s, in->b, k));
+	}
+	GAddr g = global_addr(s, in->a, in->imm);
+	MInst *mi = emit(s, n == 2 ? ISA_GLOBAL_ATOMIC_CMPSWAP_X2_RTN : ISA_GLOBAL_ATOMIC_CMPSWAP_RTN, 1);
+	put(s, mi, 0, dst_of(s, in->dst, 0, n), ISA_TY_B32);
+	put(s, mi, 1, g.vaddr, ISA_TY_B32);
+	put(s, mi, 2, t, ISA_TY_B32);
+	if (g.saddr.kind == VK_CONST)
+		mi_phys(mi, 3, isa_off());
+	else
+		put(s, mi, 3, g.saddr, ISA_TY_B32);
+	mi->in.mod.offset = g.off;
+	mi->in.mod.cpol |= ISA_CPOL_GLC;
+}
+
 /* Before vregs are made (after group_mma_tuples): the destination of a
  * vector load becomes one tuple vreg, so the load writes it directly and a
  * vector store of the same registers reads it without moves.  Every

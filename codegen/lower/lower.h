@@ -104,6 +104,8 @@ typedef enum {
 	            * step, mma.m16n8k16's A layout), else the shared address a (i32) of a wgm tile [64, K];
 	            * B: the shared address b of a wgm tile, [N, K] (sub & 2 clear) or [K, N] (sub & 2 set);
 	            * sub & 4: C's old value is ignored (clear) */
+	SI_ATOM_CAS, /* dst = [a + imm] (type I32 or I64, space sub); if it equals b, [a + imm] = c; atomic.
+	              * The software atomics' loop (lower_data.c) */
 	SI_COUNT
 } SOp;
 

@@ -46,7 +46,7 @@ void lower_store(L *c, const Stmt *s)
 static int copy_vec_width(L *c, const Stmt *s, const int64_t *ext, int rank)
 {
 	const Buffer *a = BUF(s->src.buf), *b = BUF(s->dst.buf);
-	if (a->dtype != b->dtype || a->scope == SCOPE_LOCAL || b->scope == SCOPE_LOCAL)
+	if (a->dtype != b->dtype || a->scope == SCOPE_LOCAL || b->scope == SCOPE_LOCAL || dtype_is_packed((DType)a->dtype))
 		return 0;
 	int es = dtype_bytes((DType)a->dtype), V = 16 / es;
 	if (es > 8 || ext[rank - 1] % V)
@@ -584,6 +584,12 @@ static void copy_elements(L *c, const Stmt *s, const int64_t *ext, int64_t total
 	lower_region_idx(c, &s->dst, ti, di);
 	int32_t sok = a->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->src.buf, si) : -1;
 	int32_t dok = b->scope == SCOPE_GLOBAL ? lower_inbounds(c, s->dst.buf, di) : -1;
+	if (dtype_is_packed(ta) || dtype_is_packed(tb)) { /* i4/u4 tensors: by value */
+		int32_t v = cvt(c, tb, ta, lower_load_elem(c, s->src.buf, si, sok));
+		lower_store_elem(c, s->dst.buf, di, v, dok);
+		lower_dloop_end(c, &l);
+		return;
+	}
 	Addr sa = lower_elem_addr(c, s->src.buf, si);
 	int32_t v;
 	if (sok >= 0) {
@@ -652,9 +658,123 @@ static bool atomic_native(L *c, AtomicOp op, Space sp, DType t)
 	return t == DT_F32 && !ptx && sp == SP_SHARED; /* ds_max_f32 / ds_min_f32 */
 }
 
-static void atomic_elem(L *c, const Stmt *s, Addr a, int32_t v, int32_t guard)
+/* The software atomics: the combinations without an instruction run a
+ * compare-and-swap loop on the aligned 32-bit word that holds the element
+ * (on the element itself for 4- and 8-byte types): read the word, compute
+ * the new element, swap it in if the word is unchanged, else retry with
+ * the word the swap saw.  The other bytes of the word are written back as
+ * read, so neighbours updated by other threads are never lost.  Global
+ * memory on every target (global_atomic_cmpswap, atom.cas), shared memory
+ * on PTX (the AMD ISA table has no ds_cmpst yet). */
+static bool atomic_cas_ok(L *c, Space sp, DType t)
+{
+	bool ptx = c->t->id == TA_TARGET_SM80 || c->t->id == TA_TARGET_SM90A;
+	return t != DT_BOOL && (sp == SP_GLOBAL || ptx);
+}
+
+/* The canonical value of an element of type t from its bits at bit 0 of
+ * x (i32; i64 for 8-byte types), and back (zero-extended bits). */
+static int32_t bits_canon(L *c, DType t, int32_t x)
+{
+	int w = dtype_bits(t);
+	if (t == DT_F16 || t == DT_BF16) {
+		int32_t h = reg(c, VT_B16);
+		emit(c, I(SI_HALF, DT_I32, h, x, -1));
+		return unpack(c, t, h);
+	}
+	if (t == DT_F32 || t == DT_F64) {
+		int32_t r = reg(c, simt_vt(t));
+		emit(c, I(SI_MOV, t, r, x, -1)); /* same-width register move: the bits as a float */
+		return r;
+	}
+	if (dtype_is_fp8(t))
+		return unpack(c, t, bin(c, SI_AND, DT_I32, x, i32c(c, 0xff)));
+	if (w >= 32)
+		return x;
+	if (dtype_is_signed(t)) /* sign-extend the low w bits */
+		return bin(c, SI_SHR, DT_I32, bin(c, SI_SHL, DT_I32, x, i32c(c, 32 - w)), i32c(c, 32 - w));
+	return bin(c, SI_AND, DT_I32, x, i32c(c, (1 << w) - 1));
+}
+
+static int32_t canon_bits(L *c, DType t, int32_t v)
+{
+	int w = dtype_bits(t);
+	if (t == DT_F16 || t == DT_BF16) {
+		int32_t r = reg(c, VT_I32);
+		emit(c, I(SI_PACK2, DT_I32, r, pack(c, t, v), movi(c, DT_F16, 0)));
+		return r;
+	}
+	if (t == DT_F32 || t == DT_F64) {
+		int32_t r = reg(c, t == DT_F64 ? VT_I64 : VT_I32);
+		emit(c, I(SI_MOV, t == DT_F64 ? DT_I64 : DT_I32, r, v, -1));
+		return r;
+	}
+	if (dtype_is_fp8(t))
+		v = pack(c, t, v);
+	if (w >= 32)
+		return v;
+	return bin(c, SI_AND, DT_I32, v, i32c(c, (1 << w) - 1));
+}
+
+/* Element of type t at byte address ea (i64 global, i32 shared) becomes
+ * op(element, v) (op < 0: v itself; v canonical, or the bits for i4/u4).
+ * nib >= 0 (i4/u4): an i32 register 0 or 1, the nibble in the byte.
+ * Guarded by guard (-1: always). */
+void lower_cas_update(L *c, Space sp, int32_t ea, DType t, int op, int32_t v, int32_t nib, int32_t guard)
+{
+	int w = dtype_bits(t);
+	bool w64 = w == 64;
+	DType at = sp == SP_GLOBAL ? DT_I64 : DT_I32, wt = w64 ? DT_I64 : DT_I32;
+	int32_t end = label(c), top = label(c);
+	if (guard >= 0)
+		bra(c, end, guard, true);
+	int32_t wa = ea, sh = -1, mask = -1;
+	if (w < 32) {
+		int32_t lo = sp == SP_GLOBAL ? cvt(c, DT_I32, DT_I64, ea) : ea;
+		wa = bin(c, SI_AND, at, ea, movi(c, at, -4));
+		sh = bin(c, SI_SHL, DT_I32, bin(c, SI_AND, DT_I32, lo, i32c(c, 3)), i32c(c, 3));
+		if (nib >= 0)
+			sh = bin(c, SI_OR, DT_I32, sh, bin(c, SI_SHL, DT_I32, nib, i32c(c, 2)));
+		mask = bin(c, SI_SHL, DT_I32, i32c(c, (1 << w) - 1), sh);
+	}
+	int32_t old = reg(c, w64 ? VT_I64 : VT_I32);
+	emit(c, I(SI_MOV, wt, old, ld(c, sp, w64 ? DT_I64 : DT_U32, wa, 0, -1), -1));
+	place(c, top);
+	int32_t e = -1, nv;
+	if (op >= 0) {
+		e = bits_canon(c, t, w < 32 ? bin(c, SI_SHR, DT_U32, old, sh) : old);
+		DType o = op_type(t);
+		e = op == ATOMIC_ADD ? fix(c, t, bin(c, SI_ADD, o, e, v)) : bin(c, op == ATOMIC_MAX ? SI_MAX : SI_MIN, o, e, v);
+	}
+	int32_t b = op >= 0 ? canon_bits(c, t, e) : nib >= 0 ? bin(c, SI_AND, DT_I32, v, i32c(c, 0xf)) : canon_bits(c, t, v);
+	if (w < 32)
+		nv = bin(c, SI_OR, DT_I32, bin(c, SI_AND, DT_I32, old, un(c, SI_NOT, DT_I32, mask)),
+		         bin(c, SI_SHL, DT_I32, b, sh));
+	else
+		nv = b;
+	int32_t prev = reg(c, w64 ? VT_I64 : VT_I32);
+	SInst in = I(SI_ATOM_CAS, wt, prev, wa, old);
+	in.c = nv;
+	in.sub = (uint8_t)sp;
+	emit(c, in);
+	int32_t done = setp(c, CMP_EQ, wt, prev, old);
+	emit(c, I(SI_MOV, wt, old, prev, -1));
+	bra(c, end, done, false);
+	bra(c, top, -1, false);
+	place(c, end);
+}
+
+static void atomic_elem(L *c, const Stmt *s, const int32_t *idx, int32_t v, int32_t guard)
 {
 	DType t = (DType)BUF(s->dst.buf)->dtype;
+	Addr a = lower_elem_addr(c, s->dst.buf, idx);
+	if (!atomic_native(c, (AtomicOp)s->sub, a.sp, t)) {
+		DType at = a.sp == SP_GLOBAL ? DT_I64 : DT_I32;
+		int32_t ea = a.off ? bin(c, SI_ADD, at, a.addr, movi(c, at, a.off)) : a.addr;
+		int32_t nib = dtype_is_packed(t) ? lower_packed_nibble(c, s->dst.buf, idx) : -1;
+		lower_cas_update(c, a.sp, ea, t, s->sub, v, nib, guard);
+		return;
+	}
 	static const uint8_t ops[] = {SI_ATOM_ADD, SI_ATOM_MAX, SI_ATOM_MIN};
 	SInst in = I(ops[s->sub], t, -1, a.addr, pack(c, t, v));
 	in.sub = (uint8_t)a.sp;
@@ -668,15 +788,13 @@ void lower_atomic(L *c, const Stmt *s)
 	const Buffer *g = BUF(s->dst.buf);
 	DType t = (DType)g->dtype;
 	Space sp = g->scope == SCOPE_SHARED ? SP_SHARED : SP_GLOBAL;
-	if (!atomic_native(c, (AtomicOp)s->sub, sp, t)) {
+	if (!atomic_native(c, (AtomicOp)s->sub, sp, t) && !atomic_cas_ok(c, sp, t)) {
 		if (!c->failed)
 			diag_at(c->d, DIAG_ERROR, &c->m->src, s->pos,
-			        "%s on %s %s is not supported on %s (atomics there: %s)", atomic_name((AtomicOp)s->sub),
-			        sp == SP_SHARED ? "shared" : "global", dtype_name(t), target_name(c->t->id),
-			        c->t->id == TA_TARGET_SM80 || c->t->id == TA_TARGET_SM90A
-			                ? "add of i32, u32, i64, f32, f64, f16 (bf16 on sm_90a); max/min of i32, u32, i64"
-			                : sp == SP_SHARED ? "add of i32, u32, i64, f32; max/min of i32, u32, f32"
-			                                  : "add of i32, u32, i64, f32; max/min of i32, u32, i64");
+			        "%s on shared %s is not supported on %s (shared-memory atomics there: add of i32, u32, "
+			        "i64, f32; max/min of i32, u32, f32; the other types need a compare-and-swap loop, "
+			        "which is implemented for global memory only)",
+			        atomic_name((AtomicOp)s->sub), dtype_name(t), target_name(c->t->id));
 		c->failed = true;
 		return;
 	}
@@ -684,8 +802,7 @@ void lower_atomic(L *c, const Stmt *s)
 		int32_t idx[IR_MAX_RANK];
 		for (int i = 0; i < s->dst.nidx; i++)
 			idx[i] = expr_as(c, s->dst.idx[i], DT_I32);
-		atomic_elem(c, s, lower_elem_addr(c, s->dst.buf, idx), expr_as(c, s->value, t),
-		            single_thread_guard(c, s->dst.buf));
+		atomic_elem(c, s, idx, expr_as(c, s->value, t), single_thread_guard(c, s->dst.buf));
 		return;
 	}
 	if (c->bl[s->src.buf].rf >= 0) { /* a register fragment: copy_rf's layout walk, atomically */
@@ -706,7 +823,7 @@ void lower_atomic(L *c, const Stmt *s)
 	/* a global tile skips elements outside the tensor (shared: verify/interp rule) */
 	int32_t ok = sp == SP_GLOBAL ? lower_inbounds(c, s->dst.buf, gi) : -1;
 	int32_t v = cvt(c, t, (DType)x->dtype, lower_load_elem(c, s->src.buf, xi, -1));
-	atomic_elem(c, s, lower_elem_addr(c, s->dst.buf, gi), v, ok);
+	atomic_elem(c, s, gi, v, ok);
 	lower_dloop_end(c, &l);
 }
 

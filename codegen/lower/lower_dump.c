@@ -9,6 +9,7 @@ static const char *const sop_names[SI_COUNT] = {
 	"not", "shl", "shr", "setp", "selp", "cvt", "pack", "unpack", "pack2", "math", "tid", "ctaid", "param",
 	"shbase", "localaddr", "ld", "st", "atom.add", "atom.max", "atom.min", "bar", "shfl.bfly", "mma.m16n8k16",
 	"label", "bra", "ret", "half", "wg.gemm.loop", "cp.async", "cp.commit", "cp.wait", "ldmatrix", "shfl", "wgmma",
+	"atom.cas",
 };
 
 void simt_print(const SimtFunc *f, StrBuf *sb)
@@ -26,7 +27,8 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 			sb_printf(sb, "@%s%%%d ", in->guard_neg ? "!" : "", in->guard);
 		sb_printf(sb, "%s", in->op == SI_MMA ? simt_mma[in->sub < MMA_NSHAPES ? in->sub : 0].name
 						  : sop_names[in->op]);
-		if (in->op == SI_LD || in->op == SI_ST || in->op == SI_ATOM_ADD || in->op == SI_ATOM_MAX || in->op == SI_ATOM_MIN)
+		if (in->op == SI_LD || in->op == SI_ST || in->op == SI_ATOM_ADD || in->op == SI_ATOM_MAX || in->op == SI_ATOM_MIN ||
+		    in->op == SI_ATOM_CAS)
 			sb_printf(sb, ".%s", sp[in->sub]);
 		if (in->vec > 1)
 			sb_printf(sb, ".v%d", in->vec);

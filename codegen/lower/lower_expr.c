@@ -30,6 +30,24 @@ VType simt_storage_vt(DType t)
 
 /* ---- addresses --------------------------------------------------------- */
 
+/* Row-major element index (i64) of idx in global tensor bufid. */
+static int32_t global_lin(L *c, int32_t bufid, const int32_t *idx)
+{
+	const BufLoc *bl = &c->bl[bufid];
+	int32_t lin = cvt(c, DT_I64, DT_I32, idx[0]);
+	for (int d = 1; d < BUF(bufid)->rank; d++) {
+		lin = bin(c, SI_MUL, DT_I64, lin, bl->dim64[d]);
+		lin = bin(c, SI_ADD, DT_I64, lin, cvt(c, DT_I64, DT_I32, idx[d]));
+	}
+	return lin;
+}
+
+/* i4/u4 global elements: nibble (lin & 1) of byte lin >> 1, low first. */
+int32_t lower_packed_nibble(L *c, int32_t bufid, const int32_t *idx)
+{
+	return bin(c, SI_AND, DT_I32, cvt(c, DT_I32, DT_I64, global_lin(c, bufid, idx)), i32c(c, 1));
+}
+
 /* Address of element idx (i32 registers, a full index) of buffer b. */
 /* Register r holds the variable of an unrolled loop copy: its value. */
 static bool unrolled_value(const L *c, int32_t r, int64_t *v)
@@ -48,12 +66,10 @@ Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx)
 	const BufLoc *bl = &c->bl[bufid];
 	int es = dtype_bytes((DType)b->dtype);
 	if (b->scope == SCOPE_GLOBAL) {
-		int32_t lin = cvt(c, DT_I64, DT_I32, idx[0]);
-		for (int d = 1; d < b->rank; d++) {
-			lin = bin(c, SI_MUL, DT_I64, lin, bl->dim64[d]);
-			lin = bin(c, SI_ADD, DT_I64, lin, cvt(c, DT_I64, DT_I32, idx[d]));
-		}
-		lin = bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es));
+		int32_t lin = global_lin(c, bufid, idx);
+		/* i4/u4: the byte of the element (two per byte; lower_load_elem/lower_store_elem pick the nibble) */
+		lin = dtype_is_packed((DType)b->dtype) ? bin(c, SI_SHR, DT_I64, lin, i32c(c, 1))
+		                                       : bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es));
 		return (Addr){SP_GLOBAL, bin(c, SI_ADD, DT_I64, bl->base, lin), 0};
 	}
 	if (b->scope != SCOPE_LOCAL && b->rank == 2) /* the shared-tile layout (lower_swizzle.c) */
@@ -141,6 +157,18 @@ int32_t lower_load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard)
 {
 	DType t = (DType)BUF(bufid)->dtype;
 	Addr a = lower_elem_addr(c, bufid, idx);
+	if (dtype_is_packed(t)) { /* the byte, shifted to the nibble and extended: canonical i32 */
+		int32_t v = i32c(c, 0);
+		SInst in = I(SI_LD, DT_U8, v, a.addr, -1);
+		in.sub = (uint8_t)a.sp;
+		in.guard = guard; /* not loaded: 0 */
+		emit(c, in);
+		int32_t sh = bin(c, SI_SHL, DT_I32, lower_packed_nibble(c, bufid, idx), i32c(c, 2));
+		v = bin(c, SI_SHR, DT_U32, v, sh);
+		if (t == DT_U4)
+			return bin(c, SI_AND, DT_I32, v, i32c(c, 15));
+		return bin(c, SI_SHR, DT_I32, bin(c, SI_SHL, DT_I32, v, i32c(c, 28)), i32c(c, 28));
+	}
 	return unpack(c, t, ld(c, a.sp, t, a.addr, a.off, guard));
 }
 
@@ -148,6 +176,10 @@ void lower_store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int3
 {
 	DType t = (DType)BUF(bufid)->dtype;
 	Addr a = lower_elem_addr(c, bufid, idx);
+	if (dtype_is_packed(t)) { /* neighbours share the byte: a compare-and-swap loop on its word */
+		lower_cas_update(c, a.sp, a.addr, t, -1, val, lower_packed_nibble(c, bufid, idx), guard);
+		return;
+	}
 	st(c, a.sp, t, a.addr, a.off, pack(c, t, val), guard);
 }
 
@@ -602,8 +634,8 @@ void lower_region_idx(L *c, const Region *r, const int32_t *ti, int32_t *out)
 bool lower_window_ok(L *c, const Stmt *s, const Region *f, const Region *o)
 {
 	const Buffer *fb = BUF(f->buf), *ob = BUF(o->buf);
-	if (f->nidx || s->trank != fb->rank || o->tdim[ob->rank - 1] != s->trank - 1)
-		return false;
+	if (f->nidx || s->trank != fb->rank || o->tdim[ob->rank - 1] != s->trank - 1 || dtype_is_packed((DType)ob->dtype))
+		return false; /* i4/u4: element copies (lower_load_elem) */
 	for (int d = 0; d < fb->rank; d++)
 		if (f->tdim[d] != d)
 			return false;

@@ -171,6 +171,7 @@ void lower_shadows_end(L *c, Shadows *sh);
 
 /* lower_expr.c */
 Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx);
+int32_t lower_packed_nibble(L *c, int32_t bufid, const int32_t *idx);
 int32_t lower_load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard);
 void lower_store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int32_t guard);
 int32_t lower_expr(L *c, int32_t id);
@@ -226,6 +227,7 @@ void lower_copy(L *c, const Stmt *s);
 void lower_fill(L *c, const Stmt *s);
 void lower_atomic(L *c, const Stmt *s);
 int32_t lower_combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x);
+void lower_cas_update(L *c, Space sp, int32_t ea, DType t, int op, int32_t v, int32_t nib, int32_t guard);
 void lower_reduce(L *c, const Stmt *s);
 void lower_cumsum(L *c, const Stmt *s);
 bool lower_copy_stageable(L *c, const Stmt *s);
@@ -290,7 +292,8 @@ static inline DType op_type(DType t)
 {
 	switch (t) {
 	case DT_I8: case DT_I16: case DT_I32: return DT_I32;
-	case DT_U8: case DT_U32: return DT_U32;
+	case DT_U8: case DT_U32: case DT_U4: return DT_U32;
+	case DT_I4: return DT_I32;
 	case DT_F16: case DT_BF16: case DT_FP8E4M3: case DT_FP8E5M2: case DT_FP8E4M3FNUZ: case DT_FP8E5M2FNUZ:
 		return DT_F32;
 	default: return t;
@@ -397,11 +400,40 @@ static inline void bra(L *c, int32_t lbl, int32_t p, bool neg)
 	emit(c, in);
 }
 
+static inline int32_t cvt(L *c, DType to, DType from, int32_t a);
+
+/* i4/u4 values are i32 registers holding the value (sign/zero-extended),
+ * so backends never see the 4-bit types: from one is from i32; to one is
+ * to i32 (floats saturate to i32 first), then wrapped (ints) or clamped
+ * (floats) to 4 bits here. */
+static inline int32_t cvt_packed(L *c, DType to, DType from, int32_t a)
+{
+	if (dtype_is_packed(from))
+		return cvt(c, to, to == DT_I32 || to == DT_U32 ? to : DT_I32, a);
+	bool sg = to == DT_I4;
+	int32_t x = cvt(c, DT_I32, from, a);
+	if (dtype_is_float(from)) {
+		int32_t lo = i32c(c, sg ? -8 : 0), hi = i32c(c, sg ? 7 : 15);
+		SInst in = I(SI_MAX, DT_I32, reg(c, VT_I32), x, lo);
+		emit(c, in);
+		SInst in2 = I(SI_MIN, DT_I32, reg(c, VT_I32), in.dst, hi);
+		emit(c, in2);
+		return in2.dst;
+	}
+	SInst sl = I(SI_SHL, DT_I32, reg(c, VT_I32), x, i32c(c, 28));
+	emit(c, sl);
+	SInst sr = I(SI_SHR, sg ? DT_I32 : DT_U32, reg(c, VT_I32), sl.dst, i32c(c, 28));
+	emit(c, sr);
+	return sr.dst;
+}
+
 /* Canonical of `to` from canonical of `from`. */
 static inline int32_t cvt(L *c, DType to, DType from, int32_t a)
 {
 	if (to == from)
 		return a;
+	if (dtype_is_packed(to) || dtype_is_packed(from))
+		return cvt_packed(c, to, from, a);
 	int32_t r = reg(c, simt_vt(to));
 	SInst in = I(SI_CVT, to, r, a, -1);
 	in.type2 = (uint8_t)from;

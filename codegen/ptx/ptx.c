@@ -549,6 +549,14 @@ static void emit_inst(P *p, const SInst *in)
 		sb_printf(p->o, "+%lld], %s;\n", (long long)in->imm, rn(p, in->b, a));
 		return;
 	}
+	case SI_ATOM_CAS:
+		sb_printf(p->o, "\tatom.%s.cas.b%d %s, [", in->sub == SP_SHARED ? "shared" : "global", t == DT_I64 ? 64 : 32,
+		          rn(p, in->dst, d));
+		R(p, in->a);
+		sb_printf(p->o, "+%lld], %s, ", (long long)in->imm, rn(p, in->b, a));
+		R(p, in->c);
+		sb_puts(p->o, ";\n");
+		return;
 	case SI_BAR: /* wgmma reads shared memory through the async proxy: order this thread's writes first */
 		if (p->wgmma)
 			sb_puts(p->o, "\tfence.proxy.async.shared::cta;\n");

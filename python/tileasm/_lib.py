@@ -37,7 +37,7 @@ ARG_TENSOR, ARG_SCALAR, ARG_SYMBOL = 0, 1, 2
 
 # ta_dtype values and their Tile IR names.
 DTYPES = {1: "bool", 2: "i8", 3: "u8", 4: "i16", 5: "i32", 6: "u32", 7: "i64", 8: "f16", 9: "bf16", 10: "f32",
-          11: "f64", 12: "fp8e4m3", 13: "fp8e5m2", 14: "fp8e4m3fnuz", 15: "fp8e5m2fnuz"}
+          11: "f64", 12: "fp8e4m3", 13: "fp8e5m2", 14: "fp8e4m3fnuz", 15: "fp8e5m2fnuz", 16: "i4", 17: "u4"}
 
 _P = c_void_p
 _SIGS = {

@@ -62,6 +62,12 @@ Test(emu_examples, gemm_matrix_cores)
 	each_target("gemm_bf16_tn", "-D M=100 -D N=130 -D K=96");
 	each_target("flash_attention_fwd", "-D S=192");
 }
+/* int4 weights: packed i4 -> i8 tile copies, dequantisation, matrix cores. */
+Test(emu_examples, gemm_int4)
+{
+	each_target("gemm_int4", "-D M=128 -D N=128 -D K=64");
+	each_target("gemm_int4", "-D M=67 -D N=130 -D K=72");
+}
 /* Thread-level code: 2-D blocks, locals and vars in registers, shuffles. */
 Test(emu_examples, gemv)
 {

@@ -203,15 +203,13 @@ static bool close_enough(DType t, const void *got, const void *want, int64_t n)
 	case DT_F64: atol = 1e-10, rtol = 1e-10; break;
 	default: break;
 	}
-	int sz = dtype_bytes(t);
 	for (int64_t i = 0; i < n; i++) {
-		const char *g = (const char *)got + i * sz, *w = (const char *)want + i * sz;
 		if (!dtype_is_float(t)) {
-			if (dt_to_int(t, g) != dt_to_int(t, w))
+			if (dt_get_int(t, got, i) != dt_get_int(t, want, i))
 				return false;
 			continue;
 		}
-		double gv = dt_to_double(t, g), wv = dt_to_double(t, w);
+		double gv = dt_get_double(t, got, i), wv = dt_get_double(t, want, i);
 		if (isnan(gv) && isnan(wv))
 			continue;
 		if (isinf(gv) || isinf(wv) || isnan(gv) || isnan(wv)) {
@@ -284,19 +282,18 @@ static void differential(const Module *m, const char *text, size_t len, const ui
 		DType dt = (DType)m->bufs.data[b].dtype;
 		if (e < 0 || e > MAXELEMS)
 			goto out;
-		a.bytes[i] = (size_t)e * (size_t)dtype_bytes(dt);
+		a.bytes[i] = (size_t)dtype_storage_bytes(dt, e);
 		a.ia[i].bytes = a.bytes[i];
 		a.ia[i].data = calloc(1, a.bytes[i] ? a.bytes[i] : 1);
 		a.init[i] = calloc(1, a.bytes[i] ? a.bytes[i] : 1);
 		if (!a.ia[i].data || !a.init[i])
 			goto out;
 		for (int64_t j = 0; j < e; j++) { /* small values that stay exact in every dtype */
-			char *p = (char *)a.init[i] + j * dtype_bytes(dt);
 			int v = (int)(rnd(&rs) % 9) - 4;
 			if (dtype_is_float(dt))
-				dt_store_double(dt, p, v * 0.5);
+				dt_set_double(dt, a.init[i], j, v * 0.5);
 			else
-				dt_store_int(dt, p, dt == DT_BOOL ? v > 0 : v);
+				dt_set_int(dt, a.init[i], j, dt == DT_BOOL ? v > 0 : v);
 		}
 	}
 	int64_t vals[MAXARGS], grid = 1;
@@ -336,7 +333,7 @@ static void differential(const Module *m, const char *text, size_t len, const ui
 				memcpy(ref[i], a.ia[i].data, a.bytes[i]);
 			} else if (memcmp(ref[i], a.ia[i].data, a.bytes[i]) &&
 			           !close_enough((DType)m->bufs.data[b].dtype, a.ia[i].data, ref[i],
-			                         (int64_t)(a.bytes[i] / (size_t)dtype_bytes((DType)m->bufs.data[b].dtype)))) {
+			                         interp_tensor_elems(m, 0, a.ia, i))) {
 				defined = false; /* reads what it never wrote, or races */
 			}
 		}
@@ -370,7 +367,7 @@ static void differential(const Module *m, const char *text, size_t len, const ui
 					if (!a.init[i])
 						continue;
 					DType dt = (DType)m->bufs.data[kn->args[i].buf].dtype;
-					if (!close_enough(dt, a.ia[i].data, ref[i], (int64_t)(a.bytes[i] / (size_t)dtype_bytes(dt)))) {
+					if (!close_enough(dt, a.ia[i].data, ref[i], interp_tensor_elems(m, 0, a.ia, i))) {
 						fprintf(stderr, "fuzz_diff: %s: tensor %d (%s) differs from the interpreter\n", tg, i,
 						        dtype_name(dt));
 						abort();

@@ -405,6 +405,54 @@ static void run_gemv(int kernel)
 Test(examples, gemv_threads) { run_gemv(0); }
 Test(examples, gemv_splitk) { run_gemv(1); }
 
+/* int4-dequant GEMM (examples/gemm_int4.tile): B packed two i4 per byte
+ * (built here nibble by nibble, not with the library's packing), scales
+ * per 32 rows of K; C = A * (B * Scale) with the f16 rounding of each
+ * dequantised element, f32 accumulation in k order, against this C code. */
+Test(examples, gemm_int4)
+{
+	Module *m = h_load_example("gemm_int4.tile");
+	for (size_t s = 0; s < TA_ARRAY_LEN(gemm_shapes); s++) {
+		int64_t M = gemm_shapes[s].m, N = gemm_shapes[s].n, K = gemm_shapes[s].k, G = (K + 31) / 32;
+		uint16_t *A = h_f16_array((size_t)(M * K), 21 + s, 1), *Sc = h_f16_array((size_t)(G * N), 23 + s, 0.25);
+		size_t bbytes = (size_t)((K * N + 7) / 8 * 4);
+		uint8_t *B = calloc(bbytes, 1);
+		int8_t *q = malloc((size_t)(K * N));
+		uint64_t rs = 29 + s;
+		for (int64_t i = 0; i < K * N; i++) {
+			q[i] = (int8_t)((int)(h_rand(&rs) * 8.0 + 8.0) % 16 - 8); /* -8 .. 7 */
+			B[i / 2] |= (uint8_t)(((uint8_t)q[i] & 15) << (4 * (i % 2)));
+		}
+		uint16_t *C = malloc((size_t)(M * N) * 2);
+		memset(C, 0xff, (size_t)(M * N) * 2);
+		Args a = {.m = m};
+		h_tensor(&a, "A", A, (size_t)(M * K) * 2);
+		h_tensor(&a, "B", B, bbytes);
+		h_tensor(&a, "Scale", Sc, (size_t)(G * N) * 2);
+		h_tensor(&a, "C", C, (size_t)(M * N) * 2);
+		h_int(&a, "M", M);
+		h_int(&a, "N", N);
+		h_int(&a, "K", K);
+		h_run(&a, NULL);
+		double *got = decode16(C, (size_t)(M * N), false), *want = malloc((size_t)(M * N) * sizeof(double));
+		double *da = decode16(A, (size_t)(M * K), false), *dsc = decode16(Sc, (size_t)(G * N), false);
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				float acc = 0;
+				for (int64_t k = 0; k < K; k++) {
+					double w = dt_round_double(DT_F16, q[k * N + j] * dsc[(k / 32) * N + j]);
+					acc = acc + (float)da[i * K + k] * (float)w;
+				}
+				want[i * N + j] = dt_round_double(DT_F16, acc);
+			}
+		char what[128];
+		snprintf(what, sizeof what, "gemm_int4 M=%lld N=%lld K=%lld", (long long)M, (long long)N, (long long)K);
+		h_close(what, got, want, (size_t)(M * N), 0, 0x1p-10);
+		free(A), free(B), free(q), free(Sc), free(C), free(got), free(want), free(da), free(dsc);
+	}
+	ir_module_free(m);
+}
+
 /* Every example must parse, verify and have a reference above; a new
  * example without one fails here so it does not go untested. */
 Test(examples, all_examples_have_a_reference)
@@ -418,7 +466,7 @@ Test(examples, all_examples_have_a_reference)
 	             {"gemm_bias_gelu.tile", {0}}, {"gemm_batched.tile", {0}}, {"gemm_splitk.tile", {0}}, {"softmax_row.tile", {0}}, {"rmsnorm_row.tile", {0}},
 	             {"layernorm_row.tile", {0}},
 	             {"flash_attention_fwd.tile", {0}}, {"mha_fwd.tile", {"D", 64}},
-	             {"gemv.tile", {0}}};
+	             {"gemv.tile", {0}}, {"gemm_int4.tile", {0}}};
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root);
 	char path[1024];

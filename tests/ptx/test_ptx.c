@@ -52,7 +52,7 @@ static const char *const examples[] = {
 	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
 	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "flash_attention_fwd.tile", "gemm_bias_gelu.tile",
 	"softmax_row.tile", "rmsnorm_row.tile", "layernorm_row.tile", "gemm_batched.tile", "gemm_splitk.tile",
-	"gemv.tile",
+	"gemv.tile", "gemm_int4.tile",
 };
 
 Test(ptx, examples_pass_ptxas, .timeout = 600)
@@ -89,6 +89,7 @@ Test(ptx, sized_examples_pass_ptxas, .timeout = 600)
 		{"tests/emu/regress/copy_rank_reducing.tile", {{"S", 70}}, 1},
 		{"tests/amd/amd_atomic_add_f16.tile", {{0}}, 0},
 		{"tests/amd/amd_atomic_add_f64_encode.tile", {{"N", 50}}, 1},
+		{"tests/amd/bf16_atomic_add_msg.tile", {{0}}, 0},
 	};
 	static const struct {
 		ta_target id;
