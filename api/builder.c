@@ -443,6 +443,12 @@ TA_API ta_expr ta_build_cast(ta_builder *b, ta_dtype t, ta_expr x)
 	return mkexpr(b, (Expr){.kind = E_CAST, .cast_to = (uint8_t)t, .a = x, .var = -1, .buf = -1, .b = -1});
 }
 
+TA_API ta_expr ta_build_reinterpret(ta_builder *b, ta_dtype t, ta_expr x)
+{
+	CHECK(b, "ta_build_reinterpret", dtype_ok(t) && expr_ok(b, x), "bad dtype or expression");
+	return mkexpr(b, (Expr){.kind = E_CAST, .op = 1, .cast_to = (uint8_t)t, .a = x, .var = -1, .buf = -1, .b = -1});
+}
+
 TA_API ta_buf ta_build_alloc(ta_builder *b, const char *name, ta_scope s, ta_dtype t, int rank, const int64_t *shape)
 {
 	CHECK(b, "ta_build_alloc", name_ok(b, "ta_build_alloc", name) && s >= TA_SHARED && s <= TA_LOCAL &&

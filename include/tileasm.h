@@ -321,6 +321,8 @@ TA_API ta_expr ta_build_name(ta_builder *b, const char *name);
 TA_API ta_expr ta_build_load(ta_builder *b, ta_buf buf, int n, const ta_expr *idx);
 TA_API ta_expr ta_build_op(ta_builder *b, ta_op op, int n, const ta_expr *args);
 TA_API ta_expr ta_build_cast(ta_builder *b, ta_dtype t, ta_expr x);
+/* reinterpret(t, x): x's bits read as t (same width; verify checks). */
+TA_API ta_expr ta_build_reinterpret(ta_builder *b, ta_dtype t, ta_expr x);
 
 /* Statements (appended to the innermost open block). Offsets: n == 0 means
  * the whole buffer. */

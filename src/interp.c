@@ -123,6 +123,22 @@ static Val convert(Val v, DType from, DType to)
 	return r;
 }
 
+/* reinterpret(to, v): v's bits in its type `from` (same width) read as `to`. */
+static Val reinterpret(Val v, DType from, DType to)
+{
+	uint8_t bits[8] = {0};
+	if (is_float(from))
+		dt_store_double(from, bits, v.f);
+	else
+		dt_store_int(from, bits, v.i);
+	Val r = {0, 0};
+	if (is_float(to))
+		r.f = dt_to_double(to, bits);
+	else
+		r.i = dt_to_int(to, bits);
+	return r;
+}
+
 static Val load_elem(const BufState *b, int64_t off)
 {
 	Val v = {0, 0};
@@ -423,7 +439,10 @@ static Val eval(Interp *in, int32_t id)
 		default: r.f = dt_round_double(t, transcendental((Op)e->op, a[0].f)); return r;
 		}
 	}
-	case E_CAST: return convert(eval(in, e->a), (DType)EX(e->a)->type, (DType)e->cast_to);
+	case E_CAST:
+		if (e->op)
+			return reinterpret(eval(in, e->a), (DType)EX(e->a)->type, (DType)e->cast_to);
+		return convert(eval(in, e->a), (DType)EX(e->a)->type, (DType)e->cast_to);
 	}
 	return r;
 }

@@ -60,6 +60,7 @@ typedef struct {
 	uint8_t op;      /* X_UNARY, X_BINARY: Op; X_CALL: Op, or the DType of a cast */
 	int8_t prec;     /* X_BINARY */
 	int8_t want;     /* X_CALL: argument count; 0 for a cast (one argument) */
+	bool bitcast;    /* X_CALL of a cast: reinterpret(DTYPE, x) */
 	int32_t a;       /* X_BINARY: left operand; X_INDEX: buffer */
 	uint32_t from;   /* X_CALL, X_INDEX: first argument in Parser.tmp */
 	SrcPos pos;
@@ -336,7 +337,7 @@ static const char *const reserved[] = {
 	"else", "break", "true", "false", "inf", "nan", "bx", "by", "bz", "tx", "ty", "tz", "min", "max", "abs", "exp",
 	"exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "select", "ceildiv", "floor", "ceil", "round",
 	"sin", "cos", "erf", "sigmoid", "pow", "fmod", "clamp", "if_then_else", "step",
-	"shfl_xor", "shfl_down", "shfl_up", "shfl_idx",
+	"shfl_xor", "shfl_down", "shfl_up", "shfl_idx", "reinterpret",
 };
 
 bool ir_reserved_word(const char *name)
@@ -567,6 +568,7 @@ static int32_t finish_group(Parser *ps, const XEntry *x)
 	}
 	if (e.kind == E_CAST) {
 		e.cast_to = x->op;
+		e.op = x->bitcast; /* 1: reinterpret the bits */
 		e.a = e.args[0];
 		e.args = NULL;
 		e.nargs = 0;
@@ -631,6 +633,22 @@ static int32_t parse_operand(Parser *ps)
 		next(ps);
 		XEntry x = {.kind = X_CALL, .pos = t.pos, .name = t.s, .namelen = (uint32_t)t.n};
 		DType cast = dtype_from_name(t.s, t.n);
+		if (tok_is(&t, "reinterpret")) { /* reinterpret(DTYPE, x): a cast of the bits */
+			Tok dt = ps->tok;
+			cast = dt.kind == T_IDENT ? dtype_from_name(dt.s, dt.n) : DT_VOID;
+			if (cast == DT_VOID) {
+				error_at(ps, dt.pos, "reinterpret takes a dtype first: reinterpret(DTYPE, value)");
+				return -1;
+			}
+			next(ps);
+			if (ps->tok.kind != T_COMMA) {
+				error_at(ps, ps->tok.pos, "expected ',' after reinterpret's dtype, found %s",
+				         tok_desc(&ps->tok, buf, sizeof buf));
+				return -1;
+			}
+			next(ps);
+			x.bitcast = true;
+		}
 		if (cast != DT_VOID) {
 			x.op = (uint8_t)cast;
 		} else {

@@ -121,7 +121,7 @@ static void print_expr(Printer *p, int32_t id, int min_prec)
 		sb_putc(p->sb, ')');
 		break;
 	case E_CAST:
-		sb_printf(p->sb, "%s(", dtype_name((DType)e->cast_to));
+		sb_printf(p->sb, e->op ? "reinterpret(%s, " : "%s(", dtype_name((DType)e->cast_to));
 		print_expr(p, e->a, 0);
 		sb_putc(p->sb, ')');
 		break;

@@ -301,11 +301,22 @@ static DType check_expr(Checker *c, int32_t id, DType hint)
 		}
 		break;
 	}
-	case E_CAST:
-		if (check_expr(c, e->a, DT_VOID) == DT_VOID)
+	case E_CAST: {
+		DType f = check_expr(c, e->a, DT_VOID);
+		if (f == DT_VOID)
 			return DT_VOID;
 		t = (DType)e->cast_to;
+		if (e->op && (f == DT_BOOL || t == DT_BOOL || dtype_bits(f) != dtype_bits(t))) {
+			if (f == DT_BOOL || t == DT_BOOL)
+				err(c, e->pos, "reinterpret of a bool (a bool has no bit pattern of its own; use a cast such as "
+				    "i8(x))");
+			else
+				err(c, e->pos, "reinterpret from %s (%d bits) to %s (%d bits): the two types must have the same "
+				    "width", dtype_name(f), dtype_bits(f), dtype_name(t), dtype_bits(t));
+			return DT_VOID;
+		}
 		break;
+	}
 	}
 	e->type = (uint8_t)t;
 	return t;

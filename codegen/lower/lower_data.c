@@ -672,50 +672,6 @@ static bool atomic_cas_ok(L *c, Space sp, DType t)
 	return t != DT_BOOL && (sp == SP_GLOBAL || ptx);
 }
 
-/* The canonical value of an element of type t from its bits at bit 0 of
- * x (i32; i64 for 8-byte types), and back (zero-extended bits). */
-static int32_t bits_canon(L *c, DType t, int32_t x)
-{
-	int w = dtype_bits(t);
-	if (t == DT_F16 || t == DT_BF16) {
-		int32_t h = reg(c, VT_B16);
-		emit(c, I(SI_HALF, DT_I32, h, x, -1));
-		return unpack(c, t, h);
-	}
-	if (t == DT_F32 || t == DT_F64) {
-		int32_t r = reg(c, simt_vt(t));
-		emit(c, I(SI_MOV, t, r, x, -1)); /* same-width register move: the bits as a float */
-		return r;
-	}
-	if (dtype_is_fp8(t))
-		return unpack(c, t, bin(c, SI_AND, DT_I32, x, i32c(c, 0xff)));
-	if (w >= 32)
-		return x;
-	if (dtype_is_signed(t)) /* sign-extend the low w bits */
-		return bin(c, SI_SHR, DT_I32, bin(c, SI_SHL, DT_I32, x, i32c(c, 32 - w)), i32c(c, 32 - w));
-	return bin(c, SI_AND, DT_I32, x, i32c(c, (1 << w) - 1));
-}
-
-static int32_t canon_bits(L *c, DType t, int32_t v)
-{
-	int w = dtype_bits(t);
-	if (t == DT_F16 || t == DT_BF16) {
-		int32_t r = reg(c, VT_I32);
-		emit(c, I(SI_PACK2, DT_I32, r, pack(c, t, v), movi(c, DT_F16, 0)));
-		return r;
-	}
-	if (t == DT_F32 || t == DT_F64) {
-		int32_t r = reg(c, t == DT_F64 ? VT_I64 : VT_I32);
-		emit(c, I(SI_MOV, t == DT_F64 ? DT_I64 : DT_I32, r, v, -1));
-		return r;
-	}
-	if (dtype_is_fp8(t))
-		v = pack(c, t, v);
-	if (w >= 32)
-		return v;
-	return bin(c, SI_AND, DT_I32, v, i32c(c, (1 << w) - 1));
-}
-
 /* Element of type t at byte address ea (i64 global, i32 shared) becomes
  * op(element, v) (op < 0: v itself; v canonical, or the bits for i4/u4).
  * nib >= 0 (i4/u4): an i32 register 0 or 1, the nibble in the byte.
@@ -742,11 +698,11 @@ void lower_cas_update(L *c, Space sp, int32_t ea, DType t, int op, int32_t v, in
 	place(c, top);
 	int32_t e = -1, nv;
 	if (op >= 0) {
-		e = bits_canon(c, t, w < 32 ? bin(c, SI_SHR, DT_U32, old, sh) : old);
+		e = lower_from_bits(c, t, w < 32 ? bin(c, SI_SHR, DT_U32, old, sh) : old);
 		DType o = op_type(t);
 		e = op == ATOMIC_ADD ? fix(c, t, bin(c, SI_ADD, o, e, v)) : bin(c, op == ATOMIC_MAX ? SI_MAX : SI_MIN, o, e, v);
 	}
-	int32_t b = op >= 0 ? canon_bits(c, t, e) : nib >= 0 ? bin(c, SI_AND, DT_I32, v, i32c(c, 0xf)) : canon_bits(c, t, v);
+	int32_t b = op >= 0 ? lower_bits_of(c, t, e) : nib >= 0 ? bin(c, SI_AND, DT_I32, v, i32c(c, 0xf)) : lower_bits_of(c, t, v);
 	if (w < 32)
 		nv = bin(c, SI_OR, DT_I32, bin(c, SI_AND, DT_I32, old, un(c, SI_NOT, DT_I32, mask)),
 		         bin(c, SI_SHL, DT_I32, b, sh));

@@ -185,6 +185,58 @@ void lower_store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int3
 
 /* ---- expressions ------------------------------------------------------- */
 
+/* The bits of canonical value a (type from) zero-extended in an i32 (i64
+ * for 64-bit types), and back: a same-width register move for 32/64-bit
+ * floats, the storage form (pack/unpack) for 16- and 8-bit floats. */
+int32_t lower_bits_of(L *c, DType from, int32_t a)
+{
+	int w = dtype_bits(from);
+	if (from == DT_F32 || from == DT_F64) {
+		int32_t r = reg(c, w == 64 ? VT_I64 : VT_I32);
+		emit(c, I(SI_MOV, w == 64 ? DT_I64 : DT_I32, r, a, -1));
+		return r;
+	}
+	if (from == DT_F16 || from == DT_BF16) {
+		int32_t r = reg(c, VT_I32);
+		emit(c, I(SI_PACK2, DT_I32, r, pack(c, from, a), movi(c, DT_F16, 0)));
+		return r;
+	}
+	if (dtype_is_fp8(from))
+		a = pack(c, from, a);
+	return w >= 32 ? a : bin(c, SI_AND, DT_I32, a, i32c(c, (1 << w) - 1));
+}
+
+int32_t lower_from_bits(L *c, DType to, int32_t x)
+{
+	int w = dtype_bits(to);
+	if (to == DT_F32 || to == DT_F64) {
+		int32_t r = reg(c, simt_vt(to));
+		emit(c, I(SI_MOV, to, r, x, -1));
+		return r;
+	}
+	if (to == DT_F16 || to == DT_BF16) {
+		int32_t h = reg(c, VT_B16);
+		emit(c, I(SI_HALF, DT_I32, h, x, -1));
+		return unpack(c, to, h);
+	}
+	if (dtype_is_fp8(to))
+		return unpack(c, to, bin(c, SI_AND, DT_I32, x, i32c(c, 0xff)));
+	if (w >= 32)
+		return x;
+	if (dtype_is_signed(to)) /* sign-extend the low w bits */
+		return bin(c, SI_SHR, DT_I32, bin(c, SI_SHL, DT_I32, x, i32c(c, 32 - w)), i32c(c, 32 - w));
+	return bin(c, SI_AND, DT_I32, x, i32c(c, (1 << w) - 1));
+}
+
+/* reinterpret(to, a): integers of one width are a cast (a wrap); otherwise
+ * through the bits. */
+static int32_t reinterpret(L *c, DType to, DType from, int32_t a)
+{
+	if (dtype_is_int(to) && dtype_is_int(from))
+		return cvt(c, to, from, a);
+	return lower_from_bits(c, to, lower_bits_of(c, from, a));
+}
+
 /* Python floor division / modulo on signed ints (op type t). */
 static int32_t floordivmod(L *c, DType t, int32_t a, int32_t b, bool mod)
 {
@@ -454,7 +506,10 @@ int32_t lower_expr(L *c, int32_t id)
 			idx[i] = expr_as(c, e->args[i], DT_I32);
 		return lower_load_elem(c, e->buf, idx, -1);
 	}
-	case E_CAST: return expr_as(c, e->a, (DType)e->cast_to);
+	case E_CAST:
+		if (e->op)
+			return reinterpret(c, (DType)e->cast_to, (DType)EX(e->a)->type, lower_expr(c, e->a));
+		return expr_as(c, e->a, (DType)e->cast_to);
 	case E_UNARY: {
 		if (e->op == OP_NOT)
 			return un(c, SI_NOT, DT_BOOL, expr_as(c, e->a, DT_BOOL));

@@ -172,6 +172,9 @@ void lower_shadows_end(L *c, Shadows *sh);
 /* lower_expr.c */
 Addr lower_elem_addr(L *c, int32_t bufid, const int32_t *idx);
 int32_t lower_packed_nibble(L *c, int32_t bufid, const int32_t *idx);
+/* A canonical value's bits zero-extended in an i32 (i64 for 64-bit types), and back. */
+int32_t lower_bits_of(L *c, DType from, int32_t a);
+int32_t lower_from_bits(L *c, DType to, int32_t x);
 int32_t lower_load_elem(L *c, int32_t bufid, const int32_t *idx, int32_t guard);
 void lower_store_elem(L *c, int32_t bufid, const int32_t *idx, int32_t val, int32_t guard);
 int32_t lower_expr(L *c, int32_t id);

@@ -79,6 +79,56 @@ Test(interp, shifts_and_bit_operations)
 	ir_module_free(m);
 }
 
+/* reinterpret and i4/u4 by hand: bit patterns, nibble order, 4-bit wrap
+ * and saturation. */
+Test(interp, reinterpret_and_int4_values)
+{
+	Module *m = snip("kernel k(W: i4[5], U: u4[4], Oi: i32[4], Oh: i16[2], Of: f32[2], Oq: i4[4], Ou: u4[2])\n"
+	                 "    grid(1) threads(32) {\n"
+	                 "  Oi[0] = reinterpret(i32, 1.0)\n"
+	                 "  Oi[1] = i32(W[0]) * 100 + i32(W[1]) * 10 + i32(W[4])\n"
+	                 "  Oi[2] = i32(U[3])\n"
+	                 "  Oi[3] = i32(W[2] + W[3])\n"         /* 7 + 7 wraps to -2 */
+	                 "  Oh[0] = reinterpret(i16, f16(-2.0))\n"
+	                 "  Oh[1] = reinterpret(i16, bf16(1.0))\n"
+	                 "  Of[0] = reinterpret(f32, 0x40490fdb)\n"
+	                 "  Of[1] = f32(reinterpret(i4, U[3]))\n"  /* 15 -> -1 */
+	                 "  Oq[0] = f32(100.0)\n"                       /* saturates to 7 */
+	                 "  Oq[1] = i32(-100)\n"                       /* wraps: -100 & 15 = 12 -> -4 */
+	                 "  Oq[2] = W[1]\n"
+	                 "  Oq[3] = i4(-8)\n"
+	                 "  Ou[0] = f32(-3.5)\n"                       /* saturates to 0 */
+	                 "  Ou[1] = i32(31)\n"                         /* wraps to 15 */
+	                 "}\n");
+	uint8_t W[4] = {0x9e, 0x77, 0x05, 0}; /* W = -2, -7, 7, 7, 5 */
+	uint8_t U[4] = {0, 0xf0, 0, 0};        /* U[3] = 15 */
+	int32_t Oi[4];
+	int16_t Oh[2];
+	float Of[2];
+	uint8_t Oq[4] = {0}, Ou[4] = {0};
+	Args a = {.m = m};
+	h_tensor(&a, "W", W, sizeof W);
+	h_tensor(&a, "U", U, sizeof U);
+	h_tensor(&a, "Oi", Oi, sizeof Oi);
+	h_tensor(&a, "Oh", Oh, sizeof Oh);
+	h_tensor(&a, "Of", Of, sizeof Of);
+	h_tensor(&a, "Oq", Oq, sizeof Oq);
+	h_tensor(&a, "Ou", Ou, sizeof Ou);
+	h_run(&a, NULL);
+	cr_expect_eq(Oi[0], 0x3f800000);
+	cr_expect_eq(Oi[1], -2 * 100 + -7 * 10 + 5);
+	cr_expect_eq(Oi[2], 15);
+	cr_expect_eq(Oi[3], -2);
+	cr_expect_eq((uint16_t)Oh[0], 0xc000);
+	cr_expect_eq((uint16_t)Oh[1], 0x3f80);
+	cr_expect_eq(Of[0], 3.14159274f);
+	cr_expect_eq(Of[1], -1.0f);
+	cr_expect_eq(Oq[0], 0x07 | 0xc0, "Oq[0..1] = 7, -4: byte %#x", Oq[0]);
+	cr_expect_eq(Oq[1], 0x89, "Oq[2..3] = -7, -8: byte %#x", Oq[1]);
+	cr_expect_eq(Ou[0], 0xf0, "Ou = 0, 15: byte %#x", Ou[0]);
+	ir_module_free(m);
+}
+
 Test(interp, math_functions)
 {
 	Module *m = snip("kernel k(x: f32, O: f32[22]) grid(1) threads(32) {\n"
