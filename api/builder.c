@@ -20,6 +20,7 @@ _Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD && (
 	       (int)TA_OP_SHFL_IDX == OP_SHFL_IDX && (int)OP_SHFL_IDX + 1 == OP_COUNT, "ta_op mirrors Op");
 _Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
 _Static_assert((int)TA_REDUCE_ABSMAX == RED_ABSMAX, "ta_reduce mirrors ReduceOp");
+_Static_assert((int)TA_ATOMIC_ADD == ATOMIC_ADD && (int)TA_ATOMIC_MIN == ATOMIC_MIN, "ta_atomic mirrors AtomicOp");
 
 
 typedef struct {
@@ -405,9 +406,11 @@ static int32_t *expr_list(ta_builder *b, const char *fn, int n, const ta_expr *i
 
 TA_API ta_expr ta_build_load(ta_builder *b, ta_buf buf, int n, const ta_expr *idx)
 {
-	CHECK(b, "ta_build_load", buf_ok(b, buf) && n >= 1 && idx, "invalid buffer or index list");
-	Expr e = {.kind = E_LOAD, .buf = buf, .var = -1, .b = -1, .nargs = n};
-	e.args = expr_list(b, "ta_build_load", n, idx);
+	CHECK(b, "ta_build_load", buf_ok(b, buf) && (n >= 1 ? idx != NULL : n == 0 && b->m->bufs.data[buf].var),
+	      "invalid buffer or index list (n = 0 reads a var)");
+	ta_expr zero = n ? -1 : ta_build_int(b, 0);
+	Expr e = {.kind = E_LOAD, .buf = buf, .var = -1, .b = -1, .nargs = n ? n : 1};
+	e.args = expr_list(b, "ta_build_load", n ? n : 1, n ? idx : &zero);
 	CHECK(b, "ta_build_load", e.args, "invalid index");
 	return mkexpr(b, e);
 }
@@ -491,10 +494,12 @@ static bool region(ta_builder *b, const char *fn, Region *r, ta_buf buf, int n, 
 
 TA_API ta_status ta_build_store(ta_builder *b, ta_buf buf, int n, const ta_expr *idx, ta_expr value)
 {
-	CHECKS(b, "ta_build_store", expr_ok(b, value) && n >= 1, "bad value or index");
+	CHECKS(b, "ta_build_store", expr_ok(b, value) && (n >= 1 || (n == 0 && buf_ok(b, buf) && b->m->bufs.data[buf].var)),
+	       "bad value or index (n = 0 assigns a var)");
 	Stmt st = stmt(S_STORE);
 	st.value = value;
-	if (!region(b, "ta_build_store", &st.dst, buf, n, idx))
+	ta_expr zero = n ? -1 : ta_build_int(b, 0);
+	if (!region(b, "ta_build_store", &st.dst, buf, n ? n : 1, n ? idx : &zero))
 		return TA_ERR_INVALID;
 	return push_stmt(b, "ta_build_store", st) < 0 ? TA_ERR_INVALID : TA_OK;
 }
@@ -574,6 +579,111 @@ TA_API ta_status ta_build_atomic_add(ta_builder *b, ta_buf dst, int n, const ta_
 	else if (!region(b, "ta_build_atomic_add", &st.src, src, 0, NULL))
 		return TA_ERR_INVALID;
 	return push_stmt(b, "ta_build_atomic_add", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+/* Region entries as Region.idx / Region.hi (REGION_POINT, REGION_ALL or the
+ * end expression); hi stays NULL without ranges, like the parser's. */
+static bool region_ix(ta_builder *b, const char *fn, Region *r, ta_buf buf, int n, const ta_index *ix)
+{
+	if (!buf_ok(b, buf) || n < 0 || n > IR_MAX_RANK || (n && !ix)) {
+		fail(b, fn, "invalid buffer or index list");
+		return false;
+	}
+	r->buf = buf;
+	r->nidx = n;
+	if (!n)
+		return true;
+	int32_t lo[IR_MAX_RANK], hi[IR_MAX_RANK];
+	bool ranges = false;
+	for (int d = 0; d < n; d++) {
+		bool all = ix[d].kind == TA_INDEX_ALL, at = ix[d].kind == TA_INDEX_AT, rg = ix[d].kind == TA_INDEX_RANGE;
+		if (!(all || at || rg) || (!all && !expr_ok(b, ix[d].lo)) || (rg && !expr_ok(b, ix[d].hi))) {
+			fail(b, fn, "bad index: TA_INDEX_AT (lo), TA_INDEX_RANGE (lo : hi) or TA_INDEX_ALL (':')");
+			return false;
+		}
+		lo[d] = all ? ta_build_int(b, 0) : ix[d].lo;
+		hi[d] = all ? REGION_ALL : at ? REGION_POINT : ix[d].hi;
+		ranges |= !at;
+	}
+	r->idx = copy_ids(b, lo, (size_t)n);
+	r->hi = ranges ? copy_ids(b, hi, (size_t)n) : NULL;
+	return !b->failed;
+}
+
+TA_API ta_status ta_build_copy_region(ta_builder *b, ta_buf src, int nsrc, const ta_index *src_idx, ta_buf dst,
+                                      int ndst, const ta_index *dst_idx)
+{
+	CHECKS(b, "ta_build_copy_region", true, "");
+	Stmt st = stmt(S_COPY);
+	if (!region_ix(b, "ta_build_copy_region", &st.src, src, nsrc, src_idx) ||
+	    !region_ix(b, "ta_build_copy_region", &st.dst, dst, ndst, dst_idx))
+		return TA_ERR_INVALID;
+	return push_stmt(b, "ta_build_copy_region", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_atomic(ta_builder *b, ta_atomic op, ta_buf dst, int n, const ta_index *idx, ta_buf src,
+                                 ta_expr value)
+{
+	CHECKS(b, "ta_build_atomic", op >= TA_ATOMIC_ADD && op <= TA_ATOMIC_MIN && (value < 0 || expr_ok(b, value)),
+	       "unknown atomic or invalid value");
+	Stmt st = stmt(S_ATOMIC_ADD);
+	st.sub = (uint8_t)op;
+	if (!region_ix(b, "ta_build_atomic", &st.dst, dst, n, idx))
+		return TA_ERR_INVALID;
+	if (value >= 0)
+		st.value = value;
+	else if (!region(b, "ta_build_atomic", &st.src, src, 0, NULL))
+		return TA_ERR_INVALID;
+	return push_stmt(b, "ta_build_atomic", st) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_buf ta_build_var(ta_builder *b, const char *name, ta_dtype t, ta_expr init)
+{
+	CHECK(b, "ta_build_var", name_ok(b, "ta_build_var", name) && (t == 0 || dtype_ok(t)) && (init < 0 || expr_ok(b, init)) &&
+	      (t != 0 || init >= 0), "bad name, dtype or initial value (a var needs a dtype or an initial value)");
+	Buffer buf = {.name = dup(b, name), .scope = SCOPE_LOCAL, .dtype = (uint8_t)t, .rank = 1, .param = -1, .var = true};
+	buf.shape[0] = ir_int(b->m, 1, (SrcPos){0, 0});
+	int32_t id = buf.shape[0] < 0 ? -1 : ir_add_buf(b->m, buf);
+	CHECK(b, "ta_build_var", id >= 0, "out of memory");
+	Stmt st = stmt(S_ALLOC);
+	st.buf = id;
+	if (push_stmt(b, "ta_build_var", st) < 0)
+		return -1;
+	if (init >= 0 && ta_build_store(b, id, 0, NULL, init) != TA_OK)
+		return -1;
+	return id;
+}
+
+TA_API ta_buf ta_build_view(ta_builder *b, const char *name, ta_buf tensor, int rank, const ta_expr *dims)
+{
+	CHECK(b, "ta_build_view", name_ok(b, "ta_build_view", name) && buf_ok(b, tensor) &&
+	      b->m->bufs.data[tensor].scope == SCOPE_GLOBAL && rank >= 1 && rank <= IR_MAX_RANK && dims,
+	      "bad name, tensor (a tensor parameter or a view of one) or rank");
+	const Buffer *tb = &b->m->bufs.data[tensor];
+	int32_t viewed = tb->view ? tb->viewed : tensor;
+	Buffer buf = {.name = dup(b, name), .scope = SCOPE_GLOBAL, .dtype = b->m->bufs.data[viewed].dtype,
+	              .rank = (uint8_t)rank, .param = b->m->bufs.data[viewed].param, .view = true, .viewed = viewed};
+	for (int d = 0; d < rank; d++) {
+		CHECK(b, "ta_build_view", expr_ok(b, dims[d]), "invalid dimension expression");
+		buf.shape[d] = dims[d];
+	}
+	int32_t id = ir_add_buf(b->m, buf);
+	CHECK(b, "ta_build_view", id >= 0, "out of memory");
+	Stmt st = stmt(S_ALLOC);
+	st.buf = id;
+	return push_stmt(b, "ta_build_view", st) < 0 ? -1 : id;
+}
+
+TA_API ta_status ta_build_threads(ta_builder *b, int x, int y, int z)
+{
+	CHECKS(b, "ta_build_threads", b->in_kernel && x >= 1 && y >= 1 && z >= 1 && (int64_t)x * y * z <= 1024,
+	       "a block has 1 to 1024 threads (x * y * z)");
+	b->k.threads = x * y * z;
+	b->k.ntdim = z > 1 ? 3 : y > 1 ? 2 : 1;
+	b->k.tdim[0] = x;
+	b->k.tdim[1] = y;
+	b->k.tdim[2] = z;
+	return TA_OK;
 }
 
 TA_API ta_status ta_build_barrier(ta_builder *b)

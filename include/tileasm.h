@@ -338,6 +338,26 @@ TA_API ta_status ta_build_reduce(ta_builder *b, ta_reduce op, ta_buf src, ta_buf
 TA_API ta_status ta_build_cumsum(ta_builder *b, ta_buf src, ta_buf dst, int dim, int reverse);
 /* Tile form when value < 0 (src gives the extent), element form otherwise. */
 TA_API ta_status ta_build_atomic_add(ta_builder *b, ta_buf dst, int n, const ta_expr *idx, ta_buf src, ta_expr value);
+/* Region entries (the region form of copy/atomics: B[i, lo : hi, :]). */
+enum { TA_INDEX_AT, TA_INDEX_RANGE, TA_INDEX_ALL };
+typedef struct ta_index {
+	int kind;       /* TA_INDEX_AT: the index lo; TA_INDEX_RANGE: lo : hi; TA_INDEX_ALL: ':' */
+	ta_expr lo, hi;
+} ta_index;
+typedef enum ta_atomic { TA_ATOMIC_ADD, TA_ATOMIC_MAX, TA_ATOMIC_MIN } ta_atomic;
+/* copy with either side a region (n == 0: the whole buffer). */
+TA_API ta_status ta_build_copy_region(ta_builder *b, ta_buf src, int nsrc, const ta_index *src_idx, ta_buf dst,
+                                      int ndst, const ta_index *dst_idx);
+/* atomic_add/max/min: tile form when value < 0 (src gives the extent), element form otherwise. */
+TA_API ta_status ta_build_atomic(ta_builder *b, ta_atomic op, ta_buf dst, int n, const ta_index *idx, ta_buf src,
+                                 ta_expr value);
+/* var NAME[: t] [= init] (t 0: init's type; init < 0: none): read it with
+ * ta_build_load(b, v, 0, NULL), assign it with ta_build_store(b, v, 0, NULL, e). */
+TA_API ta_buf ta_build_var(ta_builder *b, const char *name, ta_dtype t, ta_expr init);
+/* NAME = view tensor[dims] (dims: integer expressions of shape symbols, e.g. ta_build_name of one). */
+TA_API ta_buf ta_build_view(ta_builder *b, const char *name, ta_buf tensor, int rank, const ta_expr *dims);
+/* threads(x, y, z) instead of ta_build_kernel's count (tx fastest). */
+TA_API ta_status ta_build_threads(ta_builder *b, int x, int y, int z);
 TA_API ta_status ta_build_barrier(ta_builder *b);
 /* Blocks: each *_begin opens a body closed by ta_build_end. */
 TA_API ta_var ta_build_for(ta_builder *b, ta_loop kind, const char *var, ta_expr lo, ta_expr hi, int stages);

@@ -98,3 +98,94 @@ Test(builder, misuse_is_reported_and_later_calls_are_harmless)
 	ta_build_abort(NULL);
 	ta_ctx_destroy(ctx);
 }
+
+/* The builder functions of the newer language parts — 2-D thread blocks,
+ * views, vars, region copies, atomic_max/atomic_add with regions, a
+ * reinterpret — give the module the text gives (O's dims are names:
+ * ta_build_tensor takes constants or symbol names). */
+Test(builder, regions_views_vars_threads_atomics)
+{
+	static const char text[] =
+		"kernel k(W: f32[K, K, F], O: f32[KK, F], C: i32[8], R: i32[4])\n"
+		"    grid(1) threads(32, 2) {\n"
+		"  W2 = view W[K * K, F]\n"
+		"  T = shared f32[4, 16]\n"
+		"  var acc: f32 = 0.0\n"
+		"  copy(W2[1, 0 : 16], T[0, :])\n"
+		"  acc = acc + T[0, 3]\n"
+		"  if tx < 8 {\n"
+		"    atomic_max(C[tx], ty)\n"
+		"  }\n"
+		"  atomic_add(O[0 : 4, 0 : 16], T)\n"
+		"  R[0] = reinterpret(i32, acc)\n"
+		"}\n";
+	ta_ctx *ctx = ta_ctx_create();
+	ta_builder *b = ta_build_begin(ctx, "built.tile");
+	ta_build_kernel(b, "k", 1);
+	const char *d3[] = {"K", "K", "F"}, *d1[] = {"8"}, *d4[] = {"4"};
+	ta_buf W = ta_build_tensor(b, "W", TA_F32, 3, d3);
+	const char *dO[] = {"KK", "F"};
+	ta_buf O = ta_build_tensor(b, "O", TA_F32, 2, dO);
+	ta_buf C = ta_build_tensor(b, "C", TA_I32, 1, d1);
+	ta_buf R = ta_build_tensor(b, "R", TA_I32, 1, d4);
+	ta_expr one = ta_build_int(b, 1);
+	ta_build_grid(b, 1, &one);
+	cr_assert_eq(ta_build_threads(b, 32, 2, 1), TA_OK);
+	ta_expr k2[] = {ta_build_name(b, "K"), ta_build_name(b, "K")};
+	ta_expr vd[] = {ta_build_op(b, TA_OP_MUL, 2, k2), ta_build_name(b, "F")};
+	ta_buf W2 = ta_build_view(b, "W2", W, 2, vd);
+	ta_buf T = ta_build_alloc(b, "T", TA_SHARED, TA_F32, 2, (int64_t[]){4, 16});
+	ta_buf acc = ta_build_var(b, "acc", TA_F32, ta_build_float(b, 0.0));
+	ta_index si[] = {{TA_INDEX_AT, ta_build_int(b, 1), -1}, {TA_INDEX_RANGE, ta_build_int(b, 0), ta_build_int(b, 16)}};
+	ta_index di[] = {{TA_INDEX_AT, ta_build_int(b, 0), -1}, {TA_INDEX_ALL, -1, -1}};
+	cr_assert_eq(ta_build_copy_region(b, W2, 2, si, T, 2, di), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	ta_expr t03[] = {ta_build_int(b, 0), ta_build_int(b, 3)};
+	ta_expr s[] = {ta_build_load(b, acc, 0, NULL), ta_build_load(b, T, 2, t03)};
+	cr_assert_eq(ta_build_store(b, acc, 0, NULL, ta_build_op(b, TA_OP_ADD, 2, s)), TA_OK);
+	ta_expr lt[] = {ta_build_name(b, "tx"), ta_build_int(b, 8)};
+	ta_build_if(b, ta_build_op(b, TA_OP_LT, 2, lt));
+	ta_index ci = {TA_INDEX_AT, ta_build_name(b, "tx"), -1};
+	cr_assert_eq(ta_build_atomic(b, TA_ATOMIC_MAX, C, 1, &ci, -1, ta_build_name(b, "ty")), TA_OK);
+	ta_build_end(b);
+	ta_index oi[] = {{TA_INDEX_RANGE, ta_build_int(b, 0), ta_build_int(b, 4)},
+	                 {TA_INDEX_RANGE, ta_build_int(b, 0), ta_build_int(b, 16)}};
+	cr_assert_eq(ta_build_atomic(b, TA_ATOMIC_ADD, O, 2, oi, T, -1), TA_OK);
+	ta_expr r0 = ta_build_int(b, 0);
+	ta_build_store(b, R, 1, &r0, ta_build_reinterpret(b, TA_I32, ta_build_load(b, acc, 0, NULL)));
+	ta_module *built = NULL, *parsed = NULL;
+	cr_assert_eq(ta_build_finish(b, &built), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	cr_assert_eq(ta_parse(ctx, "text.tile", text, strlen(text), &parsed), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	char *a = ta_module_print(built), *c = ta_module_print(parsed);
+	cr_expect_str_eq(a, c);
+	ta_free(a);
+	ta_free(c);
+	ta_module_destroy(built);
+	ta_module_destroy(parsed);
+	ta_ctx_destroy(ctx);
+}
+
+Test(builder, new_functions_check_their_arguments)
+{
+	ta_ctx *ctx = ta_ctx_create();
+	ta_builder *b = ta_build_begin(ctx, "bad");
+	ta_build_kernel(b, "k", 64);
+	cr_expect_eq(ta_build_threads(b, 64, 32, 1), TA_ERR_INVALID); /* 2048 threads */
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "ta_build_threads: a block has 1 to 1024 threads"), "%s",
+	          ta_ctx_diagnostics(ctx));
+	ta_build_abort(b);
+	ta_ctx_clear_diagnostics(ctx);
+	b = ta_build_begin(ctx, "bad");
+	ta_build_kernel(b, "k", 64);
+	const char *d[] = {"N"};
+	ta_buf A = ta_build_tensor(b, "A", TA_F32, 1, d);
+	ta_index bad = {7, ta_build_int(b, 0), -1};
+	cr_expect_eq(ta_build_atomic(b, TA_ATOMIC_MIN, A, 1, &bad, -1, ta_build_float(b, 1.0)), TA_ERR_INVALID);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "ta_build_atomic: bad index"), "%s", ta_ctx_diagnostics(ctx));
+	ta_build_abort(b);
+	ta_ctx_clear_diagnostics(ctx);
+	b = ta_build_begin(ctx, "bad");
+	ta_build_kernel(b, "k", 64);
+	cr_expect_eq(ta_build_var(b, "v", 0, -1), -1); /* neither a dtype nor a value */
+	ta_build_abort(b);
+	ta_ctx_destroy(ctx);
+}
