@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import attention
+import gemv
 import quickstart_gemm
 import rmsnorm
 import softmax
@@ -245,6 +246,54 @@ def test_math_bits_and_steps():
     np.testing.assert_array_equal(j, rj)
 
 
+@pytest.mark.parametrize("N,K", [(77, 600), (64, 256), (1, 5)])
+def test_gemv_thread_style(N, K):
+    """2-D thread blocks (threads=(32, 4), T.get_thread_binding(0/1)), T.alloc_var, lazy T.if_then_else loads and
+    T.shfl_xor, on the interpreter and the emulator (three AMD targets) against NumPy."""
+    k = gemv.gemv(N, K)
+    ir = k.tile_ir
+    assert "threads(32, 4)" in ir and "shfl_xor(acc[0], (16 >> s))" in ir and "if (ty < 4)" in ir
+    assert "if_then_else(((k < %d) && (n < %d)), A[n, k], 0)" % (K, N) in ir
+    a, x = f16(N, K), f16(K)
+    want = gemv.reference(a, x).astype(np.float64)
+    assert np.abs(want).max() > 0
+    for target, backend in [("gfx942", "interp"), ("gfx942", "emu"), ("gfx1100", "emu"), ("gfx90a", "emu")]:
+        y = np.full(N, np.nan, np.float16)
+        k.kernel(target)(a, x, y, backend=backend)
+        np.testing.assert_allclose(y.astype(np.float64), want, rtol=1e-2, atol=1e-2, err_msg=f"{target} {backend}")
+
+
+@T.prim_func
+def atomics_and_bits(X: T.Tensor((64,), "float32"), M: T.Tensor((4,), "int32"), R: T.Tensor((64,), "int32"),
+                     S: T.Tensor((64,), "float32")):
+    with T.Kernel(1, threads=64):
+        for i in T.Parallel(64):
+            T.atomic_max(M[i % 3], T.cast(X[i] * 100, "int32"))
+            T.atomic_min(M[3], -i)
+            R[i] = T.reinterpret("int32", X[i]) & 0x7fffffff
+        t = T.get_thread_binding(0)
+        if t < 64:
+            S[t] = T.shfl_down(X[t], 1) + T.shfl_sync(X[t], 0)
+
+
+def test_atomic_max_min_reinterpret_shuffles():
+    x = rng.standard_normal(64).astype(np.float32)
+    m = np.full(4, -1000, np.int32)
+    m[3] = 0
+    r = np.zeros(64, np.int32)
+    s = np.zeros(64, np.float32)
+    k = tileasm.compile(atomics_and_bits, target="gfx942")
+    for backend in ("interp", "emu"):
+        mm = m.copy()
+        k(x, mm, r, s, backend=backend)
+        ref = [max(-1000, *[int(np.float32(x[i]) * np.float32(100)) for i in range(j, 64, 3)]) for j in range(3)]
+        ref.append(-63)
+        np.testing.assert_array_equal(mm, ref)
+        np.testing.assert_array_equal(r, x.view(np.int32) & 0x7fffffff)
+        down = np.array([x[i + 1] if i % 32 < 31 else x[i] for i in range(64)], np.float32)
+        np.testing.assert_array_equal(s, down + x[(np.arange(64) // 32) * 32])
+
+
 PTXAS = "/usr/local/cuda/bin/ptxas"
 
 
@@ -256,7 +305,7 @@ def test_dsl_examples_ptx_pass_ptxas(target, tmp_path):
     if not os.path.exists(PTXAS):
         pytest.skip("no ptxas at " + PTXAS)
     for jk in (quickstart_gemm.matmul(200, 130, 70, 128, 128, 32), softmax.softmax(7, 300),
-               rmsnorm.rmsnorm(9, 260), attention.flashattn(1, 2, 100, 64, True)):
+               rmsnorm.rmsnorm(9, 260), attention.flashattn(1, 2, 100, 64, True), gemv.gemv(77, 600)):
         p = tmp_path / "k.ptx"
         p.write_text(jk.kernel(target).ptx)
         r = subprocess.run([PTXAS, f"-arch={target}", str(p), "-o", os.devnull], capture_output=True, text=True)

@@ -20,12 +20,15 @@ _RESERVED = set("""kernel grid threads shared fragment local let copy gemm clear
 reduce_min reduce_abssum reduce_absmax cumsum atomic_add barrier parallel in serial unroll pipelined stages if else
 true false inf nan bool i8 u8 i16 i32 u32 i64 f16 bf16 f32 f64 fp8e4m3 fp8e5m2 fp8e4m3fnuz fp8e5m2fnuz min max abs
 exp exp2 log log2 sqrt rsqrt tanh select ceildiv floor ceil round sin cos erf sigmoid pow fmod clamp if_then_else
-step bx by bz tx""".split())
+step bx by bz tx ty tz var view break shfl_xor shfl_down shfl_up shfl_idx reinterpret i4 u4 atomic_max
+atomic_min""".split())
 
 _UNARY = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "rsqrt": "rsqrt",
           "tanh": "tanh", "abs": "abs", "floor": "floor", "ceil": "ceil", "round": "round", "sin": "sin",
           "cos": "cos", "erf": "erf", "sigmoid": "sigmoid"}
 _NARY = {"pow": 2, "fmod": 2, "clamp": 3}
+_SHFL = {"shfl_xor": "shfl_xor", "shfl_down": "shfl_down", "shfl_up": "shfl_up", "shfl_sync": "shfl_idx",
+         "shfl_idx": "shfl_idx"}
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
            ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
@@ -377,10 +380,21 @@ class _Translator:
             for a in args[1:]:
                 e = f"{name}({e}, {self.expr(a)})"
             return e
-        if p == "if_then_else":
+        if p == "if_then_else":  # lazy, as TileLang's: a guarded load may be a branch
             if len(args) != 3:
                 self.fail(node, "T.if_then_else takes (cond, then, else)")
-            return f"select({', '.join(self.expr(a) for a in args)})"
+            # a branch that reads memory needs the lazy form; otherwise select (no branch, same value)
+            lazy = any(isinstance(n, ast.Subscript) for a in args[1:] for n in ast.walk(a))
+            return f"{'if_then_else' if lazy else 'select'}({', '.join(self.expr(a) for a in args)})"
+        if p in _SHFL:  # warp shuffles (per-thread code): (value, lane mask / offset / lane)
+            a = args[1:] if p == "shfl_sync" and len(args) == 3 else args  # shfl_sync(mask, value, lane)
+            if len(a) != 2:
+                self.fail(node, f"T.{p} takes (value, {'lane' if p == 'shfl_sync' else 'offset'})")
+            return f"{_SHFL[p]}({self.expr(a[0])}, {self.expr(a[1])})"
+        if p == "reinterpret":
+            if len(args) != 2:
+                self.fail(node, "T.reinterpret takes (dtype, value)")
+            return f"reinterpret({self.dtype_of(args[0])}, {self.expr(args[1])})"
         if f is T.ceildiv:
             if len(args) != 2:
                 self.fail(node, "T.ceildiv takes two arguments")
@@ -391,8 +405,11 @@ class _Translator:
             if len(args) != 2:
                 self.fail(node, "T.cast takes (value, dtype)")
             return f"{self.dtype_of(args[1])}({self.expr(args[0])})"
-        if p == "get_thread_binding":
-            return "tx"
+        if p == "get_thread_binding":  # threadIdx.x/y/z: tx, ty, tz (per-thread code, docs/tile-ir.md)
+            ok, d = self.try_const(args[0]) if args else (True, 0)
+            if not ok or d not in (0, 1, 2):
+                self.fail(node, "T.get_thread_binding takes a constant dimension 0, 1 or 2")
+            return ("tx", "ty", "tz")[d]
         name = ast.unparse(node.func) if hasattr(ast, "unparse") else "this function"
         if p:
             self.fail(node, f"T.{p} is not an expression (or is not supported by tileasm yet)")
@@ -506,14 +523,15 @@ class _Translator:
             self.fail(st, "one T.Kernel per function")
         self.kernel_seen = True
         call = st.items[0].context_expr
-        threads = 128
+        threads = "128"
         for kw in call.keywords:
-            if kw.arg == "threads":
-                ok, threads = self.try_const(kw.value)
-                if isinstance(threads, (tuple, list)) and len(threads) == 1:
-                    threads = threads[0]
-                if not ok or not isinstance(threads, int):
-                    self.fail(kw.value, "threads= must be a constant integer")
+            if kw.arg == "threads":  # an int, or (x, y[, z]) with x fastest (TileLang's 2-D blocks)
+                ok, t = self.try_const(kw.value)
+                t = tuple(t) if isinstance(t, (tuple, list)) else (t,)
+                if not ok or not 1 <= len(t) <= 3 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                                               for x in t):
+                    self.fail(kw.value, "threads= must be a constant integer or a tuple of 1 to 3 of them")
+                threads = ", ".join(map(str, t))
             elif kw.arg in ("prelude", "is_cpu"):
                 self.fail(kw, f"T.Kernel({kw.arg}=...) is not supported by tileasm")
         if not 1 <= len(call.args) <= 3:
@@ -596,6 +614,10 @@ class _Translator:
                 if not isinstance(target, ast.Name):
                     self.fail(st, "assign an allocation to a name")
                 return self.alloc(st, target.id, p, value)
+        if isinstance(target, ast.Name) and self.lookup(target.id) is None and isinstance(value, ast.Call) and \
+                _prim(self.callee(value)) == "get_thread_binding":  # tx = T.get_thread_binding(0): the index itself
+            self.bind(target.id, ("var", self.expr(value)))
+            return
         if isinstance(target, ast.Name) and self.lookup(target.id) is None:
             ok, v = self.try_const(value)
             if ok:  # a Python constant: folded where it is used
@@ -707,16 +729,16 @@ class _Translator:
             if "reverse" in kw and self.bool_const(kw["reverse"], "reverse"):
                 opts.append("reverse=true")
             return self.emit(call, f"cumsum({', '.join([src.name, dst.name] + opts)})")
-        if p == "atomic_add":
+        if p in ("atomic_add", "atomic_max", "atomic_min"):
             if len(a) != 2:
-                self.fail(call, "T.atomic_add takes (dst, value)")
+                self.fail(call, f"T.{p} takes (dst, value)")
             val = a[1]
             if isinstance(val, ast.Name) and (self.lookup(val.id) or ("",))[0] == "buf" and \
                     not self.lookup(val.id)[1].is_var:
                 v = self.buffer(val).name
             else:
                 v = self.expr(val)
-            return self.emit(call, f"atomic_add({self.region(a[0])}, {v})")
+            return self.emit(call, f"{p}({self.region(a[0])}, {v})")
         if p == "sync_threads":
             return self.emit(call, "barrier()")
         if p in ("use_swizzle", "annotate_layout"):

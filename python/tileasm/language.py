@@ -26,7 +26,7 @@ IR_DTYPES = {
     "int64": "i64", "float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32", "float": "f32",
     "float64": "f64", "double": "f64", "float8_e4m3": "fp8e4m3", "float8_e4m3fn": "fp8e4m3", "e4m3_float8": "fp8e4m3",
     "float8_e5m2": "fp8e5m2", "e5m2_float8": "fp8e5m2", "float8_e4m3fnuz": "fp8e4m3fnuz",
-    "float8_e5m2fnuz": "fp8e5m2fnuz",
+    "float8_e5m2fnuz": "fp8e5m2fnuz", "int4": "i4", "uint4": "u4",
 }
 # Tile IR names are accepted too.
 for _v in list(IR_DTYPES.values()):
@@ -34,6 +34,7 @@ for _v in list(IR_DTYPES.values()):
 
 bool_ = dtype("bool")
 int8, uint8, int16, int32, uint32, int64 = (dtype(n) for n in ("int8", "uint8", "int16", "int32", "uint32", "int64"))
+int4, uint4 = dtype("int4"), dtype("uint4")
 float16, bfloat16, float32, float64 = (dtype(n) for n in ("float16", "bfloat16", "float32", "float64"))
 float8_e4m3, float8_e5m2 = dtype("float8_e4m3"), dtype("float8_e5m2")
 float8_e4m3fn, float8_e4m3fnuz, float8_e5m2fnuz = dtype("float8_e4m3fn"), dtype("float8_e4m3fnuz"), dtype(
@@ -134,7 +135,8 @@ _PRIMS = ("Kernel", "alloc_shared", "alloc_fragment", "alloc_local", "alloc_var"
           "reduce_max", "reduce_min", "reduce_sum", "reduce_abssum", "reduce_absmax", "cumsum", "atomic_add",
           "Parallel", "Pipelined", "serial", "unroll", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "abs",
           "max", "min", "if_then_else", "floor", "ceil", "round", "sin", "cos", "erf", "sigmoid", "pow", "fmod",
-          "clamp", "infinity", "cast", "use_swizzle", "annotate_layout", "sync_threads",
+          "clamp", "infinity", "cast", "use_swizzle", "annotate_layout", "sync_threads", "atomic_max", "atomic_min",
+          "shfl_xor", "shfl_down", "shfl_up", "shfl_sync", "shfl_idx", "reinterpret",
           "get_thread_binding", "vectorized", "print", "macro", "alloc_barrier", "reshape", "view", "transpose")
 for _n in _PRIMS:
     globals()[_n] = _kernel_only(_n)
