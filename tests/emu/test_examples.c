@@ -68,6 +68,12 @@ Test(emu_examples, gemm_int4)
 	each_target("gemm_int4", "-D M=128 -D N=128 -D K=64");
 	each_target("gemm_int4", "-D M=67 -D N=130 -D K=72");
 }
+/* GQA decode: a 16-row query tile of one kv head's group, middle-index region copies of the KV cache. */
+Test(emu_examples, gqa_decode)
+{
+	each_target("gqa_decode", "--arg B=2 --arg HKV=2 --arg S=100 --arg scale=0.088");
+	each_target("gqa_decode", "-D D=64 -D G=4 --arg B=1 --arg HKV=3 --arg S=64 --arg scale=0.125");
+}
 /* Thread-level code: 2-D blocks, locals and vars in registers, shuffles. */
 Test(emu_examples, gemv)
 {

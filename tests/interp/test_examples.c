@@ -405,6 +405,62 @@ static void run_gemv(int kernel)
 Test(examples, gemv_threads) { run_gemv(0); }
 Test(examples, gemv_splitk) { run_gemv(1); }
 
+/* GQA decode (examples/gqa_decode.tile): for every batch row, kv head g
+ * and query head j of its group, softmax(scale * q K_g^T) V_g over the S
+ * cached keys of [B, S, HKV, D], in double; G = 8 and D = 128 (the
+ * defaults) and G = 4, D = 64; ragged S (1, 100, 129). */
+static void run_gqa(int64_t G, int64_t D)
+{
+	Define defs[2] = {{"G", G}, {"D", D}};
+	Module *m = h_load_example_defs("gqa_decode.tile", defs, 2);
+	static const int64_t shapes[][3] = {{2, 2, 100}, {1, 3, 1}, {3, 1, 129}, {1, 2, 256}}; /* B, HKV, S */
+	for (size_t si = 0; si < TA_ARRAY_LEN(shapes); si++) {
+		int64_t B = shapes[si][0], HKV = shapes[si][1], S = shapes[si][2];
+		size_t nq = (size_t)(B * HKV * G * D), nk = (size_t)(B * S * HKV * D);
+		uint16_t *Q = h_f16_array(nq, 41 + si, 1), *K = h_f16_array(nk, 43 + si, 1), *V = h_f16_array(nk, 45 + si, 1);
+		uint16_t *O = malloc(nq * 2);
+		memset(O, 0xff, nq * 2);
+		double scale = 1.0 / sqrt((double)D);
+		Args a = {.m = m};
+		h_tensor(&a, "Q", Q, nq * 2);
+		h_tensor(&a, "K", K, nk * 2);
+		h_tensor(&a, "V", V, nk * 2);
+		h_tensor(&a, "O", O, nq * 2);
+		h_float(&a, "scale", scale);
+		h_int(&a, "B", B);
+		h_int(&a, "HKV", HKV);
+		h_int(&a, "S", S);
+		h_run(&a, NULL);
+		double *q = decode16(Q, nq, false), *k = decode16(K, nk, false), *v = decode16(V, nk, false);
+		double *got = decode16(O, nq, false), *want = calloc(nq, sizeof(double)), *p = malloc((size_t)S * sizeof(double));
+		for (int64_t b = 0; b < B; b++)
+			for (int64_t g = 0; g < HKV; g++)
+				for (int64_t j = 0; j < G; j++) {
+					const double *qr = q + ((b * HKV + g) * G + j) * D;
+					double *o = want + ((b * HKV + g) * G + j) * D, mx = -INFINITY, sum = 0;
+					for (int64_t t = 0; t < S; t++) {
+						double dot = 0;
+						for (int64_t d = 0; d < D; d++)
+							dot += qr[d] * k[((b * S + t) * HKV + g) * D + d];
+						mx = fmax(mx, p[t] = dot * scale);
+					}
+					for (int64_t t = 0; t < S; t++)
+						sum += (p[t] = exp(p[t] - mx));
+					for (int64_t t = 0; t < S; t++)
+						for (int64_t d = 0; d < D; d++)
+							o[d] += p[t] / sum * v[((b * S + t) * HKV + g) * D + d];
+				}
+		char what[128];
+		snprintf(what, sizeof what, "gqa_decode G=%lld D=%lld B=%lld HKV=%lld S=%lld", (long long)G, (long long)D,
+		         (long long)B, (long long)HKV, (long long)S);
+		h_close(what, got, want, nq, 4e-3, 1e-2);
+		free(Q), free(K), free(V), free(O), free(q), free(k), free(v), free(got), free(want), free(p);
+	}
+	ir_module_free(m);
+}
+
+Test(examples, gqa_decode) { run_gqa(8, 128); run_gqa(4, 64); }
+
 /* int4-dequant GEMM (examples/gemm_int4.tile): B packed two i4 per byte
  * (built here nibble by nibble, not with the library's packing), scales
  * per 32 rows of K; C = A * (B * Scale) with the f16 rounding of each
@@ -466,7 +522,8 @@ Test(examples, all_examples_have_a_reference)
 	             {"gemm_bias_gelu.tile", {0}}, {"gemm_batched.tile", {0}}, {"gemm_splitk.tile", {0}}, {"softmax_row.tile", {0}}, {"rmsnorm_row.tile", {0}},
 	             {"layernorm_row.tile", {0}},
 	             {"flash_attention_fwd.tile", {0}}, {"mha_fwd.tile", {"D", 64}},
-	             {"gemv.tile", {0}}, {"gemm_int4.tile", {0}}};
+	             {"gemv.tile", {0}}, {"gemm_int4.tile", {0}},
+	             {"gqa_decode.tile", {0}}};
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root);
 	char path[1024];
