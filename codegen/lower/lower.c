@@ -672,10 +672,11 @@ int lower_kernel_opts(const Module *m, int k, const Target *t, const LowerOption
 	return lower_kernel_impl(m, k, t, o, NULL, f, NULL, d);
 }
 
-int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d)
+int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerOptions *o, const LowerWg *wg, SimtFunc *f,
+		    bool *ok, Diag *d)
 {
 	*ok = false;
-	return lower_kernel_impl(m, k, t, NULL, wg, f, ok, d);
+	return lower_kernel_impl(m, k, t, o, wg, f, ok, d);
 }
 
 static int lower_kernel_impl(const Module *m, int k, const Target *t, const LowerOptions *o, const LowerWg *wg,
@@ -695,6 +696,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	c->d = d;
 	c->nthreads = kn->threads;
 	c->wg = wg;
+	c->wg_stage = -1;
 	if (!m->verified) {
 		diag_error(d, "internal: lowering an unverified module");
 		return -1;
@@ -865,6 +867,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	emit(c, I(SI_RET, DT_VOID, -1, -1, -1));
 	if (wg_ok)
 		*wg_ok = !c->failed && c->wg_done;
+	f->wg_stage = c->wg_stage;
 out:
 	free(c->bl);
 	free(c->kb);

@@ -106,8 +106,18 @@ typedef enum {
 	            * sub & 4: C's old value is ignored (clear) */
 	SI_ATOM_CAS, /* dst = [a + imm] (type I32 or I64, space sub); if it equals b, [a + imm] = c; atomic.
 	              * The software atomics' loop (lower_data.c) */
+	SI_BULK,   /* sm_90a GEMM path only (copy_rf's staged store): this thread's bulk copies, sub BulkOp */
 	SI_COUNT
 } SOp;
+
+/* SI_BULK.sub: asynchronous bulk stores from shared to global memory
+ * (cp.async.bulk), each thread tracking its own. */
+typedef enum {
+	BULK_WAIT_READ, /* wait until this thread's bulk stores have read their shared source */
+	BULK_FENCE,     /* make this thread's shared stores visible to bulk copies (async proxy) */
+	BULK_STORE,     /* global [a] = c bytes (i32, a multiple of 16) of shared [b]; a, b 16-byte aligned */
+	BULK_COMMIT,    /* close this thread's group of bulk stores issued since the last commit */
+} BulkOp;
 
 /* SI_MMA shapes (SInst.sub).  The lowering picks one per gemm from the
  * target; a backend maps each to one matrix instruction (PTX mma.sync,
@@ -199,6 +209,7 @@ typedef struct {
 	/* What the lowering changed of the program as written, for the
 	 * listing: "; "-prefixed lines (e.g. a pipelined loop's depth) */
 	StrBuf notes;
+	int64_t wg_stage;    /* sm_90a GEMM path: shared offset of copy_rf's staging buffer, or -1 */
 } SimtFunc;
 
 /* lower.c (the driver; lower_*.c hold its parts, see lower_impl.h) */
@@ -224,8 +235,11 @@ int lower_kernel_opts(const Module *m, int k, const Target *t, const LowerOption
  * diagnostic on errors. */
 typedef struct {
 	int32_t loop, acc, skip[2];
+	int32_t async_copy; /* statement id of a copy(acc -> global tile) whose tensor no other statement
+	                     * mentions, which may complete asynchronously (copy_rf's staged bulk store), or -1 */
 } LowerWg;
-int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerWg *wg, SimtFunc *f, bool *ok, Diag *d);
+int lower_kernel_wg(const Module *m, int k, const Target *t, const LowerOptions *o, const LowerWg *wg, SimtFunc *f,
+		    bool *ok, Diag *d);
 void simt_free(SimtFunc *f);
 /* LowerOptions.nvidia_off bits (the sm_90a GEMM entry, lower_kernel_wg,
  * takes none of these paths' switches). */
@@ -235,6 +249,8 @@ enum {
 	LOWER_NV_LDMATRIX = 4, /* ldmatrix operands, A from registers (lower_mma_ldm.c) */
 	LOWER_NV_SWIZZLE = 8,  /* swizzled operand tiles (lower_mma_ldm.c) */
 	LOWER_NV_WGMMA = 16,   /* sm_90a wgmma gemms (lower_wgmma.c) */
+	LOWER_NV_BULK_STORE = 32, /* sm_90a GEMM entry: the staged bulk store of the accumulator (lower_rr.c) */
+	LOWER_NV_WG_ROWS = 64,    /* sm_90a GEMM entry: consumers split the CTA tile by rows (ptx_sm90_gemm.c) */
 };
 VType simt_vt(DType t);         /* canonical register class */
 VType simt_storage_vt(DType t); /* storage register class */

@@ -10,6 +10,7 @@ static const char *const sop_names[SI_COUNT] = {
 	"shbase", "localaddr", "ld", "st", "atom.add", "atom.max", "atom.min", "bar", "shfl.bfly", "mma.m16n8k16",
 	"label", "bra", "ret", "half", "wg.gemm.loop", "cp.async", "cp.commit", "cp.wait", "ldmatrix", "shfl", "wgmma",
 	"atom.cas",
+	"bulk",
 };
 
 void simt_print(const SimtFunc *f, StrBuf *sb)
@@ -30,6 +31,9 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 		if (in->op == SI_LD || in->op == SI_ST || in->op == SI_ATOM_ADD || in->op == SI_ATOM_MAX || in->op == SI_ATOM_MIN ||
 		    in->op == SI_ATOM_CAS)
 			sb_printf(sb, ".%s", sp[in->sub]);
+		if (in->op == SI_BULK)
+			sb_printf(sb, ".%s", in->sub == BULK_WAIT_READ ? "wait_read" : in->sub == BULK_FENCE ? "fence"
+					     : in->sub == BULK_STORE ? "store" : "commit");
 		if (in->vec > 1)
 			sb_printf(sb, ".v%d", in->vec);
 		if (in->type != DT_VOID)

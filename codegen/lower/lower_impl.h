@@ -118,6 +118,7 @@ typedef struct {
 	int loop_depth;      /* block-level serial/pipelined loops around the current statement */
 	const LowerWg *wg;   /* sm_90a GEMM path (lower_kernel_wg), or NULL */
 	bool wg_done;        /* the SI_WG_GEMM_LOOP was emitted on a wgmma-layout accumulator */
+	int64_t wg_stage;    /* shared offset of the staged store's buffer (copy_rf), or -1 before the first */
 	int32_t areg_buf, areg_frag; /* the next gemm's A (areg_buf) is register fragment areg_frag (lower_mma_ldm.c) */
 	unsigned nv_off;     /* LOWER_NV_* paths switched off (LowerOptions.nvidia_off) */
 	bool cp_pending;     /* cp.async copies issued and not yet committed (lower_async.c) */

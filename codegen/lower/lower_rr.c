@@ -318,6 +318,85 @@ static void copy_rf_swap(L *c, const Stmt *s, bool from, int32_t F, const Region
 	}
 }
 
+/* Slots e and e + 1 of register fragment F (f32 or other) as one i32 of two
+ * packed 16-bit ot values (a column pair of the MMA/wgmma layout). */
+static int32_t rf_pair(L *c, int32_t F, int e, DType ot)
+{
+	DType ft = (DType)c->bl[F].rf_dtype;
+	int32_t v0 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e)));
+	int32_t v1 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e + 1)));
+	int32_t pk = reg(c, VT_I32);
+	emit(c, I(SI_PACK2, DT_I32, pk, v0, v1));
+	return pk;
+}
+
+/* sm_90a GEMM entry: the copy of the accumulator F to a global tile that
+ * may complete asynchronously (LowerWg.async_copy), as one shared staging
+ * buffer (R rows of 2C + 16 bytes: the 8 rows of one 32-bit store land in
+ * 32 different banks) and one bulk store per row (cp.async.bulk), which
+ * runs while the consumer goes on to its next tile's loop.  Taken when
+ * every row start is 16-byte aligned and the columns inside the tensor are
+ * a multiple of 8 (the bulk copy's 16-byte granularity), a uniform test;
+ * otherwise the code goes to lslow (copy_rf's stores).  Before rewriting the
+ * buffer each thread waits until its previous bulk stores have read it. */
+static void copy_rf_staged(L *c, int32_t F, const Window *w, const int32_t *rb, const int32_t *cb, int S, DType ot,
+			   int32_t lslow)
+{
+	int NB = c->bl[F].rf_nb;
+	int64_t R = bdim(c, BUF(F), 0), pitch = 16 * NB + 16;
+	if (c->wg_stage < 0) {
+		c->wg_stage = (c->f->smem_bytes + 15) & ~15LL;
+		c->f->smem_bytes = c->wg_stage + R * pitch;
+	}
+	int32_t off0 = w->off[0], off1 = w->off[1];
+	int32_t ncols = bin(c, SI_MIN, DT_I32, bin(c, SI_MAX, DT_I32, bin(c, SI_SUB, DT_I32, w->bound[1], off1), i32c(c, 0)),
+			    i32c(c, 8 * NB));
+	int32_t mis = bin(c, SI_OR, DT_I32, cvt(c, DT_I32, DT_I64, w->base),
+			  bin(c, SI_MUL, DT_I32, cvt(c, DT_I32, DT_I64, w->pitch), i32c(c, 2)));
+	mis = bin(c, SI_OR, DT_I32, mis, bin(c, SI_MUL, DT_I32, off1, i32c(c, 2)));
+	mis = bin(c, SI_OR, DT_I32, mis, bin(c, SI_MUL, DT_I32, ncols, i32c(c, 2)));
+	int32_t fast = setp(c, CMP_EQ, DT_I32, bin(c, SI_AND, DT_I32, mis, i32c(c, 15)), i32c(c, 0));
+	if (w->ok >= 0)
+		fast = bin(c, SI_AND, DT_BOOL, fast, w->ok);
+	bra(c, lslow, fast, true);
+	SInst b = I(SI_BULK, DT_VOID, -1, -1, -1);
+	b.sub = BULK_WAIT_READ;
+	emit(c, b);
+	emit(c, I(SI_BAR, DT_VOID, -1, -1, -1));
+	int32_t stg = bin(c, SI_ADD, DT_I32, c->shbase, i32c(c, c->wg_stage));
+	for (int si = 0; si < S; si++)
+		for (int h = 0; h < 2; h++) {
+			int32_t row = h ? bin(c, SI_ADD, DT_I32, rb[si], i32c(c, 8)) : rb[si];
+			int32_t sa = bin(c, SI_ADD, DT_I32, stg,
+					 bin(c, SI_ADD, DT_I32, bin(c, SI_MUL, DT_I32, row, i32c(c, pitch)),
+					     bin(c, SI_MUL, DT_I32, cb[si], i32c(c, 2))));
+			for (int nb = 0; nb < NB; nb++)
+				st(c, SP_SHARED, DT_I32, sa, (int64_t)16 * nb, rf_pair(c, F, (si * NB + nb) * 4 + h * 2, ot), -1);
+		}
+	b.sub = BULK_FENCE;
+	emit(c, b);
+	emit(c, I(SI_BAR, DT_VOID, -1, -1, -1));
+	int32_t bytes = bin(c, SI_MUL, DT_I32, ncols, i32c(c, 2));
+	int32_t any = setp(c, CMP_GT, DT_I32, ncols, i32c(c, 0));
+	for (int64_t r0 = 0; r0 < R; r0 += c->nthreads) {
+		int32_t r = r0 ? bin(c, SI_ADD, DT_I32, c->tid, i32c(c, r0)) : c->tid;
+		int32_t orow = bin(c, SI_ADD, DT_I32, off0, r);
+		int32_t ok = bin(c, SI_AND, DT_BOOL, any, setp(c, CMP_LT, DT_U32, orow, w->bound[0]));
+		if (R - r0 < c->nthreads)
+			ok = bin(c, SI_AND, DT_BOOL, ok, setp(c, CMP_LT, DT_U32, r, i32c(c, R)));
+		int32_t lin = bin(c, SI_ADD, DT_I64, bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, orow), w->pitch),
+				  cvt(c, DT_I64, DT_I32, off1));
+		SInst in = I(SI_BULK, DT_VOID, -1, bin(c, SI_ADD, DT_I64, w->base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, 2))),
+			     bin(c, SI_ADD, DT_I32, stg, bin(c, SI_MUL, DT_I32, r, i32c(c, pitch))));
+		in.c = bytes;
+		in.sub = BULK_STORE;
+		in.guard = ok;
+		emit(c, in);
+	}
+	b.sub = BULK_COMMIT;
+	emit(c, b);
+}
+
 void copy_rf(L *c, const Stmt *s)
 {
 	bool from = c->bl[s->src.buf].rf >= 0;
@@ -352,6 +431,14 @@ void copy_rf(L *c, const Stmt *s)
 		int32_t stride = bin(c, SI_MUL, DT_I64, w.pitch, movi(c, DT_I64, es));
 		for (int h = 1; h < nrows; h++)
 			rs[h] = bin(c, SI_MUL, DT_I64, stride, movi(c, DT_I64, h * qrow));
+	}
+	int32_t lstaged = -1, lsdone = -1;
+	if (c->wg && c->wg->async_copy >= 0 && s == ST(c->wg->async_copy) && from && glob && es == 2 && !amd &&
+	    w.rdim >= 0 && F == c->wg->acc && !c->rf_atomic && !(c->nv_off & LOWER_NV_BULK_STORE)) {
+		lstaged = label(c), lsdone = label(c);
+		copy_rf_staged(c, F, &w, rb, cb, S, ot, lstaged);
+		bra(c, lsdone, -1, false);
+		place(c, lstaged);
 	}
 	for (int si = 0; si < S; si++) {
 		int32_t ocb = bin(c, SI_ADD, DT_I32, off1, cb[si]);
@@ -413,11 +500,7 @@ void copy_rf(L *c, const Stmt *s)
 						emit(c, in);
 						continue;
 					}
-					int32_t v0 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e0)));
-					int32_t v1 = pack(c, ot, cvt(c, ot, ft, rf_get(c, F, e0 + 1)));
-					int32_t pk = reg(c, VT_I32);
-					emit(c, I(SI_PACK2, DT_I32, pk, v0, v1));
-					st(c, SP_GLOBAL, DT_I32, rowaddr, (int64_t)8 * nb * es, pk, -1);
+					st(c, SP_GLOBAL, DT_I32, rowaddr, (int64_t)8 * nb * es, rf_pair(c, F, e0, ot), -1);
 				}
 				bra(c, lend, -1, false);
 				place(c, lslow);
@@ -443,6 +526,8 @@ void copy_rf(L *c, const Stmt *s)
 				place(c, lend);
 		}
 	}
+	if (lsdone >= 0)
+		place(c, lsdone);
 }
 
 void lower_gemm_mma_rf(L *c, const Stmt *s, int64_t K)

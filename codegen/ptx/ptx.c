@@ -603,6 +603,19 @@ static void emit_inst(P *p, const SInst *in)
 		R(p, in->a);
 		sb_printf(p->o, "+%lld];\n", (long long)in->imm);
 		return;
+	case SI_BULK: /* sm_90a: the staged store of copy_rf (lower.h BulkOp) */
+		switch (in->sub) {
+		case BULK_WAIT_READ: sb_puts(p->o, "\tcp.async.bulk.wait_group.read 0;\n"); return;
+		case BULK_FENCE: sb_puts(p->o, "\tfence.proxy.async.shared::cta;\n"); return;
+		case BULK_STORE:
+			sb_printf(p->o, "\tcp.async.bulk.global.shared::cta.bulk_group [%s], [", rn(p, in->a, a));
+			R(p, in->b);
+			sb_puts(p->o, "], ");
+			R(p, in->c);
+			sb_puts(p->o, ";\n");
+			return;
+		default: sb_puts(p->o, "\tcp.async.bulk.commit_group;\n"); return;
+		}
 	case SI_BRA: sb_printf(p->o, "\tbra L%lld;\n", (long long)in->imm); return;
 	case SI_RET: sb_puts(p->o, p->w ? "\tbra $C_NEXT;\n" : "\tret;\n"); return;
 	case SI_HALF: /* both halves into the scratch pair, then the one wanted */
@@ -699,7 +712,7 @@ static int compile(const Module *m, const Target *t, const LowerOptions *o, StrB
 			StrBuf own = {0};
 			if (split && inf)
 				sb_puts(&own, ".version 8.1\n.target sm_90a\n.address_size 64\n");
-			struct Sm90Launch *l = sm90_gemm_try(m, k, t, split && inf ? &own : out);
+			struct Sm90Launch *l = sm90_gemm_try(m, k, t, o, split && inf ? &own : out);
 			if (l && split && inf && !own.oom) {
 				inf[k].sm90_ptx_len = own.len;
 				inf[k].sm90_ptx = sb_take(&own);

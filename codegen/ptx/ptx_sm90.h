@@ -111,7 +111,7 @@ bool sm90_gemm_match(const Module *m, int k, Sm90Gemm *g);
  * entry "<kernel>_sm90" to out and returns a malloc'd launch description
  * (free with free()); else returns NULL and appends nothing.  NULL also on
  * out of memory: the generic entry still works. */
-Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, StrBuf *out);
+Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, const LowerOptions *o, StrBuf *out);
 
 /* Persistent grid: min(CTA tiles, sm_count) CTAs along x, for the IR grid
  * irgrid (grid[0] == 0 when there is nothing to do: skip the launch). */

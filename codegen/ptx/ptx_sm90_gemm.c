@@ -447,6 +447,11 @@ typedef struct {
 	int64_t body_bytes;      /* the general lowering's shared memory per consumer */
 	const char *range;       /* split-K: PTX setting %klo and %KT for the tile (%vby, %vbz), or NULL */
 	int nrx;                 /* registers %xr<n> it uses */
+	bool staged;             /* the lowering staged an accumulator copy for bulk stores (SI_BULK) */
+	bool rows;               /* row split: consumer c computes rows 64c.. of both IR blocks (emit_swap) */
+	int32_t acc;             /* C_f's first register (the row split's out-of-grid consumer uses them) */
+	bool preswap;            /* the code before the loop leaves C_f in a layout the row split must swap */
+	int64_t xoff;            /* the staging buffer's offset in a consumer's area (the swap's buffer) */
 } Em;
 
 /* Tile index %tile -> %vbz (IR block z), %vby (IR block row) and %cj (CTA
@@ -561,31 +566,80 @@ static void emit_desc(const char *dst, const char *addr, uint64_t hi_bits, StrBu
 static const uint64_t DESC_KMAJOR = (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 16);
 static const uint64_t DESC_MNMAJOR = (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)(SLAB_BYTES >> 4) << 16);
 
-/* SI_WG_GEMM_LOOP: the consumer side of the ring for all of K, accumulating
- * into the f32 registers acc .. acc+n-1 (M-block s of 64 rows holds
- * acc + s*BN/2 ..: the wgmma layout lower_kernel_wg gave C_f). */
-static void emit_gemm_loop(const PtxWg *w, int32_t acc, int32_t n, StrBuf *o)
+/* Row split (Em.rows): consumer c computes rows 64c .. 64c+63 of both IR
+ * blocks of the CTA tile as one m64n(2BN) accumulator, whose first BN/2
+ * registers are block 2j's columns and the rest block 2j+1's; one wgmma per
+ * k16 reads each operand from shared memory once (two m64nBN per consumer
+ * read B twice: more shared-memory traffic than the SM has at the tensor
+ * cores' rate).  The IR layout gives consumer c block 2j+c's two m-blocks
+ * (registers acc .. and acc + BN/2 ..); swapping consumer 0's second half
+ * with consumer 1's first turns either layout into the other.  The swap
+ * goes through each consumer's staging buffer (copy_rf_staged's, free once
+ * this thread's bulk stores have read it), 16 bytes per thread and step. */
+static void emit_swap(const Em *e, int32_t acc, int id, StrBuf *o)
 {
-	const Em *e = w->ctx;
+	int half = e->BN / 2;
+	sb_printf(o,
+		"\t// ---- swap accumulator halves with the other consumer (row split <-> IR blocks) ----\n"
+		"\tcp.async.bulk.wait_group.read 0;\n"
+		"\tbar.sync 3, 256;\n"
+		"\tsetp.ne.u32 %%wp1, %%cw, 0;\n"
+		"\tshl.b32 %%t1, %%tw, 4;\n"
+		"\tadd.u32 %%t0, %%wsm, %" PRId64 ";\n"
+		"\tadd.u32 %%t0, %%t0, %%t1;\n"
+		"\txor.b32 %%t3, %%cw, 1;\n"
+		"\tmad.lo.u32 %%t2, %%t3, %" PRId64 ", %%body;\n"
+		"\tadd.u32 %%t2, %%t2, %" PRId64 ";\n"
+		"\tadd.u32 %%t2, %%t2, %%t1;\n",
+		e->xoff, e->body_bytes, e->xoff);
+	for (int ld = 0; ld < 2; ld++) {
+		sb_printf(o, "\t@%%wp1 bra $SW%d_%d;\n", id, 2 * ld);
+		for (int c = 0; c < 2; c++) {
+			int base = acc + (c ? 0 : half); /* consumer 0 trades its second half, consumer 1 its first */
+			for (int r = 0; r < half; r += 4) {
+				int q = base + r;
+				if (ld)
+					sb_printf(o, "\tld.shared.v4.f32 {%%f%d, %%f%d, %%f%d, %%f%d}, [%%t2+%d];\n", q, q + 1, q + 2,
+						  q + 3, r / 4 * 2048);
+				else
+					sb_printf(o, "\tst.shared.v4.f32 [%%t0+%d], {%%f%d, %%f%d, %%f%d, %%f%d};\n", r / 4 * 2048, q,
+						  q + 1, q + 2, q + 3);
+			}
+			if (!c)
+				sb_printf(o, "\tbra $SW%d_%d;\n$SW%d_%d:\n", id, 2 * ld + 1, id, 2 * ld);
+		}
+		sb_printf(o, "$SW%d_%d:\n\tbar.sync 3, 256;\n", id, 2 * ld + 1);
+	}
+}
+
+/* The consumer side of the ring for all of K, accumulating into the f32
+ * registers from acc (M-block s of 64 rows holds acc + s*BN/2 ..: the wgmma
+ * layout lower_kernel_wg gave C_f; with the row split, the row-split
+ * layout).  `id` makes the labels unique (the loop is emitted twice with
+ * the row split). */
+static void emit_loop(const Em *e, int32_t acc, int id, StrBuf *o)
+{
 	const Sm90Gemm *g = e->g;
 	const char *ty = g->in_dtype == DT_BF16 ? "bf16" : "f16";
-	int nmb = e->BM / 64, per = e->BN / 2;
-	(void)n;
-	sb_puts(o,
+	int nmb = e->rows ? 1 : e->BM / 64, per = e->BN / 2, wn = e->rows ? 2 * e->BN : e->BN;
+	sb_printf(o,
 		"\t// ---- the pipelined gemm loop: wgmma on the TMA ring ----\n"
-		"\tsetp.eq.u32 %wp0, %KT, 0;\n"
-		"\t@%wp0 bra $C_KEND;\n"
-		"\tmov.u32 %kt, 0;\n"
-		"$C_K:\n"
-		"\tshl.b32 %t0, %stage, 3;\n"
-		"\tadd.u32 %fb, %bars, %t0;\n"
-		"$C_WAIT:\n"
-		"\tmbarrier.try_wait.parity.shared::cta.b64 %pw, [%fb], %phase;\n"
-		"\t@!%pw bra $C_WAIT;\n");
+		"\tsetp.eq.u32 %%wp0, %%KT, 0;\n"
+		"\t@%%wp0 bra $C_KEND%d;\n"
+		"\tmov.u32 %%kt, 0;\n"
+		"$C_K%d:\n"
+		"\tshl.b32 %%t0, %%stage, 3;\n"
+		"\tadd.u32 %%fb, %%bars, %%t0;\n"
+		"$C_WAIT%d:\n"
+		"\tmbarrier.try_wait.parity.shared::cta.b64 %%pw, [%%fb], %%phase;\n"
+		"\t@!%%pw bra $C_WAIT%d;\n",
+		id, id, id, id);
 	sb_printf(o,
 		"\tmad.lo.u32 %%sa, %%stage, %d, %%base;\n"
-		"\tmad.lo.u32 %%sb, %%stage, %d, %%base_bw;\n", /* %base_bw: this consumer's B columns */
-		e->a_bytes, e->b_bytes);
+		"\tmad.lo.u32 %%sb, %%stage, %d, %s;\n", /* %base_bw: this consumer's B columns */
+		e->a_bytes, e->b_bytes, e->rows ? "%base_b" : "%base_bw");
+	if (e->rows) /* this consumer's 64 rows of A */
+		sb_puts(o, "\tmad.lo.u32 %sa, %cw, 8192, %sa;\n");
 	/* Every descriptor is computed before wgmma.fence (no injected arrives). */
 	emit_desc("%db0", "%sb", g->b_kmajor ? DESC_KMAJOR : DESC_MNMAJOR, o);
 	int bstep = g->b_kmajor ? 2 : (16 * 128) >> 4; /* k16: 32 B along a K-major row, 16 rows of MN-major */
@@ -604,8 +658,8 @@ static void emit_gemm_loop(const PtxWg *w, int32_t acc, int32_t n, StrBuf *o)
 	sb_puts(o, "\twgmma.fence.sync.aligned;\n");
 	for (int k = 0; k < 4; k++)
 		for (int s = 0; s < nmb; s++) {
-			sb_printf(o, "\twgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", e->BN, ty, ty);
-			for (int i = 0; i < per; i++)
+			sb_printf(o, "\twgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", wn, ty, ty);
+			for (int i = 0; i < wn / 2; i++)
 				sb_printf(o, "%s%%f%d", i ? ", " : "", acc + s * per + i);
 			sb_printf(o, "}, %%da%d, %%db%d, %%ptrue, 1, 1, 0, %d;\n", 4 * s + k, k, g->b_kmajor ? 0 : 1);
 		}
@@ -620,13 +674,26 @@ static void emit_gemm_loop(const PtxWg *w, int32_t acc, int32_t n, StrBuf *o)
 		"\tadd.u32 %%prev_eb, %%fb, %d;\n",
 		8 * e->ST);
 	emit_ring_advance(e, o);
-	sb_puts(o,
-		"\tadd.u32 %kt, %kt, 1;\n"
-		"\tsetp.lt.u32 %wp0, %kt, %KT;\n"
-		"\t@%wp0 bra $C_K;\n"
+	sb_printf(o,
+		"\tadd.u32 %%kt, %%kt, 1;\n"
+		"\tsetp.lt.u32 %%wp0, %%kt, %%KT;\n"
+		"\t@%%wp0 bra $C_K%d;\n"
 		"\twgmma.wait_group.sync.aligned 0;\n"
-		"\t@%plead mbarrier.arrive.shared::cta.b64 _, [%prev_eb];\n"
-		"$C_KEND:\n");
+		"\t@%%plead mbarrier.arrive.shared::cta.b64 _, [%%prev_eb];\n"
+		"$C_KEND%d:\n",
+		id, id);
+}
+
+/* SI_WG_GEMM_LOOP (ptx.h PtxWg): the loop over C_f's registers acc .. acc+n-1. */
+static void emit_gemm_loop(const PtxWg *w, int32_t acc, int32_t n, StrBuf *o)
+{
+	const Em *e = w->ctx;
+	(void)n;
+	if (e->rows && e->preswap)
+		emit_swap(e, acc, 0, o);
+	emit_loop(e, acc, 0, o);
+	if (e->rows)
+		emit_swap(e, acc, 1, o);
 }
 
 /* Loads a problem size into register `reg`: a constant after -D, or the
@@ -649,6 +716,8 @@ static void emit_size(const Em *e, int32_t shape_expr, const char *reg, StrBuf *
 	sb_printf(o, "\tmov.u32 %s, 0;\n", reg); /* unreachable for a verified module */
 }
 
+static void emit_drain(const Em *e, StrBuf *o);
+
 static void emit_consumer(const Em *e, StrBuf *o)
 {
 	const Sm90Gemm *g = e->g;
@@ -669,15 +738,47 @@ static void emit_consumer(const Em *e, StrBuf *o)
 		"\tmov.u32 %%tile, %%ctaid.x;\n"
 		"$C_TILE:\n"
 		"\tsetp.ge.u32 %%wp0, %%tile, %%ntiles;\n"
-		"\t@%%wp0 bra $DONE;\n",
+		"\t@%%wp0 bra $C_DONE;\n",
 		CONSUMER_REGS, boff, e->body_bytes);
 	emit_tile_coords(e, o);
 	sb_printf(o,
 		"\tshl.b32 %%vbx, %%cj, 1;\n"
 		"\tadd.u32 %%vbx, %%vbx, %%cw;\n"
 		"\tsetp.lt.u32 %%wp0, %%vbx, %%gx;\n"
-		"\t@%%wp0 bra $C_BODY;\n"
-		/* outside the IR grid: take this consumer's part of the ring, no code */
+		"\t@%%wp0 bra $C_BODY;\n");
+	if (e->rows) {
+		/* outside the IR grid (consumer 1 only): the row split still needs
+		 * its half of the other block, and the swaps; no code of its own.
+		 * Its registers hold rows 64.. of block 2j in the loop: without a
+		 * swap before it they start as the clear made them, zero. */
+		if (e->preswap)
+			emit_swap(e, e->acc, 2, o);
+		else
+			for (int i = 0; i < e->BN; i++)
+				sb_printf(o, "\tmov.f32 %%f%d, 0f00000000;\n", e->acc + i);
+		emit_loop(e, e->acc, 1, o);
+		emit_swap(e, e->acc, 3, o);
+		sb_puts(o, "\tbra $C_NEXT;\n");
+	} else {
+		emit_drain(e, o);
+	}
+	sb_puts(o, "$C_BODY:\n");
+	PtxWg w = {emit_gemm_loop, e};
+	ptx_emit_code(e->f, e->t, &w, o);
+	sb_puts(o,
+		"$C_NEXT:\n"
+		"\tadd.u32 %tile, %tile, %nct;\n"
+		"\tbra $C_TILE;\n"
+		/* the staged stores' shared source must outlive them */
+		"$C_DONE:\n"
+		"\tcp.async.bulk.wait_group 0;\n"
+		"\tbra $DONE;\n");
+}
+
+/* Outside the IR grid (odd grid x): take this consumer's part of the ring, no code. */
+static void emit_drain(const Em *e, StrBuf *o)
+{
+	sb_printf(o,
 		"\tsetp.eq.u32 %%wp0, %%KT, 0;\n"
 		"\t@%%wp0 bra $C_NEXT;\n"
 		"\tmov.u32 %%kt, 0;\n"
@@ -694,14 +795,7 @@ static void emit_consumer(const Em *e, StrBuf *o)
 		"\tadd.u32 %kt, %kt, 1;\n"
 		"\tsetp.lt.u32 %wp0, %kt, %KT;\n"
 		"\t@%wp0 bra $C_DRAIN;\n"
-		"\tbra $C_NEXT;\n"
-		"$C_BODY:\n");
-	PtxWg w = {emit_gemm_loop, e};
-	ptx_emit_code(e->f, e->t, &w, o);
-	sb_puts(o,
-		"$C_NEXT:\n"
-		"\tadd.u32 %tile, %tile, %nct;\n"
-		"\tbra $C_TILE;\n");
+		"\tbra $C_NEXT;\n");
 }
 
 #define SMEM_DECL ".extern .shared .align 1024 .b8 ta_sm90_smem[];\n"
@@ -717,10 +811,16 @@ static void sm90_emit(const Em *e, StrBuf *o)
 		"\n// %s: tileasm sm_90a GEMM path.  IR block %dx%d, k step %d, %d stages, 128 threads; emitted\n"
 		"// with k step %d and %d TMA stages (one 128-byte swizzle row per k step; the ring's depth),\n"
 		"// two IR blocks per CTA (%ux%u), 1 TMA producer + 2 wgmma consumer warpgroups, %s B,\n"
-		"// persistent grid%s%s.  Outside the loop: the general lowering of the kernel for 128 threads.\n",
+		"// persistent grid%s%s.  Outside the loop: the general lowering of the kernel for 128 threads%s.\n",
 		k->name, g->ir_bm, g->ir_bn, g->ir_bk, g->ir_stages, BKT, e->ST, l->tile_m, l->tile_n,
 		g->b_kmajor ? "K-major" : "N-major", g->a_batched || g->b_batched ? ", batched operands (bz)" : "",
-		l->k_range ? ", the loop's K range per tile" : "");
+		l->k_range ? ", the loop's K range per tile" : "",
+		e->staged ? ";\n// the accumulator's copy to global memory goes through a shared staging buffer and per-row\n"
+			    "// bulk stores (cp.async.bulk) that complete during the next tile's loop" : "");
+	if (e->rows)
+		sb_printf(o, "// Row split: in the loop, consumer c computes rows 64c..64c+63 of both IR blocks (one m64n%dk16\n"
+			     "// per k16), and swaps accumulator halves with the other consumer %safter it.\n",
+			  2 * e->BN, e->preswap ? "before and " : "");
 	/* One declaration per module, shared by every sm90 entry in it. */
 	if (!o->buf || !strstr(o->buf, SMEM_DECL))
 		sb_puts(o, SMEM_DECL);
@@ -789,22 +889,68 @@ static void sm90_emit(const Em *e, StrBuf *o)
 	sb_puts(o, "$DONE:\n\tret;\n}\n");
 }
 
-Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, StrBuf *out)
+/* The first top-level copy(C_f -> global tile) after the loop whose tensor
+ * no other statement mentions: nothing in the kernel can observe when its
+ * stores complete, so the lowering may make them asynchronous (copy_rf's
+ * staged bulk store), or -1. */
+static int32_t async_copy(const Module *m, const Kernel *k, const Sm90Gemm *g)
+{
+	bool after = false;
+	for (int i = 0; i < k->body.n; i++) {
+		int32_t id = k->body.ids[i];
+		const Stmt *s = ST_(id);
+		after = after || id == g->loop;
+		if (after && s->kind == S_COPY && s->src.buf == g->cf && !s->src.nidx && BUF(s->dst.buf)->scope == SCOPE_GLOBAL &&
+		    !block_uses(m, &k->body, s->dst.buf, id))
+			return id;
+	}
+	return -1;
+}
+
+/* Does the code before the loop leave C_f anything but zero (a whole clear)?
+ * Then the row split must swap it into its layout before the loop too (the
+ * consumer outside the IR grid runs no such code: without the swap it
+ * clears its registers itself). */
+static bool acc_set_before(const Module *m, const Kernel *k, const Sm90Gemm *g)
+{
+	for (int i = 0; i < k->body.n && k->body.ids[i] != g->loop; i++) {
+		int32_t id = k->body.ids[i];
+		const Stmt *s = ST_(id);
+		if (s->kind == S_CLEAR && s->dst.buf == g->cf && !s->dst.nidx)
+			continue;
+		Block one = {1, &id};
+		if (block_uses(m, &one, g->cf, -1))
+			return true;
+	}
+	return false;
+}
+
+Sm90Launch *sm90_gemm_try(const Module *m, int k, const Target *t, const LowerOptions *o, StrBuf *out)
 {
 	Sm90Gemm g;
 	if (!sm90_gemm_match(m, k, &g))
 		return NULL;
-	LowerWg wg = {g.loop, g.cf, {g.as, g.bs}};
+	LowerWg wg = {g.loop, g.cf, {g.as, g.bs}, async_copy(m, &m->kernels.data[k], &g)};
 	SimtFunc f;
 	Diag d;
 	diag_init(&d);
 	bool ok = false;
 	Sm90Launch *l = NULL;
 	StrBuf range = {0};
-	if (lower_kernel_wg(m, k, t, &wg, &f, &ok, &d) || !ok)
+	if (lower_kernel_wg(m, k, t, o, &wg, &f, &ok, &d) || !ok)
 		goto out;
 	Em e = {m, t, &g, &f, g.ir_bm, g.ir_bn, 4, g.ir_bm * BKT * 2, 2 * g.ir_bn * BKT * 2, (f.smem_bytes + 15) & ~15LL,
-		NULL, 0};
+		NULL, 0, false, false, -1, false, 0};
+	for (size_t i = 0; i < f.code.len; i++) {
+		e.staged = e.staged || f.code.data[i].op == SI_BULK;
+		if (f.code.data[i].op == SI_WG_GEMM_LOOP)
+			e.acc = f.code.data[i].dst;
+	}
+	/* the row split swaps through the staging buffer (64 BN bytes per thread row of the
+	 * swap <= its R * (2 BN + 16)), so it needs one; two m-blocks per IR block */
+	e.rows = e.staged && g.ir_bm == 128 && f.wg_stage >= 0 && !(o && (o->nvidia_off & LOWER_NV_WG_ROWS));
+	e.preswap = acc_set_before(m, &m->kernels.data[k], &g);
+	e.xoff = f.wg_stage;
 	if (g.launch.k_range) { /* %klo = LO, %KT = max(HI - LO, 0) */
 		const Stmt *loop = ST_(g.loop);
 		Rx rx = {m, &m->kernels.data[k], g.loop, &range, 0};

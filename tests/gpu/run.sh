@@ -11,6 +11,7 @@ EX=${EXAMPLES:-examples}
 : >"$LOG"
 # file | kernel | shape arguments (--arg NAME=V, space separated)
 F=$(dirname "$0")/features.tile
+G=$(dirname "$0")/gemm_acc.tile
 CASES=(
   "$EX/vector_add.tile|vector_add|N=1024"
   "$EX/vector_add.tile|vector_add|N=1000"
@@ -40,13 +41,18 @@ CASES=(
   "$EX/gemm.tile|gemm|M=1 N=7 K=5"
   "$EX/gemm.tile|gemm|M=200 N=136 K=72"
   "$EX/gemm.tile|gemm|M=129 N=264 K=1000"
+  "$EX/gemm.tile|gemm|M=333 N=1000 K=264"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=128 N=128 K=32"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=256 N=384 K=96"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=131 N=77 K=45"
   "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=131 N=77 K=48"
+  "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=257 N=392 K=136"
+  "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=131 N=78 K=48"
+  "$EX/gemm_bf16_tn.tile|gemm_bf16_tn|M=333 N=520 K=264"
   "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=128 N=128 K=64"
   "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=200 N=136 K=72"
   "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=131 N=264 K=200"
+  "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=333 N=520 K=264"
   "$EX/gemm_bias_relu.tile|gemm_bias_relu|M=64 N=130 K=70"
   "$EX/gemm_bias_gelu.tile|gemm_bias_gelu|M=200 N=136 K=72"
   "$EX/gemm_bias_gelu.tile|gemm_bias_gelu|M=131 N=264 K=200"
@@ -54,6 +60,8 @@ CASES=(
   "$EX/gemm_batched.tile|gemm_batched|Bt=3 M=200 N=136 K=72"
   "$EX/gemm_batched.tile|gemm_batched|Bt=2 M=129 N=264 K=1000"
   "$EX/gemm_batched.tile|gemm_batched|Bt=2 M=64 N=130 K=70"
+  "$G|gemm_acc|M=200 N=264 K=72"
+  "$G|gemm_acc|M=129 N=392 K=200"
   "$EX/gemm_splitk.tile|gemm_splitk|M=200 N=136 K=1000 S=4"
   "$EX/gemm_splitk.tile|gemm_splitk|M=131 N=264 K=4096 S=16"
   "$EX/gemm_splitk.tile|gemm_splitk|M=128 N=128 K=64 S=5"
@@ -84,6 +92,8 @@ printf '%-20s %-7s %-28s %-10s %-10s %s\n' example target shape max_abs max_rel 
 for tgt in ${TARGETS:-sm_80 sm_90a}; do
   for c in "${CASES[@]}"; do
     IFS='|' read -r file ex shape <<<"$c"
+    # CASES_MATCH=REGEX: only the kernels whose name matches (e.g. gemm), for a quicker device call
+    [ -n "${CASES_MATCH:-}" ] && ! [[ $ex =~ $CASES_MATCH ]] && continue
     args=()
     # D:NAME=V specialises a shape symbol at compile time (-D), the rest are --arg values
     for a in $shape; do case $a in D:*) args+=(-D "${a#D:}") ;; *) args+=(--arg "$a") ;; esac; done
@@ -102,6 +112,7 @@ for tgt in ${TARGETS:-sm_80 sm_90a}; do
 done
 # fp8 conversions exist only on sm_90a
 for n in 128 300; do
+  [ -n "${CASES_MATCH:-}" ] && ! [[ fp8 =~ $CASES_MATCH ]] && continue
   out=$(timeout 300 "$T" run "$(dirname "$0")/features_fp8.tile" --backend="${BACKEND:-cuda}" --target=sm_90a --arg N=$n 2>&1)
   rc=$?
   { echo "=== fp8 sm_90a N=$n (rc $rc)"; echo "$out"; } >>"$LOG"

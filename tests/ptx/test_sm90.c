@@ -75,14 +75,18 @@ static void check_ptxas_clean(const char *ptx, size_t len, int nentries)
 	free(log);
 }
 
-/* The sm90 entry of kernel 0 alone, in a module of its own. */
-static Sm90Launch *emit_entry(Module *m, StrBuf *sb)
+/* The sm90 entry of kernel 0 alone, in a module of its own, with the
+ * LOWER_NV_* paths in nvidia_off switched off. */
+static Sm90Launch *emit_entry_off(Module *m, StrBuf *sb, unsigned nvidia_off)
 {
 	Target t;
 	cr_assert_eq(target_parse("sm_90a", &t), 0);
 	sb_puts(sb, ".version 8.1\n.target sm_90a\n.address_size 64\n"); /* as ptx_compile_split's */
-	return sm90_gemm_try(m, 0, &t, sb);
+	LowerOptions o = {.nvidia_off = nvidia_off};
+	return sm90_gemm_try(m, 0, &t, &o, sb);
 }
+
+static Sm90Launch *emit_entry(Module *m, StrBuf *sb) { return emit_entry_off(m, sb, 0); }
 
 static void emit_one(const char *file, bool b_kmajor, DType in, const Define *defs, int ndefs)
 {
@@ -101,17 +105,22 @@ static void emit_one(const char *file, bool b_kmajor, DType in, const Define *de
 	cr_assert(!sb.oom);
 	cr_expect_eq(l->ntmaps, 2);
 	cr_expect_eq(l->threads, 384);
-	cr_expect_eq(l->stages, 4);
+	/* 3 ring stages beside the two consumers' staging buffers of the
+	 * accumulator's bulk store (128 rows of 256 + 16 bytes each) */
+	cr_expect_eq(l->stages, 3);
 	cr_expect_eq(l->tile_m, 128);
 	cr_expect_eq(l->tile_n, 256);
-	cr_expect_eq(l->smem_bytes, 4 * (16384 + 32768 + 16) + 1024);
+	cr_expect_eq(l->smem_bytes, 3 * (16384 + 32768 + 16) + 2 * 128 * 272 + 1024);
 	cr_expect_eq(l->ngeneric, (int)m->kernels.data[0].nargs);
 	/* The Hopper instructions the design depends on are all there, and the
 	 * header comment says what changed against the IR. */
-	const char *need[] = {"cp.async.bulk.tensor.", "mbarrier.arrive.expect_tx", "wgmma.mma_async.sync.aligned.m64n128k16",
+	const char *need[] = {"cp.async.bulk.tensor.", "mbarrier.arrive.expect_tx", "wgmma.mma_async.sync.aligned.m64n256k16",
 	                      "setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232",
 	                      ".param .align 64 .b8 _tmA[128]", "wgmma.wait_group.sync.aligned 1",
-	                      "IR block 128x128, k step 32, 3 stages", "emitted\n// with k step 64 and 4 TMA stages"};
+	                      "IR block 128x128, k step 32, 3 stages", "emitted\n// with k step 64 and 3 TMA stages",
+	                      "cp.async.bulk.wait_group.read 0", "fence.proxy.async.shared::cta",
+	                      "cp.async.bulk.global.shared::cta.bulk_group", "cp.async.bulk.commit_group",
+	                      "cp.async.bulk.wait_group 0", "through a shared staging buffer"};
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
 		cr_expect(strstr(sb.buf, need[i]), "%s: no '%s' in the PTX", file, need[i]);
 	check_ptxas_clean(sb.buf, sb.len, 1);
@@ -261,6 +270,93 @@ Test(sm90, gemm_splitk_ptxas)
 	cr_expect(!sm90_gemm_match(m, 0, &g), "a bx-dependent range matched");
 	ir_module_free(m);
 	free(text);
+}
+
+/* The staged bulk store is only for a copy whose tensor no other statement
+ * mentions (its stores complete asynchronously); otherwise, and with
+ * LOWER_NV_BULK_STORE off, the copy is the general stores and the ring has
+ * its 4 stages. */
+Test(sm90, staged_store_only_unobserved)
+{
+	const char *reads =
+		"kernel g(A: f16[M, K], B: f16[K, N], C: f16[M, N]) grid(ceildiv(N, 128), ceildiv(M, 128)) threads(128) {\n"
+		"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
+		"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[by * 128, ko * 32], A_s)\n"
+		"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n"
+		"  parallel (i, j) in (128, 128) {\n    C_f[i, j] = C_f[i, j] + f32(C[by * 128 + i, bx * 128 + j])\n  }\n"
+		"  copy(C_f, C[by * 128, bx * 128])\n}\n";
+	Module *m = load_text("reads.tile", reads, NULL, 0);
+	StrBuf sb = {0};
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l, "no sm90 entry");
+	cr_expect_null(strstr(sb.buf, "cp.async.bulk.global"), "a copy to a tensor the kernel reads was staged");
+	cr_expect_eq(l->stages, 4);
+	char *log = NULL; /* (its per-element loads of C spill a little: not this test's subject) */
+	cr_expect_eq(run_ptxas(sb.buf, sb.len, &log), 0, "ptxas rejected the PTX:\n%s", log);
+	free(log);
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+	m = load_example("gemm.tile", NULL, 0);
+	l = emit_entry_off(m, &sb, LOWER_NV_BULK_STORE);
+	cr_assert(l);
+	cr_expect_null(strstr(sb.buf, "cp.async.bulk.global"), "LOWER_NV_BULK_STORE did not switch it off");
+	cr_expect_eq(l->stages, 4);
+	cr_expect_eq(l->smem_bytes, 4 * (16384 + 32768 + 16) + 1024);
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+}
+
+/* Row split: with BM = 128 and a staged store, consumer c computes rows
+ * 64c.. of both IR blocks (one m64n256k16 per k16) and the two swap
+ * accumulator halves after the loop, and before it too when the code there
+ * leaves C_f element-dependent (an accumulator loaded from C0). */
+Test(sm90, row_split)
+{
+	Module *m = load_example("gemm.tile", NULL, 0);
+	StrBuf sb = {0};
+	Sm90Launch *l = emit_entry(m, &sb);
+	cr_assert(l);
+	cr_expect(strstr(sb.buf, "wgmma.mma_async.sync.aligned.m64n256k16"), "no m64n256k16");
+	cr_expect_null(strstr(sb.buf, "wgmma.mma_async.sync.aligned.m64n128k16"), "m64n128k16 left");
+	cr_expect(strstr(sb.buf, "Row split"), "the header does not say so");
+	int bars = 0;
+	for (const char *p = sb.buf; (p = strstr(p, "bar.sync 3, 256;")); p++)
+		bars++;
+	cr_expect_eq(bars, 6, "two swaps (in the grid and outside it) of three barriers: %d", bars);
+	/* the consumer outside the IR grid computes rows 64.. of block 2j too:
+	 * its 128 accumulator registers start at zero (device call 2 found
+	 * garbage there at odd grid x, e.g. bf16 A B^T 131x78x48) */
+	const char *out = strstr(sb.buf, "@%wp0 bra $C_BODY;"), *loop1 = out ? strstr(out, "$C_K1:") : NULL;
+	cr_assert(out && loop1, "no out-of-grid loop");
+	int zeros = 0;
+	for (const char *p = out; (p = strstr(p, ", 0f00000000;")) && p < loop1; p++)
+		zeros++;
+	cr_expect_eq(zeros, 128, "out-of-grid accumulator not cleared: %d", zeros);
+	free(l);
+	sb_free(&sb);
+	l = emit_entry_off(m, &sb, LOWER_NV_WG_ROWS);
+	cr_assert(l);
+	cr_expect(strstr(sb.buf, "wgmma.mma_async.sync.aligned.m64n128k16"), "LOWER_NV_WG_ROWS did not switch it off");
+	cr_expect_null(strstr(sb.buf, "bar.sync 3, 256;"));
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
+	char *text = example_text("../tests/gpu/gemm_acc.tile");
+	m = load_text("gemm_acc.tile", text, NULL, 0);
+	free(text);
+	l = emit_entry(m, &sb);
+	cr_assert(l, "gemm_acc: no sm90 entry");
+	cr_expect(strstr(sb.buf, "before and after it"), "no swap before the loop");
+	bars = 0;
+	for (const char *p = sb.buf; (p = strstr(p, "bar.sync 3, 256;")); p++)
+		bars++;
+	cr_expect_eq(bars, 12, "four swaps: %d", bars);
+	check_ptxas_clean(sb.buf, sb.len, 1);
+	free(l);
+	sb_free(&sb);
+	ir_module_free(m);
 }
 
 /* Specialised sizes become constants; the kernel then has no u32 params. */

@@ -516,7 +516,7 @@ int main(int argc, char **argv)
 			SimtFunc f;
 			int bad = 0;
 			if (which == 0) {
-				Sm90Launch *l1 = sm90_gemm_try(cases[i].m, 0, &tgt, &one);
+				Sm90Launch *l1 = sm90_gemm_try(cases[i].m, 0, &tgt, NULL, &one);
 				bad = !l1;
 				free(l1);
 			} else {
