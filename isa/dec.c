@@ -53,6 +53,7 @@ typedef struct {
 	int need_lit; /* a 255 source was seen */
 	uint32_t lit;
 	int bad;
+	int sdwa;     /* SDWA: VGPR-only sources may be scalar codes */
 } Dec;
 
 /* A scalar/VALU source code as an operand of `count` registers. */
@@ -136,7 +137,7 @@ static void fill_valu(Dec *c, IsaInsn *in, const uint16_t *sig, int n, unsigned 
 			int areg = r == ISA_R_AS || (r == ISA_R_AVS && (acc >> ns & 1));
 			if (r == ISA_R_AVS && ns == 2)
 				areg = (acc & 4) != 0;
-			if ((r == ISA_R_VV || r == ISA_R_WV || r == ISA_R_AS) && code < 256 && e32)
+			if ((r == ISA_R_VV || r == ISA_R_WV || r == ISA_R_AS) && code < 256 && e32 && !c->sdwa)
 				c->bad = 1;
 			*o = from_code(c, code, (int)cnt, areg);
 			if ((r == ISA_R_AS || r == ISA_R_AD) && o->kind != ISA_K_AGPR)
@@ -233,9 +234,17 @@ static int decode(Dec *c, IsaInsn *in)
 		in->nops = (uint8_t)n;
 	} else if ((w0 >> 28) == 0xB) { /* SOPK */
 		SETOP(ISA_FMT_SOPK, w0 >> 23 & 0x1f);
-		in->ops[0] = from_code(c, w0 >> 16 & 0x7f, 1, 0);
-		in->ops[1] = isa_imm((int32_t)(w0 & 0xffff));
-		in->nops = 2;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_SD || r == ISA_R_SS)
+				in->ops[i] = from_code(c, w0 >> 16 & 0x7f, 1, 0);
+			else if (r == ISA_R_I32) {
+				c->need_lit = 1;
+				in->ops[i].kind = ISA_K_LIT, in->ops[i].count = 1;
+			} else
+				in->ops[i] = isa_imm((int32_t)(w0 & 0xffff));
+		}
+		in->nops = (uint8_t)n;
 	} else if ((w0 >> 30) == 2) { /* SOP2 */
 		SETOP(ISA_FMT_SOP2, w0 >> 23 & 0x7f);
 		in->ops[0] = from_code(c, w0 >> 16 & 0x7f, SIG_CNT(sig[0]), 0);
@@ -247,7 +256,7 @@ static int decode(Dec *c, IsaInsn *in)
 		unsigned opc = fmt == ISA_FMT_VOP1 ? w0 >> 9 & 0xff : fmt == ISA_FMT_VOPC ? w0 >> 17 & 0xff : w0 >> 25;
 		SETOP(fmt, opc);
 		unsigned src[3] = {w0 & 0x1ff, 256 + (w0 >> 9 & 0xff), 0};
-		unsigned dst = w0 >> 17 & 0xff;
+		unsigned dst = w0 >> 17 & 0xff, sdwa_sdst = 0;
 		if ((w0 & 0x1ff) == 250) { /* DPP */
 			NEED8();
 			uint32_t dpp = w1;
@@ -262,6 +271,31 @@ static int decode(Dec *c, IsaInsn *in)
 			m->row_mask = dpp >> 28 & 15;
 			if ((fmt == ISA_FMT_VOPC && !g11) || (!g11 && (dpp >> 18 & 1)))
 				return -1;
+		} else if (!g11 && (w0 & 0x1ff) == 249) { /* SDWA */
+			NEED8();
+			uint32_t sw = w1;
+			if (sw & (1u << 22 | 1u << 30))
+				return -1;
+			in->enc = ISA_ENC_SDWA;
+			c->sdwa = 1;
+			src[0] = (sw & 0xff) + (sw >> 23 & 1 ? 0 : 256);
+			if (fmt != ISA_FMT_VOP1)
+				src[1] = (w0 >> 9 & 0xff) + (sw >> 31 & 1 ? 0 : 256);
+			unsigned sel0 = sw >> 16 & 7, sel1 = sw >> 24 & 7;
+			m->src_sel[0] = (uint8_t)(sel0 == 6 ? 0 : sel0 + 1);
+			m->src_sel[1] = (uint8_t)(fmt == ISA_FMT_VOP1 || sel1 == 6 ? 0 : sel1 + 1);
+			m->sext = (uint8_t)((sw >> 19 & 1) | (sw >> 27 & 1) << 1);
+			m->neg = (uint8_t)((sw >> 20 & 1) | (sw >> 28 & 1) << 1);
+			m->abs = (uint8_t)((sw >> 21 & 1) | (sw >> 29 & 1) << 1);
+			if (fmt == ISA_FMT_VOPC) {
+				sdwa_sdst = sw >> 8 & 0xff;
+			} else {
+				unsigned ds = sw >> 8 & 7, du = sw >> 11 & 3;
+				m->dst_sel = (uint8_t)(ds == 6 ? 0 : ds + 1);
+				m->dst_unused = (uint8_t)(du == 2 ? 0 : du + 1);
+				m->clamp = sw >> 13 & 1;
+				m->omod = sw >> 14 & 3;
+			}
 		} else if (g11 && ((w0 & 0x1ff) == 233 || (w0 & 0x1ff) == 234)) { /* DPP8 (fi: 234) */
 			NEED8();
 			in->enc = ISA_ENC_DPP8;
@@ -278,6 +312,12 @@ static int decode(Dec *c, IsaInsn *in)
 		fill_valu(c, in, sig, n, dst, 0, src, 1, 0);
 		if (fmt == ISA_FMT_VOP1 && n && SIG_ROLE(sig[0]) == ISA_R_SD)
 			in->ops[0] = from_code(c, dst, 1, 0);
+		if (sdwa_sdst & 0x80) /* SDWA compare writing an SGPR pair */
+			in->ops[0] = from_code(c, sdwa_sdst & 0x7f, ISA_IS_W64(t) ? 2 : 1, 0);
+		else if (sdwa_sdst)
+			return -1;
+		if (in->enc == ISA_ENC_SDWA && c->need_lit)
+			return -1;
 		if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && c->need_lit)
 			return -1;
 	} else if (!g11 && hi9 == 0x1A7) { /* gfx9 VOP3P / MAI */
@@ -523,6 +563,8 @@ static int decode(Dec *c, IsaInsn *in)
 		for (int i = 0; i < in->nops; i++)
 			if (in->ops[i].kind == ISA_K_LIT) {
 				in->ops[i].imm = (int32_t)lit;
+				if (i < n && SIG_ROLE(sig[i]) == ISA_R_I32)
+					continue; /* always a literal */
 				if (isa_inline_code(lit16 || !(isa_ops[in->op].flags & ISA_F_MIX) ? ty : ISA_TY_F32, lit) >= 0)
 					return -1; /* an inlinable value as a literal: llvm prints it as the constant */
 			}
@@ -533,7 +575,7 @@ static int decode(Dec *c, IsaInsn *in)
 int isa_decode(ta_target t, const uint8_t *p, size_t n, IsaInsn *out)
 {
 	pthread_once(&rev_once, build_rev);
-	Dec c = {t, p, n, 0, 0, 0, 0};
+	Dec c = {t, p, n, 0, 0, 0, 0, 0};
 	memset(out, 0, sizeof *out);
 	int len = decode(&c, out);
 	if (len < 0) {

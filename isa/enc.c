@@ -211,8 +211,12 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 		if (k == ISA_K_LABEL || (k == ISA_K_IMM && o->imm >= -32768 && o->imm <= 65535))
 			return NULL;
 		return "branch target is out of range";
-	case ISA_R_K32:
+	case ISA_R_K32: case ISA_R_I32:
 		return k == ISA_K_LIT || k == ISA_K_IMM ? NULL : "expected a literal constant";
+	case ISA_R_HWREG:
+		if (k == ISA_K_IMM && o->imm >= 0 && o->imm <= 65535)
+			return NULL;
+		return k == ISA_K_IMM ? "invalid immediate: only 16-bit values are legal" : "expected a hwreg() operand";
 	case ISA_R_SB:
 		return k == ISA_K_SGPR ? NULL : "invalid operand for instruction: expected an SGPR base";
 	case ISA_R_SOFF:
@@ -275,7 +279,7 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		return um;
 	/* VGPR-only sources relax in VOP3 forms of VOP1/VOP2/VOPC ops (gfx11 has some
 	 * only as VOP3, e.g. v_add_co_u32). */
-	int e64 = in->enc == ISA_ENC_E64 || ISA_ENC_IS_XDPP(in->enc) ||
+	int e64 = in->enc == ISA_ENC_E64 || ISA_ENC_IS_XDPP(in->enc) || in->enc == ISA_ENC_SDWA ||
 		  (fmt == ISA_FMT_VOP3 && (isa_ops[in->op].fmt[0] == ISA_FMT_VOP2 || isa_ops[in->op].fmt[2] == ISA_FMT_VOP2));
 	int is_fa = 0;
 	for (int i = 0; i < n; i++) {
@@ -325,7 +329,7 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	int fp = ty == ISA_TY_F32 || ty == ISA_TY_F16 || ty == ISA_TY_F64 || ty == ISA_TY_PK16;
 	int xdpp = ISA_ENC_IS_XDPP(in->enc);
 	if (xdpp) { /* gfx11 VOP3 DPP: the table says which ops have it; src0 (and src1) VGPRs, no literal */
-		if (ISA_TARGET(t) != TA_TARGET_GFX1100 || !oi->xdpp)
+		if (ISA_TARGET(t) != TA_TARGET_GFX1100 || !(oi->forms & ISA_FORM_XDPP))
 			return "e64_dpp variant of this instruction is not supported";
 		for (int i = 0, k = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]);
@@ -342,7 +346,31 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			k++;
 		}
 	}
-	int vop3 = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || xdpp;
+	if (in->enc == ISA_ENC_SDWA) { /* gfx9 SDWA: the table says which ops; no literal, 32-bit operands */
+		int ti = isa_tidx(t);
+		if (ti > 1 || !(oi->forms & (ti ? ISA_FORM_SDWA942 : ISA_FORM_SDWA90A)))
+			return "sdwa variant of this instruction is not supported";
+		for (int i = 0; i < n; i++) {
+			if (in->ops[i].kind == ISA_K_LIT) {
+				*bad = i;
+				return "invalid operand for instruction: literal operands are not supported with SDWA";
+			}
+			if (in->ops[i].count > 1 && SIG_ROLE(sig[i]) != ISA_R_LM)
+				return "sdwa variant of this instruction is not supported";
+		}
+		if (fmt == ISA_FMT_VOPC && (m->dst_sel || m->dst_unused))
+			return "not a valid operand: compares have no dst_sel/dst_unused";
+		if (fmt == ISA_FMT_VOP1 && m->src_sel[1])
+			return "not a valid operand: src1_sel on a one-source instruction";
+		if (m->sext && (fp || in->op == ISA_V_CNDMASK_B32))
+			return "not a valid operand: sext on a floating-point source";
+		if ((m->neg | m->abs | m->sext) & ~3u)
+			return "not a valid operand: SDWA modifiers exist for src0 and src1 only";
+		if (m->omod && (!fp || in->op == ISA_V_CNDMASK_B32))
+			return "not a valid operand: omod";
+	}
+	int vop3 = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || xdpp ||
+		   in->enc == ISA_ENC_SDWA;
 	if (vop3 && (m->neg || m->abs || m->omod) && !fp && in->op != ISA_V_CNDMASK_B32)
 		return "not a valid operand: integer instructions take no neg/abs/omod modifiers";
 	if (vop3 && m->clamp && !fp && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_WMMA)) {
@@ -392,11 +420,13 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			}
 		}
 	}
-	if (fmt == ISA_FMT_SOPK && n && (in->ops[0].kind == ISA_K_CONST || in->ops[0].kind == ISA_K_LIT ||
-					 in->ops[0].kind == ISA_K_IMM)) {
-		*bad = 0; /* the 7-bit SDST field holds a register, never a constant */
-		return "invalid operand for instruction";
-	}
+	if (fmt == ISA_FMT_SOPK)
+		for (int i = 0; i < n; i++) /* the 7-bit SDST field holds a register, never a constant */
+			if ((SIG_ROLE(sig[i]) == ISA_R_SD || SIG_ROLE(sig[i]) == ISA_R_SS) &&
+			    (in->ops[i].kind == ISA_K_CONST || in->ops[i].kind == ISA_K_LIT || in->ops[i].kind == ISA_K_IMM)) {
+				*bad = i;
+				return "invalid operand for instruction";
+			}
 	if (fmt == ISA_FMT_SOPK && n == 2 && in->ops[1].imm < 0 && !strncmp(oi->name[isa_tidx(t)], "s_cmpk_", 7) &&
 	    strstr(oi->name[isa_tidx(t)], "_u32")) {
 		*bad = 1; /* unsigned compares take 0..65535 */
@@ -546,7 +576,8 @@ static unsigned mods_set(const IsaInsn *in)
 	       (m->idxen ? ISA_M_IDXEN : 0) | (m->gds ? ISA_M_GDS : 0) |
 	       (m->cbsz || m->abid || m->blgp ? ISA_M_MAI : 0) |
 	       (m->dpp_ctrl || m->row_mask != 0xf || m->bank_mask != 0xf || m->bound_ctrl ? ISA_M_DPP16 : 0) |
-	       (m->fi ? ISA_M_FI : 0) | (m->dpp8 ? ISA_M_DPP8 : 0);
+	       (m->fi ? ISA_M_FI : 0) | (m->dpp8 ? ISA_M_DPP8 : 0) |
+	       (m->dst_sel || m->dst_unused || m->src_sel[0] || m->src_sel[1] || m->sext ? ISA_M_SDWA : 0);
 }
 
 /* The modifiers (ISA_M_*) and cache-policy bits in's encoding has fields for. */
@@ -561,6 +592,8 @@ unsigned isa_mods_ok(ta_target t, const IsaInsn *in, unsigned *cpol)
 		v3.enc = fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC ? ISA_ENC_E64 : ISA_ENC_DEFAULT;
 		return isa_mods_ok(t, &v3, cpol) | ISA_M_FI | (in->enc == ISA_ENC_E64_DPP ? ISA_M_DPP16 : ISA_M_DPP8);
 	}
+	if (in->enc == ISA_ENC_SDWA) /* VOPC's SDWA word holds sdst where VOP1/VOP2 have clamp/omod */
+		return ISA_M_NEG | ISA_M_ABS | ISA_M_SDWA | (fmt == ISA_FMT_VOPC ? 0 : ISA_M_CLAMP | ISA_M_OMOD);
 	if (in->enc == ISA_ENC_DPP)
 		return ISA_M_NEG | ISA_M_ABS | ISA_M_DPP16 | (g11 ? ISA_M_FI : 0);
 	if (in->enc == ISA_ENC_DPP8)
@@ -782,6 +815,10 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 		diag_error(d, "dpp variant is not supported for this instruction");
 		return -1;
 	}
+	if (in->enc == ISA_ENC_SDWA && (g11 || (fmt != ISA_FMT_VOP1 && fmt != ISA_FMT_VOP2 && fmt != ISA_FMT_VOPC))) {
+		diag_error(d, "sdwa variant of this instruction is not supported");
+		return -1;
+	}
 
 	switch (fmt) {
 	case ISA_FMT_SOP2:
@@ -796,9 +833,19 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 				s0 = scode(&e, &o[i]);
 		return finish(&e, out, 0xBE800000u | sd << 16 | op << 8 | s0, 0, 0, 1, d);
 	}
-	case ISA_FMT_SOPK:
-		return finish(&e, out, 0xB0000000u | op << 23 | scode(&e, &o[0]) << 16 | ((uint32_t)o[1].imm & 0xffff),
-			      0, 0, 1, d);
+	case ISA_FMT_SOPK: { /* sdst (or s_setreg's source) and simm16 by role; s_setreg_imm32's literal */
+		uint32_t sd = 0, imm = 0;
+		for (int i = 0; i < n; i++) {
+			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_SD || r == ISA_R_SS)
+				sd = scode(&e, &o[i]);
+			else if (r == ISA_R_I32)
+				e.nlit = 1, e.lit = (uint32_t)o[i].imm;
+			else
+				imm = (uint32_t)o[i].imm & 0xffff;
+		}
+		return finish(&e, out, 0xB0000000u | op << 23 | sd << 16 | imm, 0, 0, 1, d);
+	}
 	case ISA_FMT_SOPC:
 		return finish(&e, out, 0xBF000000u | op << 16 | scode(&e, &o[1]) << 8 | scode(&e, &o[0]), 0, 0, 1, d);
 	case ISA_FMT_SOPP: {
@@ -826,10 +873,14 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 		return finish(&e, out, w0, 1, w1, 0, d);
 	}
 	case ISA_FMT_VOP1: case ISA_FMT_VOP2: case ISA_FMT_VOPC: {
-		unsigned dst = 0, s0 = 0, s1 = 0;
-		int ns = 0, k32 = -1;
+		unsigned dst = 0, s0 = 0, s1 = 0, sdst = 0;
+		int ns = 0, k32 = -1, sdwa = in->enc == ISA_ENC_SDWA;
 		for (int i = 0; i < n; i++) {
 			unsigned r = SIG_ROLE(sig[i]);
+			if (r == ISA_R_LM && sdwa && i == 0 && fmt == ISA_FMT_VOPC && o[i].kind != ISA_K_SPECIAL) {
+				sdst = 0x80 | scode(&e, &o[i]); /* SDWA compares may write an SGPR pair (SD bit) */
+				continue;
+			}
 			if (r == ISA_R_LM) {
 				if (o[i].kind != ISA_K_SPECIAL) {
 					diag_error(d, "invalid operand for instruction: e32 form requires vcc");
@@ -845,6 +896,8 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 				k32 = i;
 			else if (ns++ == 0)
 				s0 = r == ISA_R_VV || r == ISA_R_AS ? 256u + o[i].reg : scode(&e, &o[i]);
+			else if (sdwa)
+				s1 = o[i].kind == ISA_K_VGPR ? 256u + o[i].reg : scode(&e, &o[i]);
 			else {
 				if (o[i].kind != ISA_K_VGPR) {
 					diag_error(d, "invalid operand for instruction: src1 of e32 form must be a VGPR");
@@ -887,6 +940,26 @@ static int encode_sig(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d, 
 			}
 			e.nlit = 1, e.lit = (s0 - 256) | (m->dpp8 & 0xffffff) << 8;
 			s0 = m->fi ? 234 : 233;
+		} else if (sdwa) {
+			/* src0/src1: a VGPR, or with S0/S1 an SGPR / inline constant code */
+			if (e.nlit || s0 == 255 || s1 == 255) {
+				diag_error(d, "literal operands are not supported with SDWA");
+				return -1;
+			}
+			uint32_t w = (s0 & 0xff) | (s0 < 256 ? 1u << 23 : 0) | (uint32_t)ISA_SDWA_SEL(m->src_sel[0]) << 16 |
+				     (uint32_t)(m->sext & 1) << 19 | (uint32_t)(m->neg & 1) << 20 | (uint32_t)(m->abs & 1) << 21 |
+				     (uint32_t)ISA_SDWA_SEL(m->src_sel[1]) << 24 | (uint32_t)(m->sext >> 1 & 1) << 27 |
+				     (uint32_t)(m->neg >> 1 & 1) << 28 | (uint32_t)(m->abs >> 1 & 1) << 29 |
+				     (fmt != ISA_FMT_VOP1 && s1 < 256 ? 1u << 31 : 0);
+			if (fmt == ISA_FMT_VOPC)
+				w |= sdst << 8;
+			else
+				w |= (uint32_t)ISA_SDWA_SEL(m->dst_sel) << 8 | (uint32_t)ISA_SDWA_UNUSED(m->dst_unused) << 11 |
+				     (uint32_t)(m->clamp & 1) << 13 | (uint32_t)(m->omod & 3) << 14;
+			if (fmt == ISA_FMT_VOP1)
+				w &= ~(7u << 24); /* no src1: its select field stays 0 (llvm-mc) */
+			s0 = 249, s1 &= 0xff;
+			e.nlit = 1, e.lit = w;
 		} else if (m->neg || m->abs || m->clamp || m->omod) {
 			diag_error(d, "invalid operand for instruction: modifiers require the e64 form");
 			return -1;

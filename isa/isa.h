@@ -29,9 +29,11 @@
 typedef enum {
 #define ISA_OP(id, ...) ISA_##id,
 #define ISA_ALIAS(...)
+#define ISA_HWREG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
+#undef ISA_HWREG
 	ISA_NUM_OPS
 } IsaOp;
 
@@ -74,6 +76,8 @@ typedef enum {
 	ISA_R_AVS, ISA_R_AD, ISA_R_AS, ISA_R_WD, ISA_R_WV, ISA_R_K16, ISA_R_I16, ISA_R_LBL,
 	ISA_R_WAIT, ISA_R_DELAY, ISA_R_MSG, ISA_R_K32, ISA_R_SB, ISA_R_SOFF, ISA_R_DA, ISA_R_DD,
 	ISA_R_FA, ISA_R_FS, ISA_R_MVA, ISA_R_RSRC, ISA_R_MSO, ISA_R_XA, ISA_R_XS,
+	ISA_R_HWREG, /* s_getreg/s_setreg simm16: id [5:0], offset [10:6], size - 1 [15:11] */
+	ISA_R_I32,   /* 32-bit literal integer (s_setreg_imm32_b32) */
 } IsaRole;
 
 #define ISA_MAX_SIG 6
@@ -84,10 +88,13 @@ typedef struct {
 	uint8_t type;        /* IsaType */
 	uint8_t nsig;
 	uint8_t e32;         /* bit per target: native VOP1/2/C printed with _e32 */
-	uint8_t xdpp;        /* gfx11 has the VOP3 DPP form (ISA_ENC_E64_DPP/_DPP8) */
+	uint8_t forms;       /* ISA_FORM_*: extra encodings the op has (generated from llvm-mc) */
 	uint32_t flags;
 	uint16_t sig[ISA_MAX_SIG]; /* role << 8 | register count */
 } IsaOpInfo;
+
+enum { ISA_FORM_XDPP = 1,   /* gfx11 VOP3 DPP (ISA_ENC_E64_DPP/_DPP8) */
+       ISA_FORM_SDWA90A = 2, ISA_FORM_SDWA942 = 4 /* SDWA (ISA_ENC_SDWA) on gfx90a / gfx942 */ };
 
 extern const IsaOpInfo isa_ops[ISA_NUM_OPS];
 int isa_tidx(ta_target t); /* 0 gfx90a, 1 gfx942, 2 gfx1100, -1 other */
@@ -97,6 +104,9 @@ static inline int isa_op_exists(ta_target t, unsigned op)
 	return op < ISA_NUM_OPS && i >= 0 && isa_ops[op].opc[i] >= 0;
 }
 const char *isa_op_name(ta_target t, unsigned op); /* canonical mnemonic or NULL */
+/* Hardware register names of s_getreg/s_setreg (llvm-mc's, per target): NULL / -1 if none. */
+const char *isa_hwreg_name(ta_target t, unsigned id);
+int isa_hwreg_id(ta_target t, const char *name, size_t len);
 IsaFmt isa_op_fmt(ta_target t, unsigned op);
 /* The op's operand signature on t with target adjustments applied (gfx11
  * v_cmpx has no destination, wave64 lane masks are 2 SGPRs, WMMA C/D halve):
@@ -141,10 +151,13 @@ enum { ISA_CPOL_GLC = 1, ISA_CPOL_SLC = 2, ISA_CPOL_DLC = 4, ISA_CPOL_SC1 = 8,
 /* _dpp is DPP16 on every target; ISA_ENC_DPP8 is gfx11's dpp8:[...] form (same mnemonic suffix).
  * ISA_ENC_E64_DPP / _E64_DPP8 are gfx11's VOP3 DPP forms (NAME_e64_dpp): the VOP3/VOP3P encoding,
  * or the VOP3 form of a VOP1/VOP2/VOPC op, with src0 replaced by a DPP16/DPP8 dword. */
-typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP, ISA_ENC_DPP8, ISA_ENC_E64_DPP, ISA_ENC_E64_DPP8 } IsaEnc;
+typedef enum { ISA_ENC_DEFAULT, ISA_ENC_E64, ISA_ENC_DPP, ISA_ENC_DPP8, ISA_ENC_E64_DPP, ISA_ENC_E64_DPP8,
+	       ISA_ENC_SDWA /* gfx9 VOP1/VOP2/VOPC _sdwa */ } IsaEnc;
 #define ISA_ENC_IS_XDPP(e) ((e) == ISA_ENC_E64_DPP || (e) == ISA_ENC_E64_DPP8)
 #define ISA_ENC_IS_DPP16(e) ((e) == ISA_ENC_DPP || (e) == ISA_ENC_E64_DPP)
 #define ISA_ENC_IS_DPP8(e) ((e) == ISA_ENC_DPP8 || (e) == ISA_ENC_E64_DPP8)
+#define ISA_SDWA_SEL(f) ((f) ? (f)-1 : 6)
+#define ISA_SDWA_UNUSED(f) ((f) ? (f)-1 : 2)
 
 typedef struct {
 	uint8_t neg, abs;      /* bit i = source i; VOP3P: neg is neg_lo */
@@ -160,6 +173,10 @@ typedef struct {
 	uint16_t dpp_ctrl;     /* ISA_ENC_DPP: quad_perm 0x00-0xff, row_shl 0x101.., ... */
 	uint8_t row_mask, bank_mask, bound_ctrl, fi; /* fi: DPP16 and DPP8 (gfx11) */
 	uint32_t dpp8;         /* ISA_ENC_DPP8: lane select i in bits 3i..3i+2 */
+	/* ISA_ENC_SDWA selects, 0 = llvm-mc's default, else the field value + 1 (ISA_SDWA_SEL/UNUSED):
+	 * sel BYTE_0..3 = 0..3, WORD_0/1 = 4/5, DWORD = 6; dst_unused UNUSED_PAD/SEXT/PRESERVE = 0/1/2. */
+	uint8_t dst_sel, dst_unused, src_sel[2];
+	uint8_t sext;          /* ISA_ENC_SDWA: bit i sign-extends source i (integer ops) */
 } IsaMods;
 
 #define ISA_MAX_OPS 8

@@ -20,7 +20,8 @@ int isa_inline_code(IsaType ty, uint32_t bits);
 enum { ISA_M_NEG = 1, ISA_M_ABS = 2, ISA_M_NEGHI = 4, ISA_M_OPSEL = 8, ISA_M_OPSELHI = 16, ISA_M_CLAMP = 32,
        ISA_M_OMOD = 64, ISA_M_OFFSET = 128, ISA_M_OFF01 = 256, ISA_M_OFFEN = 512, ISA_M_IDXEN = 1024,
        ISA_M_GDS = 2048, ISA_M_MAI = 4096, ISA_M_DPP16 = 8192, ISA_M_FI = 16384, ISA_M_DPP8 = 32768,
-       ISA_M_NEGLO = 65536 /* the neg_lo:[] keyword (VOP3P) */, ISA_M_NKINDS = 17 };
+       ISA_M_NEGLO = 65536 /* the neg_lo:[] keyword (VOP3P) */,
+       ISA_M_SDWA = 131072 /* dst_sel/dst_unused/src*_sel, sext() */, ISA_M_NKINDS = 18 };
 unsigned isa_mods_ok(ta_target t, const IsaInsn *in, unsigned *cpol);
 
 int isa_encode_checked(ta_target t, const IsaInsn *in, uint8_t out[16], Diag *d);

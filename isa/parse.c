@@ -27,6 +27,7 @@ typedef struct {
 	const char *offpos;            /* where its offset modifier starts */
 	const char *dpppos;            /* where its first DPP control (quad_perm, row_*, dpp8...) starts */
 	const char *v3late;            /* a VOP3 modifier written after the DPP control (no _e64_dpp then) */
+	int sdwa_last;                 /* SDWA: index of the last select written (llvm-mc's order) */
 	int explicit_e32;              /* mnemonic written with _e32 */
 	const char *kw[16];            /* modifier keywords written so far */
 	size_t kwlen[16];
@@ -352,6 +353,59 @@ static int parse_sendmsg(P *p, int64_t *v)
 	return 0;
 }
 
+/* An integer in [lo, hi] between optional blanks, else msg at its start. */
+static int int_in(P *p, int64_t lo, int64_t hi, int64_t *v, const char *msg)
+{
+	skip_ws(p);
+	const char *q = p->p;
+	if (parse_int(p, v) || *v < lo || *v > hi)
+		return fail(p, q, msg);
+	skip_ws(p);
+	return 0;
+}
+
+/* hwreg(NAME or id [, offset, size]) or a 16-bit integer: s_getreg/s_setreg's simm16. */
+static int parse_hwreg(P *p, int64_t *v)
+{
+	const char *at = p->p;
+	if (strncmp(p->p, "hwreg(", 6)) {
+		if (parse_int(p, v))
+			return fail(p, at, "expected hwreg(...)");
+		if (*v < 0 || *v > 65535)
+			return fail(p, at, "invalid immediate: only 16-bit values are legal");
+		return 0;
+	}
+	p->p += 6;
+	skip_ws(p);
+	const char *s = p->p;
+	size_t n = 0;
+	while (is_id(s[n]))
+		n++;
+	int64_t id, off = 0, size = 32;
+	if (n && !isdigit((unsigned char)*s)) {
+		if ((id = isa_hwreg_id(p->t, s, n)) < 0)
+			return fail(p, s, "invalid hardware register: not supported on this GPU");
+		p->p = s + n;
+	} else if (parse_int(p, &id) || id < 0 || id > 63)
+		return fail(p, s, "invalid hardware register: only 6-bit values are legal");
+	skip_ws(p);
+	if (*p->p == ',') {
+		p->p++;
+		if (int_in(p, 0, 31, &off, "invalid bit offset: only 5-bit values are legal"))
+			return -1;
+		if (*p->p != ',')
+			return fail(p, p->p, "expected a comma");
+		p->p++;
+		if (int_in(p, 1, 32, &size, "invalid bitfield width: only values from 1 to 32 are legal"))
+			return -1;
+	}
+	if (*p->p != ')')
+		return fail(p, p->p, "expected ')'");
+	p->p++;
+	*v = id | off << 6 | (size - 1) << 11;
+	return 0;
+}
+
 /* One operand for signature entry s. */
 static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg, int *abs)
 {
@@ -370,10 +424,17 @@ static int parse_operand(P *p, unsigned sg, IsaType ty, IsaOperand *o, int *neg,
 			return -1;
 		*o = isa_imm((int32_t)v);
 		return 0;
-	case ISA_R_MSG:
-		if (parse_sendmsg(p, &v))
+	case ISA_R_MSG: case ISA_R_HWREG:
+		if ((role == ISA_R_MSG ? parse_sendmsg : parse_hwreg)(p, &v))
 			return -1;
 		*o = isa_imm((int32_t)v);
+		return 0;
+	case ISA_R_I32: /* an integer; llvm-mc reads 1.0 here as 0, so floats are refused */
+		if (parse_int(p, &v) || *p->p == '.')
+			return fail(p, at, "invalid operand for instruction: expected an integer");
+		if (v < INT32_MIN || v > UINT32_MAX)
+			return fail(p, at, "invalid immediate: only 32-bit values are legal");
+		*o = (IsaOperand){ISA_K_LIT, 1, 0, (int32_t)v, 0, 0};
 		return 0;
 	case ISA_R_K16: case ISA_R_I16: case ISA_R_SOFF: case ISA_R_LBL:
 		if (role == ISA_R_K16 && !strncmp(p->p, "depctr_", 7)) {
@@ -575,6 +636,8 @@ static int dpp_control(P *p, IsaInsn *in, const char *at, int enc)
 	if (enc == ISA_ENC_DPP8 && !g11)
 		return fail(p, at, "not a valid operand: dpp8 is gfx11 only");
 	IsaFmt f = isa_op_fmt(p->t, in->op);
+	if (in->enc == ISA_ENC_SDWA)
+		return fail(p, at, "not a valid operand: DPP and SDWA together");
 	if (ISA_ENC_IS_XDPP(in->enc) || f == ISA_FMT_VOP3 || f == ISA_FMT_VOP3P) {
 		if (!g11)
 			return fail(p, at, "not a valid operand: VOP3 DPP forms are gfx11 only");
@@ -589,6 +652,28 @@ static int dpp_control(P *p, IsaInsn *in, const char *at, int enc)
 	if (ISA_ENC_IS_DPP16(enc) && !(p->written & ISA_M_DPP16)) {
 		p->written |= ISA_M_DPP16;
 		p->wpos[__builtin_ctz(ISA_M_DPP16)] = at;
+	}
+	return 0;
+}
+
+/* An SDWA select (dst_sel, dst_unused, src0_sel, src1_sel, in that order, or
+ * sext()) selects the SDWA form of a gfx9 VOP1/VOP2/VOPC mnemonic written
+ * without a suffix or as NAME_sdwa; anywhere else it is an error. */
+static int sdwa_control(P *p, IsaInsn *in, const char *at)
+{
+	IsaFmt f = isa_op_fmt(p->t, in->op);
+	if (ISA_TARGET(p->t) == TA_TARGET_GFX1100)
+		return fail(p, at, "not a valid operand: SDWA is gfx9 only");
+	if (f != ISA_FMT_VOP1 && f != ISA_FMT_VOP2 && f != ISA_FMT_VOPC)
+		return fail(p, at, "not a valid operand: this instruction has no SDWA form");
+	if (in->enc != ISA_ENC_DEFAULT && in->enc != ISA_ENC_SDWA)
+		return fail(p, at, "not a valid operand: SDWA selects on a non-SDWA form");
+	if (p->explicit_e32)
+		return fail(p, at, "invalid operand for instruction: SDWA selects need the _sdwa form");
+	in->enc = ISA_ENC_SDWA;
+	if (!(p->written & ISA_M_SDWA)) {
+		p->written |= ISA_M_SDWA;
+		p->wpos[__builtin_ctz(ISA_M_SDWA)] = at;
 	}
 	return 0;
 }
@@ -644,6 +729,8 @@ static int parse_modifier(P *p, IsaInsn *in)
 	}
 	if ((kind & (ISA_M_OFFSET | ISA_M_OFF01)) && (p->cpol_seen || (word_is(s, n, "offset0") && p->off1_seen)))
 		return fail(p, s, "not a valid operand: out of order");
+	if (p->sdwa_last && (kind & (ISA_M_CLAMP | ISA_M_OMOD)))
+		return fail(p, s, "invalid operand for instruction: clamp/omod go before the SDWA selects");
 	/* VOP3 DPP: the VOP3 modifiers come before the DPP control (llvm-mc) */
 	if (p->dpppos && (kind & (ISA_M_CLAMP | ISA_M_OMOD | ISA_M_OPSEL | ISA_M_OPSELHI | ISA_M_NEGLO | ISA_M_NEGHI))) {
 		if (ISA_ENC_IS_XDPP(in->enc))
@@ -739,6 +826,36 @@ static int parse_modifier(P *p, IsaInsn *in)
 			return fail(p, s, "invalid modifier: blgp is not supported (f64 MFMAs use neg:[...])");
 		if (word_is(s, n, "blgp"))
 			return mod_int(p, s, 0, 7, &v) ? -1 : (m->blgp = (uint8_t)v, 0);
+		static const char *const selkw[4] = {"dst_sel", "dst_unused", "src0_sel", "src1_sel"};
+		for (int i = 0; i < 4; i++)
+			if (word_is(s, n, selkw[i])) {
+				static const char *const sel[7] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"};
+				static const char *const unused[3] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"};
+				if (i + 1 <= p->sdwa_last)
+					return fail(p, s, "invalid operand for instruction: SDWA select out of order");
+				if (sdwa_control(p, in, s))
+					return -1;
+				p->sdwa_last = i + 1;
+				int nv = i == 1 ? 3 : 7, def = i == 1 ? 2 : 6, sv = -1;
+				const char *const *names = i == 1 ? unused : sel;
+				size_t k = 0;
+				while (is_id(p->p[k]))
+					k++;
+				for (int j = 0; j < nv; j++)
+					if (word_is(p->p, k, names[j]))
+						sv = j;
+				if (sv < 0)
+					return fail(p, p->p, "invalid SDWA select");
+				p->p += k;
+				uint8_t f = (uint8_t)(sv == def ? 0 : sv + 1);
+				if (i == 0)
+					m->dst_sel = f;
+				else if (i == 1)
+					m->dst_unused = f;
+				else
+					m->src_sel[i - 2] = f;
+				return 0;
+			}
 		if (word_is(s, n, "row_mask"))
 			return dpp16_only(p, in, s) || mod_int(p, s, 0, 15, &v) ? -1 : (m->row_mask = (uint8_t)v, 0);
 		if (word_is(s, n, "bank_mask"))
@@ -881,12 +998,19 @@ static int parse_body(P *p, IsaInsn *in, unsigned op, int first, int vopd)
 		}
 		if (!*p->p || (vopd && *p->p == ':'))
 			return fail(p, p->p, "too few operands for instruction");
-		int neg, abs;
+		int neg, abs, sext = 0;
 		const char *at = p->p;
 		IsaOperand *o = &in->ops[first + i];
 		p->opos[first + i] = at;
+		if (!strncmp(p->p, "sext(", 5)) { /* SDWA sign extension of an integer source */
+			if (vopd || sdwa_control(p, in, at))
+				return -1;
+			sext = 1, p->p += 5;
+		}
 		if (parse_operand(p, sig[i], ty, o, &neg, &abs))
 			return -1;
+		if (sext && *p->p++ != ')')
+			return fail(p, p->p - 1, "expected ')'");
 		unsigned r = SIG_ROLE(sig[i]);
 		int is_src = !(i == 0 && (r == ISA_R_VD || r == ISA_R_SD || r == ISA_R_LM || r == ISA_R_AVD ||
 					   r == ISA_R_AD || r == ISA_R_WD)) &&
@@ -894,7 +1018,10 @@ static int parse_body(P *p, IsaInsn *in, unsigned op, int first, int vopd)
 		int mix = (isa_ops[op].flags & ISA_F_MIX) != 0;
 		if ((neg || abs) && (!is_src || src >= 3 || (fmt == ISA_FMT_VOP3P && !mix)))
 			return fail(p, at, "invalid operand for instruction: modifiers not allowed here");
+		if (sext && (!is_src || src >= 2 || neg || abs))
+			return fail(p, at, "invalid operand for instruction: sext not allowed here");
 		if (is_src) {
+			in->mod.sext |= (uint8_t)(sext << src);
 			in->mod.neg |= (uint8_t)(neg << src);
 			if (mix)
 				in->mod.neg_hi |= (uint8_t)(abs << src); /* v_fma_mix: |x| is neg_hi */
@@ -990,6 +1117,9 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 	int nc = isa_lookup(p->t, mn, len, cands, 4), enc = ISA_ENC_DEFAULT, explicit_enc = 0;
 	if (!nc && len > 8 && !strncmp(me - 8, "_e64_dpp", 8) && (nc = isa_lookup(p->t, mn, len - 8, cands, 4)) > 0)
 		enc = ISA_ENC_E64_DPP, explicit_enc = 1;
+	if (!nc && len > 5 && !strncmp(me - 5, "_sdwa", 5) && ISA_TARGET(p->t) != TA_TARGET_GFX1100 &&
+	    (nc = isa_lookup(p->t, mn, len - 5, cands, 4)) > 0)
+		enc = ISA_ENC_SDWA, explicit_enc = 1;
 	if (!nc && len > 4) {
 		const char *suf = me - 4;
 		int e = !strncmp(suf, "_e32", 4) ? ISA_ENC_DEFAULT : !strncmp(suf, "_e64", 4) ? ISA_ENC_E64
@@ -1030,6 +1160,7 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 		p->offpos = NULL;
 		p->dpppos = NULL;
 		p->v3late = NULL;
+		p->sdwa_last = 0;
 		p->explicit_e32 = explicit_enc && enc == ISA_ENC_DEFAULT;
 		p->written = 0;
 		p->nkw = p->cpol_seen = p->off1_seen = 0;

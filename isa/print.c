@@ -255,7 +255,7 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 	IsaType ty = (IsaType)isa_ops[in->op].type;
 	int mix = (isa_ops[in->op].flags & ISA_F_MIX) != 0; /* v_fma_mix: neg_lo/neg_hi print as -x / |x| */
 	int src = 0, mods = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || mix ||
-			     ISA_ENC_IS_XDPP(in->enc);
+			     ISA_ENC_IS_XDPP(in->enc) || in->enc == ISA_ENC_SDWA;
 	for (int i = 0; i < n; i++) {
 		unsigned r = SIG_ROLE(sig[i]);
 		const IsaOperand *o = &ops[i];
@@ -272,6 +272,9 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 		if (is_src && r != ISA_R_K32)
 			src++;
 		int negf = neg && !abs && (o->kind == ISA_K_CONST || o->kind == ISA_K_LIT); /* llvm: neg(1.0), -|1.0| */
+		int sext = is_src && in->enc == ISA_ENC_SDWA && src > 0 && src <= 2 && (m->sext >> (src - 1) & 1);
+		if (sext)
+			sb_puts(sb, "sext(");
 		if (negf)
 			sb_puts(sb, "neg(");
 		else if (neg)
@@ -300,6 +303,26 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 		case ISA_R_WAIT: print_waitcnt(t, sb, (uint16_t)o->imm); break;
 		case ISA_R_DELAY: print_delay(sb, (uint16_t)o->imm); break;
 		case ISA_R_MSG: print_sendmsg(t, sb, (uint16_t)o->imm); break;
+		case ISA_R_HWREG: { /* hwreg(NAME) when the whole register is read, else with offset, size */
+			uint32_t v = (uint32_t)o->imm & 0xffff, id = v & 63, off = v >> 6 & 31, sz = (v >> 11) + 1;
+			const char *nm = isa_hwreg_name(t, id);
+			if (nm)
+				sb_printf(sb, "hwreg(%s", nm);
+			else
+				sb_printf(sb, "hwreg(%u", id);
+			if (off || sz != 32)
+				sb_printf(sb, ", %u, %u", off, sz);
+			sb_putc(sb, ')');
+			break;
+		}
+		case ISA_R_I32: { /* llvm: -16..64 decimal, others hex */
+			int32_t v = o->imm;
+			if (v >= -16 && v <= 64)
+				sb_printf(sb, "%d", v);
+			else
+				sb_printf(sb, "0x%x", (uint32_t)v);
+			break;
+		}
 		case ISA_R_I16: {
 			uint32_t v = (uint32_t)o->imm & 0xffff; /* llvm: small values decimal, others hex */
 			sb_printf(sb, v <= 64 ? "%u" : "0x%x", v);
@@ -311,7 +334,27 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 			sb_putc(sb, '|');
 		if (negf)
 			sb_putc(sb, ')');
+		if (sext)
+			sb_putc(sb, ')');
 	}
+}
+
+static const char *const sdwa_sel_name[8] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "?"};
+static const char *const sdwa_unused_name[4] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "?"};
+
+/* SDWA: clamp/omod, then every select (llvm-mc prints them all). */
+static void print_sdwa(IsaFmt fmt, const IsaMods *m, StrBuf *sb)
+{
+	if (m->clamp)
+		sb_puts(sb, " clamp");
+	if (m->omod)
+		sb_puts(sb, m->omod == 1 ? " mul:2" : m->omod == 2 ? " mul:4" : " div:2");
+	if (fmt != ISA_FMT_VOPC)
+		sb_printf(sb, " dst_sel:%s dst_unused:%s", sdwa_sel_name[ISA_SDWA_SEL(m->dst_sel) & 7],
+			  sdwa_unused_name[ISA_SDWA_UNUSED(m->dst_unused) & 3]);
+	sb_printf(sb, " src0_sel:%s", sdwa_sel_name[ISA_SDWA_SEL(m->src_sel[0]) & 7]);
+	if (fmt != ISA_FMT_VOP1)
+		sb_printf(sb, " src1_sel:%s", sdwa_sel_name[ISA_SDWA_SEL(m->src_sel[1]) & 7]);
 }
 
 static void print_fields(ta_target t, const IsaInsn *in, IsaFmt fmt, const uint16_t *sig, int n, StrBuf *sb);
@@ -332,6 +375,8 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 	sb_puts(sb, oi->name[ti]);
 	if (ISA_ENC_IS_XDPP(in->enc))
 		sb_puts(sb, "_e64_dpp");
+	else if (in->enc == ISA_ENC_SDWA)
+		sb_puts(sb, "_sdwa");
 	else if (in->enc == ISA_ENC_E64)
 		sb_puts(sb, "_e64");
 	else if ((in->enc == ISA_ENC_DPP || in->enc == ISA_ENC_DPP8) && fmt != ISA_FMT_VOPC)
@@ -352,6 +397,10 @@ void isa_print(ta_target t, const IsaInsn *in, StrBuf *sb)
 	print_operands(t, in, in->ops, sig, n, fmt, sb);
 	if (in->enc == ISA_ENC_E64 || (ISA_ENC_IS_XDPP(in->enc) && fmt != ISA_FMT_VOP3P))
 		fmt = ISA_FMT_VOP3;
+	if (in->enc == ISA_ENC_SDWA) {
+		print_sdwa(fmt, m, sb);
+		return;
+	}
 	print_fields(t, in, fmt, sig, n, sb);
 	if (in->enc == ISA_ENC_E64_DPP) /* VOP3 DPP: the DPP dword's fields after the VOP3 ones */
 		print_dpp(t, sb, m);

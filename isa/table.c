@@ -27,6 +27,8 @@
 #define O_DELAY(n) O_(DELAY, n)
 #define O_MSG(n) O_(MSG, n)
 #define O_K32(n) O_(K32, n)
+#define O_I32(n) O_(I32, n)
+#define O_HWREG(n) O_(HWREG, n)
 #define O_SB(n) O_(SB, n)
 #define O_SOFF(n) O_(SOFF, n)
 #define O_DA(n) O_(DA, n)
@@ -41,16 +43,49 @@
 #define COUNT_ARGS(...) (sizeof((uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t))
 
 const IsaOpInfo isa_ops[ISA_NUM_OPS] = {
-#define ISA_OP(id, f9, f11, n90, n942, n11, o90, o942, o11, ty, fl, suf, xdpp, ...)              \
+#define ISA_OP(id, f9, f11, n90, n942, n11, o90, o942, o11, ty, fl, suf, forms, ...)             \
 	[ISA_##id] = {{n90, n942, n11}, {o90, o942, o11},                                         \
 		      {ISA_FMT_##f9, ISA_FMT_##f9, ISA_FMT_##f11}, ISA_TY_##ty,                  \
-		      (uint8_t)COUNT_ARGS(__VA_ARGS__), suf, xdpp,                            \
+		      (uint8_t)COUNT_ARGS(__VA_ARGS__), suf, forms,                           \
 		      fl, {__VA_ARGS__}},
 #define ISA_ALIAS(...)
+#define ISA_HWREG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
+#undef ISA_HWREG
 };
+
+static const struct {
+	uint8_t id, tmask;
+	const char *name;
+} hwregs[] = {
+#define ISA_OP(...)
+#define ISA_ALIAS(...)
+#define ISA_HWREG(id, tm, nm) {id, tm, nm},
+#include "isa_ops.def"
+#undef ISA_OP
+#undef ISA_ALIAS
+#undef ISA_HWREG
+};
+
+const char *isa_hwreg_name(ta_target t, unsigned id)
+{
+	int ti = isa_tidx(t);
+	for (size_t i = 0; ti >= 0 && i < TA_ARRAY_LEN(hwregs); i++)
+		if (hwregs[i].id == id && (hwregs[i].tmask >> ti & 1))
+			return hwregs[i].name;
+	return NULL;
+}
+
+int isa_hwreg_id(ta_target t, const char *name, size_t len)
+{
+	int ti = isa_tidx(t);
+	for (size_t i = 0; ti >= 0 && i < TA_ARRAY_LEN(hwregs); i++)
+		if ((hwregs[i].tmask >> ti & 1) && strlen(hwregs[i].name) == len && !memcmp(hwregs[i].name, name, len))
+			return hwregs[i].id;
+	return -1;
+}
 
 int isa_tidx(ta_target t)
 {
@@ -96,9 +131,11 @@ static const struct {
 #define ISA_T_GFX1100 4
 #define ISA_OP(...)
 #define ISA_ALIAS(id, tm, nm) {ISA_##id, tm, nm},
+#define ISA_HWREG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
+#undef ISA_HWREG
 };
 
 static int name_cmp(const void *a, const void *b)

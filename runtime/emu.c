@@ -225,10 +225,11 @@ static int decode_kernel(EmuDevice *dev, EmuKernel *k, ta_target t, Diag *d)
 			k->insn[k->ninsn].op = ISA_NUM_OPS;
 			len = 4;
 		} else if (k->insn[k->ninsn].enc == ISA_ENC_DPP8 || ISA_ENC_IS_XDPP(k->insn[k->ninsn].enc) ||
+			   k->insn[k->ninsn].enc == ISA_ENC_SDWA ||
 			   (k->insn[k->ninsn].enc == ISA_ENC_DPP && isa_op_fmt(t, k->insn[k->ninsn].op) == ISA_FMT_VOPC)) {
 			/* Decoded, but the executor has no semantics for gfx11 dpp8, VOP3 DPP
-			 * (_e64_dpp) or VOPC DPP: reaching it is an error rather than running
-			 * it as the plain op. */
+			 * (_e64_dpp), VOPC DPP or gfx9 SDWA: reaching it is an error rather
+			 * than running it as the plain op. */
 			isa_insn_init(&k->insn[k->ninsn], ISA_NUM_OPS);
 			k->insn[k->ninsn].op = ISA_NUM_OPS;
 		}

@@ -103,6 +103,15 @@ sgpr_hazard:
   s_endpgm
 .Lsgpr_hazard_end:
   .size sgpr_hazard, .Lsgpr_hazard_end-sgpr_hazard
+.globl sdwa
+.p2align 8
+.type sdwa,@function
+sdwa:
+  v_mov_b32_e32 v1, 0x1234
+  v_mov_b32_sdwa v2, v1 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0
+  s_endpgm
+.Lsdwa_end:
+  .size sdwa, .Lsdwa_end-sdwa
 .rodata
 .p2align 6
 .amdhsa_kernel nowait
@@ -172,6 +181,14 @@ sgpr_hazard:
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_kernarg_size 8
   .amdhsa_group_segment_fixed_size 256
+  .amdhsa_next_free_vgpr 24
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 24
+.end_amdhsa_kernel
+.p2align 6
+.amdhsa_kernel sdwa
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 8
   .amdhsa_next_free_vgpr 24
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 24

@@ -102,3 +102,12 @@ Test(checks, gfx11_dpp_forms_are_not_run_as_plain_ops)
 	}
 	emu_destroy(d);
 }
+
+/* gfx9 SDWA decodes but has no executor semantics: the launch stops at it
+ * instead of running v_mov_b32 without its byte/word selects. */
+Test(checks, gfx9_sdwa_is_not_run_as_the_plain_op)
+{
+	char *err = run_k("sdwa", -1);
+	cr_assert(strstr(err, "+0x8:") && strstr(err, "cannot decode"), "%s", err);
+	free(err);
+}

@@ -35,7 +35,10 @@ static const char *const mods[] = {
 	"row_shl:1 bound_ctrl:1", "row_shl:1 bound_ctrl:0", "row_shl:1 fi:1", "row_shl:1 fi:0",
 	"row_mask:0x3", "bank_mask:0x5", "bound_ctrl:1", "bound_ctrl:0", "fi:1", "dpp8:[7,6,5,4,3,2,1,0]",
 	"dpp8:[0,1,2,3,4,5,6,7] fi:1", "dpp8:[7,6,5,4,3,2,1,0] row_mask:0x1", "row_shl:1 dpp8:[0,0,0,0,0,0,0,0]",
-	"row_shl:1 clamp", "quad_perm:[1,0,3,2] mul:2",
+	"row_shl:1 clamp", "quad_perm:[1,0,3,2] mul:2", "dst_sel:WORD_1", "dst_unused:UNUSED_PAD", "src0_sel:BYTE_1",
+	"src1_sel:WORD_0", "dst_sel:BYTE_2 dst_unused:UNUSED_SEXT src0_sel:WORD_1 src1_sel:BYTE_3",
+	"src1_sel:BYTE_0 src0_sel:BYTE_1", "dst_sel:DWORD clamp", "clamp dst_sel:WORD_0", "mul:2 src0_sel:WORD_1",
+	"src0_sel:WORD_1 row_shl:1", "dst_sel:QWORD",
 };
 
 typedef struct {
@@ -79,8 +82,8 @@ static void gen(ta_target t, Lines *l)
 		add(l, "%s", txt);
 		for (size_t i = 0; i < TA_ARRAY_LEN(mods); i++)
 			add(l, "%s %s", txt, mods[i]);
-		static const char *const suf[] = {"_e32", "_e64", "_dpp", "_e64_dpp"};
-		for (int i = 0; i < 4; i++) {
+		static const char *const suf[] = {"_e32", "_e64", "_dpp", "_e64_dpp", "_sdwa"};
+		for (int i = 0; i < 5; i++) {
 			add(l, "%.*s%s%s", (int)ml, txt, suf[i], rest);
 			add(l, "%.*s%s%s row_shl:1", (int)ml, txt, suf[i], rest);
 			add(l, "%.*s%s%s dpp8:[1,0,3,2,5,4,7,6]", (int)ml, txt, suf[i], rest);
@@ -106,6 +109,8 @@ static void gen(ta_target t, Lines *l)
 			add(l, "%.*s-%.*s%s", (int)pre, txt, (int)olen, opstart[i], post);
 			add(l, "%.*s|%.*s|%s", (int)pre, txt, (int)olen, opstart[i], post);
 			add(l, "%.*s-%.*s%s row_shl:1", (int)pre, txt, (int)olen, opstart[i], post);
+			add(l, "%.*ssext(%.*s)%s src0_sel:BYTE_1", (int)pre, txt, (int)olen, opstart[i], post);
+			add(l, "%.*s-|%.*s|%s dst_sel:WORD_1", (int)pre, txt, (int)olen, opstart[i], post);
 			add(l, "%.*s|%.*s|%s dpp8:[7,6,5,4,3,2,1,0]", (int)pre, txt, (int)olen, opstart[i], post);
 		}
 		sb_free(&sb);

@@ -34,6 +34,66 @@ static IsaOperand reg_for(ta_target t, unsigned role, int cnt, int var, int idx)
 	}
 }
 
+/* Variant 7: the op's extra encoding (gfx9 SDWA, gfx11 VOP3 DPP) on top of
+ * variant 0's operands. */
+static int form_variant(ta_target t, unsigned op, IsaInsn *in)
+{
+	if (!isa_variant(t, op, 0, in))
+		return 0;
+	const IsaOpInfo *oi = &isa_ops[op];
+	IsaFmt fmt = isa_op_fmt(t, op);
+	int g11 = ISA_TARGET(t) == TA_TARGET_GFX1100, g942 = ISA_TARGET(t) == TA_TARGET_GFX942;
+	uint16_t sig[ISA_MAX_SIG];
+	int n = isa_sig(t, op, sig);
+	IsaType ty = (IsaType)oi->type;
+	if (!g11) { /* gfx9 SDWA: every select off its default, source modifiers by type */
+		if (!(oi->forms & (g942 ? ISA_FORM_SDWA942 : ISA_FORM_SDWA90A)))
+			return 0;
+		for (int i = 0; i < n; i++)
+			if (in->ops[i].kind == ISA_K_LIT)
+				return 0;
+		int fp = ty == ISA_TY_F32 || ty == ISA_TY_F16;
+		in->enc = ISA_ENC_SDWA;
+		in->mod.src_sel[0] = (uint8_t)(1 + (op % 6));
+		if (fmt != ISA_FMT_VOP1)
+			in->mod.src_sel[1] = 5; /* WORD_0 */
+		if (fmt != ISA_FMT_VOPC)
+			in->mod.dst_sel = 6, in->mod.dst_unused = 1; /* WORD_1, UNUSED_PAD */
+		if (fp && !(oi->flags & ISA_F_NOMODS))
+			in->mod.neg = 1, in->mod.abs = fmt == ISA_FMT_VOP1 ? 0 : 2;
+		else if (!fp)
+			in->mod.sext = 1;
+		if (fp && fmt != ISA_FMT_VOPC && !(oi->flags & ISA_F_NOMODS))
+			in->mod.clamp = 1, in->mod.omod = ty == ISA_TY_F32 ? 1 : 0;
+		return 1;
+	}
+	{ /* gfx11 VOP3 DPP (_e64_dpp): DPP16 or DPP8 by opcode parity, src0/src1 VGPRs */
+		if (!g11 || !(oi->forms & ISA_FORM_XDPP))
+			return 0;
+		for (int i = 0, k = 0; i < n; i++) {
+			unsigned r = sig[i] >> 8;
+			if (!(r == ISA_R_VS || r == ISA_R_VV || r == ISA_R_SS || (r == ISA_R_LM && i > 1)))
+				continue;
+			if (k++ < 2 && in->ops[i].kind != ISA_K_VGPR)
+				in->ops[i] = isa_vgpr(20 + 2 * i, 1);
+			if (in->ops[i].kind == ISA_K_LIT)
+				return 0;
+		}
+		if (op & 1) {
+			in->enc = ISA_ENC_E64_DPP8;
+			in->mod.dpp8 = 0x053977 ^ (uint32_t)op;
+		} else {
+			in->enc = ISA_ENC_E64_DPP;
+			in->mod.dpp_ctrl = (uint16_t)(0x121 + op % 15);
+			in->mod.row_mask = 0x5, in->mod.bank_mask = 0xa, in->mod.bound_ctrl = 1;
+		}
+		in->mod.fi = (op >> 1) & 1;
+		if ((ty == ISA_TY_F32 || ty == ISA_TY_F16) && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_NOMODS))
+			in->mod.neg = 1;
+		return 1;
+	}
+}
+
 /* Fills in the variant `var` of op; returns 0 if this variant doesn't apply. */
 int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 {
@@ -45,6 +105,8 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 	int w64 = ISA_IS_W64(t);
 	uint16_t sig[ISA_MAX_SIG];
 	int n = isa_sig(t, op, sig);
+	if (var == 7)
+		return form_variant(t, op, in);
 	isa_insn_init(in, op);
 	if (fmt == ISA_FMT_VOPD) {
 		if (var > 1 || w64 || (oi->flags & ISA_F_VOPDY))
@@ -86,6 +148,12 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 		}
 		case ISA_R_MSG: *o = isa_imm(var == 0 ? 1 : g11 && var == 1 ? 3 : 0); break;
 		case ISA_R_K32: *o = (IsaOperand){ISA_K_LIT, 1, 0, var ? 0x41000000 : 0x12345, 0, 0}; break;
+		case ISA_R_I32: *o = (IsaOperand){ISA_K_LIT, 1, 0, var == 1 ? -1 : var == 2 ? 7 : 0x12345678, 0, 0}; break;
+		case ISA_R_HWREG: { /* MODE whole, MODE bits 2..5, an unnamed id with every field at its maximum */
+			static const int hv[3] = {0xf801, 0x1881, 0xffff};
+			*o = isa_imm(hv[var % 3]);
+			break;
+		}
 		case ISA_R_SOFF:
 			*o = var == 1 ? isa_sgpr(20, 1) : isa_imm(var * 0x10 + (var == 3 ? 0x1000 : 0));
 			break;
@@ -129,31 +197,6 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 	}
 	int wide = first_src >= 0 && (sig[first_src] & 0xff) > 1;
 	IsaType ty = (IsaType)oi->type;
-	if (var == 7) { /* gfx11 VOP3 DPP (_e64_dpp): DPP16 or DPP8 by opcode parity, src0/src1 VGPRs */
-		if (!g11 || !oi->xdpp)
-			return 0;
-		for (int i = 0, k = 0; i < n; i++) {
-			unsigned r = sig[i] >> 8;
-			if (!(r == ISA_R_VS || r == ISA_R_VV || r == ISA_R_SS || (r == ISA_R_LM && i > 1)))
-				continue;
-			if (k++ < 2 && in->ops[i].kind != ISA_K_VGPR)
-				in->ops[i] = isa_vgpr(20 + 2 * i, 1);
-			if (in->ops[i].kind == ISA_K_LIT)
-				return 0;
-		}
-		if (op & 1) {
-			in->enc = ISA_ENC_E64_DPP8;
-			in->mod.dpp8 = 0x053977 ^ (uint32_t)op;
-		} else {
-			in->enc = ISA_ENC_E64_DPP;
-			in->mod.dpp_ctrl = (uint16_t)(0x121 + op % 15);
-			in->mod.row_mask = 0x5, in->mod.bank_mask = 0xa, in->mod.bound_ctrl = 1;
-		}
-		in->mod.fi = (op >> 1) & 1;
-		if ((ty == ISA_TY_F32 || ty == ISA_TY_F16) && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_NOMODS))
-			in->mod.neg = 1;
-		return 1;
-	}
 	switch (fmt) {
 	case ISA_FMT_SOP1: case ISA_FMT_SOP2: case ISA_FMT_SOPC:
 		if (var >= 4 || (var && (oi->flags & ISA_F_BRANCH)))
