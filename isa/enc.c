@@ -387,9 +387,9 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 	for (int i = 0; i < n; i++)
 		if (SIG_ROLE(sig[i]) == ISA_R_MSG) {
 			unsigned v = (unsigned)in->ops[i].imm;
-			if (v > (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 3u : 1u))
-				return "unsupported s_sendmsg message (tileasm knows MSG_INTERRUPT"
-				       " and, on gfx11, MSG_HS_TESSFACTOR/MSG_DEALLOC_VGPRS)";
+			if (!isa_sendmsg_ok(t, v))
+				return "unsupported s_sendmsg value (tileasm takes llvm-mc's messages and sendmsg(id, op, stream) "
+				       "with the fields in range)";
 		}
 	if ((oi->flags & ISA_F_MFMA) && (m->cbsz || m->abid) && strstr(oi->name[isa_tidx(t)], "f64"))
 		return "not a valid operand: cbsz/abid on an f64 MFMA";

@@ -30,10 +30,12 @@ typedef enum {
 #define ISA_OP(id, ...) ISA_##id,
 #define ISA_ALIAS(...)
 #define ISA_HWREG(...)
+#define ISA_SENDMSG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
 #undef ISA_HWREG
+#undef ISA_SENDMSG
 	ISA_NUM_OPS
 } IsaOp;
 
@@ -107,6 +109,12 @@ const char *isa_op_name(ta_target t, unsigned op); /* canonical mnemonic or NULL
 /* Hardware register names of s_getreg/s_setreg (llvm-mc's, per target): NULL / -1 if none. */
 const char *isa_hwreg_name(ta_target t, unsigned id);
 int isa_hwreg_id(ta_target t, const char *name, size_t len);
+/* s_sendmsg simm16: llvm-mc's symbolic text (ISA_SENDMSG lines) or NULL; the value of such a
+ * text or -1; whether v is a value tileasm prints as llvm-mc does (symbolic or sendmsg(id, op,
+ * stream) with the fields in range: gfx9 id [3:0] op [6:4] stream [9:8], gfx11 id [7:0]). */
+const char *isa_sendmsg_text(ta_target t, unsigned v);
+int isa_sendmsg_value(ta_target t, const char *text, size_t len);
+int isa_sendmsg_ok(ta_target t, unsigned v);
 IsaFmt isa_op_fmt(ta_target t, unsigned op);
 /* The op's operand signature on t with target adjustments applied (gfx11
  * v_cmpx has no destination, wave64 lane masks are 2 SGPRs, WMMA C/D halve):

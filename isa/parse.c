@@ -321,35 +321,58 @@ static int parse_sendmsg(P *p, int64_t *v)
 {
 	if (isdigit((unsigned char)*p->p))
 		return parse_int(p, v);
+	const char *at = p->p;
 	if (strncmp(p->p, "sendmsg(", 8))
 		return fail(p, p->p, "expected sendmsg(...)");
 	p->p += 8;
-	int g11 = ISA_TARGET(p->t) == TA_TARGET_GFX1100;
-	static const char *const n11[4] = {"", "MSG_INTERRUPT", "MSG_HS_TESSFACTOR", "MSG_DEALLOC_VGPRS"};
-	static const char *const n9[2] = {"", "MSG_INTERRUPT"};
+	/* sendmsg(id, op, stream) in numbers, or llvm-mc's symbolic text (ISA_SENDMSG lines;
+	 * a GS message's stream may be left out for 0), compared in its spacing */
+	char txt[96] = "sendmsg(";
+	size_t tl = 8;
 	int64_t f[3] = {0, 0, 0};
-	for (int i = 0; i < 3; i++) {
+	int nf = 0, named = 0;
+	for (;;) {
 		skip_ws(p);
 		const char *s = p->p;
 		size_t n = 0;
 		while (is_id(s[n]))
 			n++;
-		int x = i == 0 ? lookup_name(g11 ? n11 : n9, g11 ? 4 : 2, s, n) : -1;
-		if (x > 0)
-			f[i] = x, p->p = s + n;
-		else if (parse_int(p, &f[i]))
+		if (!n || nf == 3 || tl + n + 4 > sizeof txt)
 			return fail(p, s, "invalid message id");
+		if (isdigit((unsigned char)*s)) {
+			if (parse_int(p, &f[nf]))
+				return fail(p, s, "invalid message id");
+		} else
+			named = 1, p->p = s + n;
+		memcpy(txt + tl, s, (size_t)(p->p - s));
+		tl += (size_t)(p->p - s);
+		nf++;
 		skip_ws(p);
 		if (*p->p == ')')
 			break;
 		if (*p->p != ',')
 			return fail(p, p->p, "expected ')'");
 		p->p++;
+		memcpy(txt + tl, ", ", 2);
+		tl += 2;
 	}
-	if (*p->p != ')')
-		return fail(p, p->p, "expected ')'");
 	p->p++;
-	*v = g11 ? (f[0] & 0xff) | (f[1] & 7) << 8 | (f[2] & 3) << 11 : (f[0] & 15) | (f[1] & 7) << 4 | (f[2] & 3) << 8;
+	txt[tl++] = ')';
+	int g11 = ISA_TARGET(p->t) == TA_TARGET_GFX1100;
+	if (named) {
+		int x = isa_sendmsg_value(p->t, txt, tl);
+		if (x < 0 && tl + 3 < sizeof txt) { /* stream 0 left out */
+			memcpy(txt + tl - 1, ", 0)", 4);
+			x = isa_sendmsg_value(p->t, txt, tl + 3);
+		}
+		if (x < 0)
+			return fail(p, at, "invalid message: not a message, operation and stream llvm-mc takes on this GPU");
+		*v = x;
+		return 0;
+	}
+	if (nf != 3 || f[0] < 0 || f[0] > (g11 ? 255 : 15) || f[1] < 0 || f[1] > 7 || f[2] < 0 || f[2] > 3)
+		return fail(p, at, "invalid message id, operation or stream");
+	*v = f[0] | f[1] << 4 | f[2] << 8;
 	return 0;
 }
 

@@ -145,18 +145,16 @@ static void print_delay(StrBuf *sb, uint16_t v)
 		sb_printf(sb, "%sinstid1(%s)", sep, isa_delay_id_names[id1]);
 }
 
+/* llvm-mc's symbolic text, else the fields (gfx11: the id only), else the number. */
 static void print_sendmsg(ta_target t, StrBuf *sb, uint16_t v)
 {
-	if (ISA_TARGET(t) == TA_TARGET_GFX1100) {
-		static const char *const n11[4] = {NULL, "MSG_INTERRUPT", "MSG_HS_TESSFACTOR", "MSG_DEALLOC_VGPRS"};
-		if (v >= 1 && v <= 3)
-			sb_printf(sb, "sendmsg(%s)", n11[v]);
-		else
-			sb_printf(sb, "sendmsg(%u, %u, %u)", v & 0xff, v >> 8 & 7, v >> 11 & 3);
-		return;
-	}
-	if (v == 1)
-		sb_puts(sb, "sendmsg(MSG_INTERRUPT)");
+	const char *txt = isa_sendmsg_text(t, v);
+	if (txt)
+		sb_puts(sb, txt);
+	else if (!isa_sendmsg_ok(t, v))
+		sb_printf(sb, "%u", v);
+	else if (ISA_TARGET(t) == TA_TARGET_GFX1100)
+		sb_printf(sb, "sendmsg(%u, 0, 0)", v);
 	else
 		sb_printf(sb, "sendmsg(%u, %u, %u)", v & 15, v >> 4 & 7, v >> 8 & 3);
 }

@@ -50,41 +50,79 @@ const IsaOpInfo isa_ops[ISA_NUM_OPS] = {
 		      fl, {__VA_ARGS__}},
 #define ISA_ALIAS(...)
 #define ISA_HWREG(...)
+#define ISA_SENDMSG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
 #undef ISA_HWREG
+#undef ISA_SENDMSG
 };
 
-static const struct {
-	uint8_t id, tmask;
+/* Named values per target: hardware registers (id) and s_sendmsg operands (simm16). */
+typedef struct {
+	uint16_t key;
+	uint8_t tmask;
 	const char *name;
-} hwregs[] = {
+} NamedVal;
+
+static const NamedVal hwregs[] = {
 #define ISA_OP(...)
 #define ISA_ALIAS(...)
 #define ISA_HWREG(id, tm, nm) {id, tm, nm},
+#define ISA_SENDMSG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
 #undef ISA_HWREG
+#undef ISA_SENDMSG
 };
 
-const char *isa_hwreg_name(ta_target t, unsigned id)
+static const NamedVal sendmsgs[] = {
+#define ISA_OP(...)
+#define ISA_ALIAS(...)
+#define ISA_HWREG(...)
+#define ISA_SENDMSG(v, tm, txt) {v, tm, txt},
+#include "isa_ops.def"
+#undef ISA_OP
+#undef ISA_ALIAS
+#undef ISA_HWREG
+#undef ISA_SENDMSG
+};
+
+static const char *named_by_key(const NamedVal *v, size_t n, ta_target t, unsigned key)
 {
 	int ti = isa_tidx(t);
-	for (size_t i = 0; ti >= 0 && i < TA_ARRAY_LEN(hwregs); i++)
-		if (hwregs[i].id == id && (hwregs[i].tmask >> ti & 1))
-			return hwregs[i].name;
+	for (size_t i = 0; ti >= 0 && i < n; i++)
+		if (v[i].key == key && (v[i].tmask >> ti & 1))
+			return v[i].name;
 	return NULL;
 }
 
-int isa_hwreg_id(ta_target t, const char *name, size_t len)
+static int named_by_name(const NamedVal *v, size_t n, ta_target t, const char *name, size_t len)
 {
 	int ti = isa_tidx(t);
-	for (size_t i = 0; ti >= 0 && i < TA_ARRAY_LEN(hwregs); i++)
-		if ((hwregs[i].tmask >> ti & 1) && strlen(hwregs[i].name) == len && !memcmp(hwregs[i].name, name, len))
-			return hwregs[i].id;
+	for (size_t i = 0; ti >= 0 && i < n; i++)
+		if ((v[i].tmask >> ti & 1) && strlen(v[i].name) == len && !memcmp(v[i].name, name, len))
+			return v[i].key;
 	return -1;
+}
+
+const char *isa_hwreg_name(ta_target t, unsigned id) { return named_by_key(hwregs, TA_ARRAY_LEN(hwregs), t, id); }
+int isa_hwreg_id(ta_target t, const char *name, size_t len)
+{
+	return named_by_name(hwregs, TA_ARRAY_LEN(hwregs), t, name, len);
+}
+const char *isa_sendmsg_text(ta_target t, unsigned v) { return named_by_key(sendmsgs, TA_ARRAY_LEN(sendmsgs), t, v); }
+int isa_sendmsg_value(ta_target t, const char *text, size_t len)
+{
+	return named_by_name(sendmsgs, TA_ARRAY_LEN(sendmsgs), t, text, len);
+}
+
+int isa_sendmsg_ok(ta_target t, unsigned v)
+{
+	if (isa_sendmsg_text(t, v))
+		return 1;
+	return ISA_TARGET(t) == TA_TARGET_GFX1100 ? v < 256 : v < 1024 && !(v & 0x80);
 }
 
 int isa_tidx(ta_target t)
@@ -132,10 +170,12 @@ static const struct {
 #define ISA_OP(...)
 #define ISA_ALIAS(id, tm, nm) {ISA_##id, tm, nm},
 #define ISA_HWREG(...)
+#define ISA_SENDMSG(...)
 #include "isa_ops.def"
 #undef ISA_OP
 #undef ISA_ALIAS
 #undef ISA_HWREG
+#undef ISA_SENDMSG
 };
 
 static int name_cmp(const void *a, const void *b)

@@ -134,6 +134,7 @@ E("-/s_delay_alu", "-", "SOPP", "delay", "B32", "SALU")
 E("-/s_clause", "-", "SOPP", "k16", "B32", "SALU")
 E("-/s_set_inst_prefetch_distance", "-", "SOPP", "k16", "B32", "SALU")  # clang -O3 puts it around loops
 E("s_sendmsg", "SOPP", "SOPP", "msg", "B32", "SALU RM0")
+E("s_sendmsghalt", "SOPP", "SOPP", "msg", "B32", "SALU RM0")
 # gfx11 hazard waits on the dependency counters (va_vdst, sa_sdst, ...); printed hex
 # like the values LLVM emits (0xfff, 0xfffe)
 E("-/s_waitcnt_depctr", "-", "SOPP", "k16", "B32", "SALU")
@@ -479,6 +480,38 @@ def sample(e, t, name):
               txt + " :: v_dual_mov_b32 v101, v103"
     return txt
 
+def sendmsg_names():
+    """(simm16, text) -> target mask: the symbolic s_sendmsg operands llvm-mc-19 prints for every value
+    of the message fields (gfx9: id [3:0], op [6:4], stream [9:8]; gfx11: id [7:0]), kept when
+    llvm-mc-19 assembles the text back to the same value."""
+    sm = {}
+    for ti, t in enumerate(TARGETS):
+        g11 = t == "gfx1100"
+        opc = 0xbfb6 if g11 else 0xbf90
+        vals = range(256) if g11 else [v for v in range(1024) if not v & 0x80]
+        attr = ["-mattr=+wavefrontsize32"] if g11 else []
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            for v in vals:
+                w = opc << 16 | v
+                f.write(",".join("0x%02x" % (w >> 8 * i & 0xff) for i in range(4)) + "\n")
+            path = f.name
+        p = subprocess.run(["llvm-mc-19", "--disassemble", "-triple=amdgcn", "-mcpu=" + t, path] + attr,
+                           capture_output=True, text=True)
+        os.unlink(path)
+        outs = [l.split(None, 1)[1].strip() for l in p.stdout.splitlines() if l.strip().startswith("s_sendmsg")]
+        cand = [(v, o) for v, o in zip(vals, outs) if o.startswith("sendmsg(MSG_")]
+        with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
+            f.write("".join("s_sendmsg %s\n" % o for _, o in cand)); path = f.name
+        p = subprocess.run(["llvm-mc-19", "-show-encoding", "-triple=amdgcn", "-mcpu=" + t, path] + attr,
+                           capture_output=True, text=True)
+        os.unlink(path)
+        encs = re.findall(r"encoding: \[0x([0-9a-f]+),0x([0-9a-f]+),", p.stdout)
+        assert len(encs) == len(cand), (t, len(encs), len(cand))
+        for (v, o), (lo, hi) in zip(cand, encs):
+            if int(lo, 16) | int(hi, 16) << 8 == v:
+                sm[(v, o)] = sm.get((v, o), 0) | 1 << ti
+    return sm
+
 def opcode(fmt, t, b, e):
     w0 = int.from_bytes(bytes(b[0:4]), "little")
     g11 = t == "gfx1100"
@@ -612,7 +645,8 @@ def main():
                " * form (NAME_sdwa).  A NULL name / -1 opcode means the\n"
                " * instruction does not exist on that target.  NAME* are the canonical spellings\n"
                " * llvm-mc prints; ISA_ALIAS(ID, TARGETMASK, NAME) lines list accepted spellings; ISA_HWREG(N,\n"
-               " * TARGETMASK, NAME) lines name hardware register N of s_getreg/s_setreg as llvm-mc prints it. */\n")
+               " * TARGETMASK, NAME) lines name hardware register N of s_getreg/s_setreg as llvm-mc prints it;\n"
+               " * ISA_SENDMSG(V, TARGETMASK, TEXT) lines give the symbolic s_sendmsg operand of simm16 V. */\n")
     ids = {}
     for e in ENTRIES:
         rs = e.get("res", {})
@@ -641,6 +675,8 @@ def main():
                 out.append("ISA_ALIAS(%s, %s, \"%s\")" % (idn, "ISA_T_" + t.upper(), e[key]))
     for (i, m), mask in sorted(hw.items()):
         out.append("ISA_HWREG(%d, %d, \"%s\")" % (i, mask, m))
+    for (v, m), mask in sorted(sendmsg_names().items()):
+        out.append("ISA_SENDMSG(%d, %d, \"%s\")" % (v, mask, m))
     path = os.path.join(root, "isa", "isa_ops.def")
     if len(sys.argv) == 3 and sys.argv[1] == "-o":
         path = sys.argv[2]

@@ -146,7 +146,11 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			*o = isa_imm(dv[var]);
 			break;
 		}
-		case ISA_R_MSG: *o = isa_imm(var == 0 ? 1 : g11 && var == 1 ? 3 : 0); break;
+		case ISA_R_MSG: { /* symbolic messages (with GS op and stream on gfx9), numeric ones */
+			static const int m9[6] = {1, 0x22, 0x333, 0x1f, 0, 0x375}, m11[6] = {1, 3, 0x80, 0x86, 0, 200};
+			*o = isa_imm(g11 ? m11[var] : m9[var]);
+			break;
+		}
 		case ISA_R_K32: *o = (IsaOperand){ISA_K_LIT, 1, 0, var ? 0x41000000 : 0x12345, 0, 0}; break;
 		case ISA_R_I32: *o = (IsaOperand){ISA_K_LIT, 1, 0, var == 1 ? -1 : var == 2 ? 7 : 0x12345678, 0, 0}; break;
 		case ISA_R_HWREG: { /* MODE whole, MODE bits 2..5, an unnamed id with every field at its maximum */
@@ -222,7 +226,7 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 	case ISA_FMT_SOPP:
 		if (n == 0 && var)
 			return 0;
-		if (n && (sig[0] >> 8) == ISA_R_MSG && var > 1 + g11)
+		if (n && (sig[0] >> 8) == ISA_R_MSG && var > 5)
 			return 0;
 		/* s_waitcnt_depctr: the values the hazard pass emits (va_vdst(0),
 		 * sa_sdst(0)) and others with the unused bits 6:5 set, which
