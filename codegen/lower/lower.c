@@ -721,7 +721,9 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	c->wr_ep = malloc((nb + 1) * sizeof(uint32_t));
 	c->srd = malloc((nb + 1) * sizeof(uint32_t));
 	c->swr = malloc((nb + 1) * sizeof(uint32_t));
-	if (!c->bl || !c->varreg || !c->rd_ep || !c->wr_ep || !c->srd || !c->swr) {
+	c->frag_why = malloc((nb + 1) * sizeof(const char *));
+	c->frag_wpos = malloc((nb + 1) * sizeof(SrcPos));
+	if (!c->bl || !c->varreg || !c->rd_ep || !c->wr_ep || !c->srd || !c->swr || !c->frag_why || !c->frag_wpos) {
 		c->failed = true;
 		diag_error(d, "out of memory");
 		goto out;
@@ -735,6 +737,8 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	FOR_KBUF(c, b) {
 		memset(&c->bl[b], 0, sizeof c->bl[b]);
 		c->rd_ep[b] = c->wr_ep[b] = c->srd[b] = c->swr[b] = 0;
+		c->frag_why[b] = NULL;
+		c->frag_wpos[b] = (SrcPos){0, 0};
 		c->bl[b].shadow = c->bl[b].rf = c->bl[b].vf = c->bl[b].rr = -1;
 		c->bl[b].lreg = c->bl[b].lshadow = -1;
 	}
@@ -843,22 +847,27 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 		 * fail every dispatch with an unhelpful runtime error. */
 		StrBuf why = {0};
 		int64_t frag = 0;
-		for (size_t i = 0; i < nb; i++) {
+		FOR_KBUF(c, i) { /* this kernel's buffers: only their entries are set up */
 			const Buffer *b = &m->bufs.data[i];
 			if (b->scope != SCOPE_FRAGMENT || c->bl[i].rf >= 0 || c->bl[i].rr >= 0 || c->bl[i].vf >= 0)
 				continue;
 			int64_t bytes = (ir_buf_elems(m, b) * dtype_bytes((DType)b->dtype) + 15) & ~15LL;
 			frag += bytes;
-			sb_printf(&why, "%s'%s' %lld", frag == bytes ? "" : ", ", b->name, (long long)bytes);
+			sb_printf(&why, "%s'%s' %lld bytes", frag == bytes ? "" : "; ", b->name, (long long)bytes);
+			if (c->frag_why[i] && c->frag_wpos[i].line) /* vf_analyze's first reason */
+				sb_printf(&why, " (line %d:%d: %s)", c->frag_wpos[i].line, c->frag_wpos[i].col, c->frag_why[i]);
+			else if (c->frag_why[i])
+				sb_printf(&why, " (%s)", c->frag_why[i]);
+			else
+				sb_puts(&why, " (not an element-wise f32 tile of rank 1 or 2, nor a gemm accumulator whose uses "
+				        "stay in the accumulator's registers)");
 		}
 		int64_t other = f->smem_bytes - frag;
 		diag_at(d, DIAG_ERROR, &m->src, kn->pos,
 			"kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block "
-			"(shared buffers and scratch %lld bytes%s%s%s)",
+			"(shared buffers and scratch %lld bytes%s%s)",
 			kn->name, (long long)f->smem_bytes, target_name(t->id), (long long)smem_limit(t->id),
-			(long long)other, frag ? "; fragments kept in shared memory because a use needs other threads' "
-			"elements (e.g. F[j, i], a partial copy, or a row statistic shared by two accumulator shapes): "
-			: "", why.buf ? why.buf : "", frag ? " bytes" : "");
+			(long long)other, frag ? "; fragments kept in shared memory, and why: " : "", why.buf ? why.buf : "");
 		sb_free(&why);
 		c->failed = true;
 		goto out;
@@ -870,6 +879,8 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	f->wg_stage = c->wg_stage;
 out:
 	free(c->bl);
+	free(c->frag_why);
+	free(c->frag_wpos);
 	free(c->kb);
 	free(c->varreg);
 	free(c->rd_ep);

@@ -124,6 +124,8 @@ typedef struct {
 	bool cp_pending;     /* cp.async copies issued and not yet committed (lower_async.c) */
 	bool rf_atomic;      /* copy_rf's stores are atomic adds (the tile form of atomic_add, lower_atomic) */
 	bool collect_locals; /* lower_collect_*: record written locals instead */
+	const char **frag_why; /* per buffer: why a fragment stays in shared memory (vf_analyze), for messages */
+	SrcPos *frag_wpos;     /* where (the first use that decided it) */
 	VEC(int32_t) wlocals;
 } L;
 

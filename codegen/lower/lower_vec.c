@@ -24,6 +24,8 @@
 
 typedef struct {
 	uint8_t *bad, *role, *ges; /* per buffer: ineligible, VF_* role, smallest global element bytes copied */
+	const char **why;          /* per buffer: why it is ineligible (the first reason), for messages */
+	SrcPos *wpos;              /* where */
 	int R, C;                  /* tile shape, 0 until seen */
 	const Stmt *par;
 	bool changed, pass2;
@@ -37,16 +39,16 @@ static bool vf_cand(L *c, int32_t b)
 	       (BUF(b)->rank == 1 || BUF(b)->rank == 2);
 }
 
-static void vf_bad(VfScan *v, int32_t b)
+static void vf_bad(VfScan *v, int32_t b, SrcPos pos, const char *why)
 {
 	if (!v->bad[b])
-		v->bad[b] = 1, v->changed = true;
+		v->bad[b] = 1, v->changed = true, v->why[b] = why, v->wpos[b] = pos;
 }
 
-static void vf_set_role(VfScan *v, int32_t b, int role)
+static void vf_set_role(VfScan *v, int32_t b, int role, SrcPos pos)
 {
 	if (v->role[b] && v->role[b] != role)
-		vf_bad(v, b);
+		vf_bad(v, b, pos, "it is used both as a tile and as a row or column statistic");
 	v->role[b] = (uint8_t)role;
 }
 
@@ -54,7 +56,7 @@ static bool is_var(L *c, int32_t e, int32_t var) { return EX(e)->kind == E_VAR &
 
 /* An element access F[args]: legal only as F[i, k] (tile), F[i] (row) or
  * F[k] (column) of the enclosing parallel, whose extents are the tile's. */
-static void vf_access(L *c, VfScan *v, int32_t b, int32_t nargs, const int32_t *args, bool store)
+static void vf_access(L *c, VfScan *v, int32_t b, int32_t nargs, const int32_t *args, bool store, SrcPos pos)
 {
 	if (is_frag(c, b) && v->par) {
 		if (c->bl[b].rf >= 0)
@@ -68,27 +70,28 @@ static void vf_access(L *c, VfScan *v, int32_t b, int32_t nargs, const int32_t *
 	int64_t e0 = 0, e1 = 0;
 	if (!p || (p->nvars != 1 && p->nvars != 2) || !ir_const_int(c->m, p->extents[0], &e0) ||
 	    (p->nvars == 2 && !ir_const_int(c->m, p->extents[1], &e1))) {
-		vf_bad(v, b);
+		vf_bad(v, b, pos, "an element is accessed outside a parallel loop over its shape");
 		return;
 	}
 	const Buffer *B = BUF(b);
 	if (p->nvars == 2 && B->rank == 2 && nargs == 2 && is_var(c, args[0], p->vars[0]) &&
 	    is_var(c, args[1], p->vars[1]) && bdim(c, B, 0) == e0 && bdim(c, B, 1) == e1) {
-		vf_set_role(v, b, VF_TILE);
+		vf_set_role(v, b, VF_TILE, pos);
 		if (!v->R)
 			v->R = (int)e0, v->C = (int)e1;
 	} else if (B->rank == 1 && nargs == 1 && is_var(c, args[0], p->vars[0]) && bdim(c, B, 0) == e0 &&
 		   !(store && p->nvars == 2)) {
-		vf_set_role(v, b, VF_ROW);
+		vf_set_role(v, b, VF_ROW, pos);
 	} else if (p->nvars == 2 && B->rank == 1 && nargs == 1 && is_var(c, args[0], p->vars[1]) &&
 		   bdim(c, B, 0) == e1 && !store) {
-		vf_set_role(v, b, VF_COL);
+		vf_set_role(v, b, VF_COL, pos);
 	} else {
-		vf_bad(v, b);
+		vf_bad(v, b, pos, "an element is accessed at other indices than the parallel loop's own (e.g. F[j, i]), "
+		       "which needs another thread's element");
 	}
 	/* the parallel iterates over the tile layout */
 	if (v->pass2 && (e0 != v->R || (p->nvars == 2 && e1 != v->C)))
-		vf_bad(v, b);
+		vf_bad(v, b, pos, "a parallel loop over it has another shape than the kernel's element-wise tile");
 }
 
 static void vf_expr(L *c, VfScan *v, int32_t id)
@@ -97,7 +100,7 @@ static void vf_expr(L *c, VfScan *v, int32_t id)
 		return;
 	const Expr *e = EX(id);
 	if (e->kind == E_LOAD)
-		vf_access(c, v, e->buf, e->nargs, e->args, false);
+		vf_access(c, v, e->buf, e->nargs, e->args, false, e->pos);
 	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
 		vf_expr(c, v, e->a);
 		if (e->kind == E_BINARY)
@@ -118,7 +121,8 @@ static void vf_copy_side(L *c, VfScan *v, const Stmt *s, const Region *f, const 
 		return;
 	const Buffer *ob = BUF(o->buf);
 	if (is_frag(c, o->buf) || ob->scope == SCOPE_LOCAL || !lower_window_ok(c, s, f, o)) {
-		vf_bad(v, f->buf);
+		vf_bad(v, f->buf, s->pos, "a copy with another fragment, a local, a partial region or a reordering of "
+		       "its dimensions");
 		return;
 	}
 	int es = dtype_bytes((DType)ob->dtype);
@@ -139,7 +143,7 @@ static void vf_stmt(L *c, VfScan *v, int32_t id)
 	case S_STORE:
 		if (inpar && !vf_cand(c, s->dst.buf))
 			v->par_ok = false;
-		vf_access(c, v, s->dst.buf, s->dst.nidx, s->dst.idx, true);
+		vf_access(c, v, s->dst.buf, s->dst.nidx, s->dst.idx, true, s->pos);
 		break;
 	case S_LET: break;
 	case S_COPY:
@@ -149,22 +153,22 @@ static void vf_stmt(L *c, VfScan *v, int32_t id)
 	case S_CLEAR:
 	case S_FILL:
 		if (vf_cand(c, s->dst.buf) && s->dst.nidx)
-			vf_bad(v, s->dst.buf);
+			vf_bad(v, s->dst.buf, s->pos, "a partial fill");
 		break;
 	case S_REDUCE: {
 		bool a = vf_cand(c, s->src.buf), d = vf_cand(c, s->dst.buf);
 		bool ok = a && d && !v->bad[s->src.buf] && !v->bad[s->dst.buf] && BUF(s->src.buf)->rank == 2 &&
 			  BUF(s->dst.buf)->rank == 1 && s->dim == 1 && !s->src.nidx && !s->dst.nidx;
 		if (ok) {
-			vf_set_role(v, s->src.buf, VF_TILE);
-			vf_set_role(v, s->dst.buf, VF_ROW);
+			vf_set_role(v, s->src.buf, VF_TILE, s->pos);
+			vf_set_role(v, s->dst.buf, VF_ROW, s->pos);
 			if (!v->R)
 				v->R = (int)bdim(c, BUF(s->src.buf), 0), v->C = (int)bdim(c, BUF(s->src.buf), 1);
 		} else {
 			if (a)
-				vf_bad(v, s->src.buf);
+				vf_bad(v, s->src.buf, s->pos, "a reduction other than of a whole tile along dim 1 into a row");
 			if (d)
-				vf_bad(v, s->dst.buf);
+				vf_bad(v, s->dst.buf, s->pos, "a reduction other than of a whole tile along dim 1 into a row");
 		}
 		break;
 	}
@@ -193,7 +197,8 @@ static void vf_stmt(L *c, VfScan *v, int32_t id)
 		if (any_bad) /* lowered the generic way: none of its fragments may be in registers */
 			for (size_t i = 0; i < v->tl.len; i++)
 				if (vf_cand(c, v->tl.data[i]))
-					vf_bad(v, v->tl.data[i]);
+					vf_bad(v, v->tl.data[i], s->pos, "it shares a parallel loop with a fragment kept in shared "
+					       "memory or with statements that are not element-wise");
 		v->par = NULL;
 		break;
 	}
@@ -201,11 +206,11 @@ static void vf_stmt(L *c, VfScan *v, int32_t id)
 		if (inpar)
 			v->par_ok = false;
 		if (vf_cand(c, s->src.buf))
-			vf_bad(v, s->src.buf);
+			vf_bad(v, s->src.buf, s->pos, "a gemm, cumsum or atomic reads it");
 		if (vf_cand(c, s->src2.buf))
-			vf_bad(v, s->src2.buf);
+			vf_bad(v, s->src2.buf, s->pos, "a gemm reads it");
 		if (s->kind != S_ALLOC && vf_cand(c, s->dst.buf))
-			vf_bad(v, s->dst.buf);
+			vf_bad(v, s->dst.buf, s->pos, "a gemm, cumsum or atomic writes it");
 		break;
 	}
 }
@@ -282,11 +287,15 @@ static bool vf_layout(L *c, VfLayout *l, int R, int C, int es)
 /* Marks the eligible fragments (bl[].vf = 1) and fixes the layout. */
 void vf_analyze(L *c)
 {
-	VfScan v = {.bad = lower_kb_bytes(c), .role = lower_kb_bytes(c), .ges = lower_kb_bytes(c)};
-	if (!v.bad || !v.role || !v.ges) {
+	size_t nb = c->m->bufs.len;
+	VfScan v = {.bad = lower_kb_bytes(c), .role = lower_kb_bytes(c), .ges = lower_kb_bytes(c),
+	            .why = malloc((nb + 1) * sizeof(const char *)), .wpos = malloc((nb + 1) * sizeof(SrcPos))};
+	if (!v.bad || !v.role || !v.ges || !v.why || !v.wpos) {
 		c->failed = true;
 		goto out;
 	}
+	FOR_KBUF(c, b)
+		v.why[b] = NULL, v.wpos[b] = (SrcPos){0, 0};
 	/* a fragment found ineligible can make others so (a parallel or a
 	 * reduction that mixes them): repeat until nothing changes (each
 	 * repeated pass marks another fragment; if the cap cut that short,
@@ -306,7 +315,8 @@ void vf_analyze(L *c)
 		bool ok = v.role[b] == VF_TILE ? n0 == v.R && bdim(c, BUF(b), 1) == v.C
 			  : v.role[b] == VF_ROW ? n0 == v.R : v.role[b] == VF_COL ? n0 == v.C : false;
 		if (!ok) {
-			v.bad[b] = 1;
+			vf_bad(&v, (int32_t)b, BUF(b)->pos, "its shape is not the kernel's element-wise tile (or a row or column "
+			       "of it)");
 			continue;
 		}
 		ntile += v.role[b] == VF_TILE;
@@ -318,19 +328,28 @@ void vf_analyze(L *c)
 	v.changed = false;
 	v.pass2 = true;
 	vf_block(c, &v, &c->k->body);
-	if (v.changed || !ntile)
-		goto out; /* keep it simple: all or nothing after a late change */
+	const char *none = v.changed ? "the element-wise register layout was dropped (fragments it depends on stay in "
+	                               "shared memory)"
+	                   : !ntile ? "no element-wise tile is in registers for it to go with" : NULL;
 	VfLayout l;
-	if (!vf_layout(c, &l, v.R, v.C, es))
-		goto out;
-	FOR_KBUF(c, b)
-		if (vf_cand(c, (int32_t)b) && !v.bad[b])
-			slots += v.role[b] == VF_TILE ? l.NR * l.NC * l.V : v.role[b] == VF_ROW ? l.NR : l.NC * l.V;
+	if (!none && !vf_layout(c, &l, v.R, v.C, es))
+		none = "no element-wise register layout fits the tile shape and the block's threads";
+	if (!none)
+		FOR_KBUF(c, b)
+			if (vf_cand(c, (int32_t)b) && !v.bad[b])
+				slots += v.role[b] == VF_TILE ? l.NR * l.NC * l.V : v.role[b] == VF_ROW ? l.NR : l.NC * l.V;
 	/* registers per thread: 128 beside addresses and temporaries (NVIDIA:
 	 * 192, since ptxas reuses a slot's register once it is dead and lazy
 	 * slots (vf_val) hold two f16 values in one) */
-	if (l.NR * l.NC * l.V > 64 || slots > (target_is_nvidia(c->t->id) ? 192 : 128))
+	if (!none && (l.NR * l.NC * l.V > 64 || slots > (target_is_nvidia(c->t->id) ? 192 : 128)))
+		none = "the element-wise register layout would take too many registers per thread";
+	if (none) { /* keep it simple: all or nothing */
+		if (c->frag_why)
+			FOR_KBUF(c, b)
+				if (vf_cand(c, (int32_t)b) && !v.bad[b])
+					c->frag_why[b] = none, c->frag_wpos[b] = BUF(b)->pos;
 		goto out;
+	}
 	c->vl = l;
 	FOR_KBUF(c, b)
 		if (vf_cand(c, (int32_t)b) && !v.bad[b]) {
@@ -338,9 +357,15 @@ void vf_analyze(L *c)
 			c->bl[b].vf_role = v.role[b];
 		}
 out:
+	if (c->frag_why && v.why)
+		FOR_KBUF(c, b)
+			if (v.why[b])
+				c->frag_why[b] = v.why[b], c->frag_wpos[b] = v.wpos[b];
 	free(v.bad);
 	free(v.role);
 	free(v.ges);
+	free(v.why);
+	free(v.wpos);
 	vec_free(&v.tl);
 }
 

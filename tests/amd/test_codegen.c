@@ -213,7 +213,8 @@ Test(amd_codegen, lds_limit_is_a_compile_error)
 }
 
 /* Over the limit because a fragment fell back to shared memory: the
- * message separates the declared bytes and names the fragment. */
+ * message separates the declared bytes, names the fragment and gives the
+ * use that kept it there (F[j, i] at line 13:16, a transposed read). */
 Test(amd_codegen, lds_limit_names_fragments)
 {
 	char *dir = tmpdir(), cmd[1024];
@@ -224,7 +225,9 @@ Test(amd_codegen, lds_limit_names_fragments)
 		char *log = run_cmd(cmd, &st);
 		cr_assert_eq(st, 1, "%s: %s", targets[t], log);
 		cr_assert(strstr(log, "needs 65552 bytes of shared memory") &&
-			  strstr(log, "shared buffers and scratch 49168 bytes") && strstr(log, "'F' 16384 bytes"),
+			  strstr(log, "shared buffers and scratch 49168 bytes") &&
+			  strstr(log, "'F' 16384 bytes (line 13:16: an element is accessed at other indices than the parallel "
+			              "loop's own"),
 			  "%s: %s", targets[t], log);
 		free(log);
 	}
