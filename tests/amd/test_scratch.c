@@ -17,6 +17,7 @@
 #include "emu.h"
 #include "mir.h"
 #include "regalloc.h"
+#include "passtest.h"
 #include "testutil.h"
 
 /* ---- the spill code, inline ----------------------------------------------- */
@@ -70,18 +71,7 @@ static char *spill_snippet(ta_target t, int vlimit, int alimit, int wave_sgpr, R
 	cr_assert_leq(r.used[MR_V], vlimit);
 	if (st->scratch_rsrc)
 		cr_assert_eq(r.phys[st->scratch_rsrc - 1], 0, "the V# must be s[0:3]");
-	/* The code as it will be encoded (mir_print leaves out offsets). */
-	cr_assert_eq(ra_rewrite(&f, &r, &d), 0, "%s", diag_text(&d));
-	StrBuf sb = {0};
-	for (size_t i = 0; i < f.insns.len; i++) {
-		sb_puts(&sb, "\t");
-		isa_print(t, &f.insns.data[i].in, &sb);
-		sb_puts(&sb, "\n");
-	}
-	ra_result_free(&r);
-	diag_free(&d);
-	mir_free(&f);
-	return sb.buf;
+	return mir_encoded_text(&f, &r, &d);
 }
 
 /* gfx1100 with 12 VGPRs: no AGPRs, so the longest-lived values go to

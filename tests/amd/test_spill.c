@@ -15,6 +15,7 @@
 #include "ir.h"
 #include "mir.h"
 #include "regalloc.h"
+#include "passtest.h"
 #include "testutil.h"
 
 /* n values of file cls live at once (x_i = i), then summed and stored. */
@@ -69,17 +70,7 @@ static char *two_phases(ta_target t, int cls, RaOptions opt, RaSpillStats *st)
 	for (int c = 0; c < MR_NCLASS; c++)
 		if (opt.reg_limit[c])
 			cr_assert_leq(r.used[c], opt.reg_limit[c]);
-	cr_assert_eq(ra_rewrite(&f, &r, &d), 0, "%s", diag_text(&d));
-	StrBuf sb = {0};
-	for (size_t i = 0; i < f.insns.len; i++) {
-		sb_puts(&sb, "\t");
-		isa_print(t, &f.insns.data[i].in, &sb);
-		sb_puts(&sb, "\n");
-	}
-	ra_result_free(&r);
-	diag_free(&d);
-	mir_free(&f);
-	return sb.buf;
+	return mir_encoded_text(&f, &r, &d);
 }
 
 /* gfx1100, 12 VGPRs: each phase spills 10 values (21 live + a temporary

@@ -195,3 +195,18 @@ void expect_mir(const MFunc *f, const char *want)
 	expect_text(got, want, "MIR");
 	free(got);
 }
+
+char *mir_encoded_text(MFunc *f, RaResult *r, Diag *d)
+{
+	cr_assert_eq(ra_rewrite(f, r, d), 0, "%s", diag_text(d));
+	StrBuf sb = {0};
+	for (size_t i = 0; i < f->insns.len; i++) {
+		sb_puts(&sb, "\t");
+		isa_print(f->target, &f->insns.data[i].in, &sb);
+		sb_puts(&sb, "\n");
+	}
+	ra_result_free(r);
+	diag_free(d);
+	mir_free(f);
+	return sb.buf;
+}

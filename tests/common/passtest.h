@@ -12,6 +12,7 @@
 #define TILEASM_TEST_PASSTEST_H
 
 #include "mir.h"
+#include "regalloc.h"
 
 /* Appends the code of src to f (mir_init'ed, empty). */
 void mir_from_asm(MFunc *f, const char *src);
@@ -26,5 +27,9 @@ int text_match(const char *text, const char *pat, char *why, size_t whylen);
 void expect_text(const char *got, const char *want, const char *what);
 /* expect_text of f's mir_print text. */
 void expect_mir(const MFunc *f, const char *want);
+/* f after allocation as it will be encoded (mir_print leaves out offsets):
+ * ra_rewrite (asserted), then one tab-indented instruction a line
+ * (malloc'd); frees f, r and d (the spill tests' common ending). */
+char *mir_encoded_text(MFunc *f, RaResult *r, Diag *d);
 
 #endif
