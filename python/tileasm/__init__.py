@@ -11,11 +11,12 @@
 docs/python.md describes the package.
 """
 from ._lib import LibraryError, TileasmError
-from .core import (ArgumentError, CompileError, Kernel, LaunchError, cache_stats, compile, targets, version)
+from .core import (ArgumentError, CompileError, Kernel, LaunchError, cache_stats, compile, targets, version,
+                   int4_storage_bytes, pack_int4, unpack_int4)
 from .jit import jit, JITKernel
 from .autotune import autotune
 from . import language
 
 __version__ = "0.1.0"
 __all__ = ["compile", "Kernel", "CompileError", "ArgumentError", "LaunchError", "LibraryError", "TileasmError",
-           "targets", "cache_stats", "version", "jit", "JITKernel", "autotune", "language"]
+           "targets", "cache_stats", "version", "pack_int4", "unpack_int4", "int4_storage_bytes", "jit", "JITKernel", "autotune", "language"]

@@ -328,6 +328,39 @@ _NP_DTYPES = {"bool": "bool", "int8": "i8", "uint8": "u8", "int16": "i16", "int3
 _RAW_OK = {"bf16": "u16", "fp8e4m3": "u8", "fp8e5m2": "u8", "fp8e4m3fnuz": "u8", "fp8e5m2fnuz": "u8"}
 
 
+def int4_storage_bytes(n):
+    """Bytes an i4/u4 tensor of n elements takes: two a byte, rounded up to whole 32-bit words."""
+    return (n + 7) // 8 * 4
+
+
+def pack_int4(values):
+    """Pack integers (-8..7 for i4, 0..15 for u4; only the low 4 bits are kept) into the uint8 array an i4/u4
+    tensor argument takes: element i (row-major) in the low nibble of byte i // 2 when i is even, the high one when
+    odd, padded with zero bytes to whole 32-bit words (docs/tile-ir.md)."""
+    import numpy as np
+    v = np.asarray(values).reshape(-1).astype(np.int64) & 0xF
+    out = np.zeros(int4_storage_bytes(v.size), dtype=np.uint8)
+    if v.size % 2:
+        v = np.concatenate([v, np.zeros(1, dtype=np.int64)])
+    out[:v.size // 2] = (v[0::2] | (v[1::2] << 4)).astype(np.uint8)
+    return out
+
+
+def unpack_int4(packed, shape, signed=True):
+    """The elements of packed i4 (signed) or u4 bytes as an int8 array of the given shape."""
+    import numpy as np
+    b = np.asarray(packed, dtype=np.uint8).reshape(-1)
+    n = int(np.prod(shape, dtype=np.int64))
+    if b.size < (n + 1) // 2:
+        raise ValueError(f"{b.size} bytes hold fewer than {n} 4-bit elements")
+    v = np.empty(b.size * 2, dtype=np.int8)
+    v[0::2], v[1::2] = b & 0xF, b >> 4
+    v = v[:n]
+    if signed:
+        v = np.where(v >= 8, v - 16, v).astype(np.int8)
+    return v.reshape(shape)
+
+
 _np_dtype_cache = {}
 _torch_dtype_cache = {}
 
@@ -410,6 +443,7 @@ def _bind(k, args, kwargs):
     plan.torch_dev = None
     plan.writeback = []
     sym = {}  # symbol arg index -> (value, from)
+    packed = []  # (arg, u8 tensor) for i4/u4 parameters given as packed bytes
     for a in k.args:
         if a.kind == "symbol" and a.name in given:
             sym[a.index] = (int(given[a.name]), f"the keyword {a.name}=")
@@ -426,6 +460,11 @@ def _bind(k, args, kwargs):
         if t is None:
             raise ArgumentError(f"argument '{a.name}' is a tensor {a.dtype}[{', '.join(map(str, a.shape))}]; got "
                                 f"{type(v).__name__} (pass a NumPy array, a torch tensor or a DLPack tensor)")
+        if a.dtype in ("i4", "u4") and t.dtype == "u8":
+            # Packed nibbles (pack_int4): the byte count is checked once every shape symbol is known.
+            packed.append((a, t))
+            plan.values[a.index] = t
+            continue
         if t.dtype != a.dtype and _RAW_OK.get(a.dtype) != t.dtype:
             raise ArgumentError(f"argument '{a.name}' has dtype {t.dtype}; the kernel expects {a.dtype}")
         if len(t.shape) != len(a.shape):
@@ -453,6 +492,16 @@ def _bind(k, args, kwargs):
             plan.torch_dev = t.torch_dev
             plan.device_index = t.torch_dev.index or 0
         plan.values[a.index] = t
+    for a, t in packed:
+        n = 1
+        for want in k._raw_dims[a.index]:
+            if want < 0 and -1 - want not in sym:
+                raise ArgumentError(f"argument '{a.name}' is packed {a.dtype}; its shape symbol "
+                                    f"{k.args[-1 - want].name} appears in no other tensor: pass it as a keyword")
+            n *= want if want >= 0 else sym[-1 - want][0]
+        if t.nbytes != int4_storage_bytes(n):
+            raise ArgumentError(f"argument '{a.name}' is {a.dtype} with {n} elements: packed it takes "
+                                f"{int4_storage_bytes(n)} bytes (two a byte, whole 32-bit words); got {t.nbytes}")
     for a in k.symbols:
         if a.index not in sym:
             raise ArgumentError(f"kernel {k.name}: shape symbol {a.name} appears in no tensor argument; pass "
