@@ -4,6 +4,7 @@
  * `tileasm disasm` does), must assemble back to the same bytes. */
 #include <stdio.h>
 
+#include "fuzz_text.h"
 #include "isa.h"
 
 /* Decodes .text, prints one instruction per line, re-assembles: same bytes?
@@ -51,11 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const ta_target targets[] = {TA_TARGET_GFX90A, TA_TARGET_GFX942, TA_TARGET_GFX1100,
 	                                    (ta_target)(TA_TARGET_GFX1100 | ISA_WAVE64)};
 	ta_target t = targets[data[0] % 4];
-	char *text = malloc(size);
+	char *text = fuzz_text_dup(data + 1, size - 1); /* after the byte choosing the target */
 	if (!text)
 		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = 0;
 	SrcFile src = {"fuzz.s", text, size - 1};
 	Diag d;
 	diag_init(&d);

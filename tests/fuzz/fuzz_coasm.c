@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codeobj.h"
+#include "fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,11 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const ta_target ids[] = {TA_TARGET_GFX90A, TA_TARGET_GFX942, TA_TARGET_GFX1100, TA_TARGET_GFX1100};
 	Target t = {.id = ids[data[0] % 4]};
 	int w64 = data[0] % 4 == 3;
-	char *text = malloc(size);
+	char *text = fuzz_text_dup(data + 1, size - 1); /* after the byte choosing the target */
 	if (!text)
 		return 0;
-	memcpy(text, data + 1, size - 1);
-	text[size - 1] = 0;
 	SrcFile src = {"fuzz.s", text, size - 1};
 	Diag d;
 	diag_init(&d);

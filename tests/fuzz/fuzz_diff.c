@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "fuzz_text.h"
 #include "interp.h"
 #include "ir.h"
 #include "tileasm.h"
@@ -100,14 +101,13 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	                                   "127", "128", "255", "256", "1024", "0.0", "1.0", "-1.0", "0.5",
 	                                   "1e30", "1e-30", "inf", "nan", "2147483647"};
 	Tk *tk = malloc(MAXTK * sizeof *tk);
-	uint8_t *src = malloc(size + 1);
+	/* terminated: strtol of a number token at the end stops at the NUL */
+	uint8_t *src = (uint8_t *)fuzz_text_dup(data, size);
 	if (!tk || !src) {
 		free(tk);
 		free(src);
 		return LLVMFuzzerMutate(data, size, max_size);
 	}
-	memcpy(src, data, size);
-	src[size] = 0; /* strtol of a number token at the end stops here */
 	uint32_t s = seed | 1;
 	int nt = tokenize(src, size, tk, MAXTK);
 	size_t out = 0;
@@ -391,11 +391,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		atexit(print_stats);
 	if (size > 16384)
 		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text_dup(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = 0;
 	Diag d;
 	diag_init(&d);
 	Module *m = ir_parse("diff.tile", text, size, &d);
