@@ -461,26 +461,26 @@ def _bind(k, args, kwargs):
             raise ArgumentError(f"argument '{a.name}' is a tensor {a.dtype}[{', '.join(map(str, a.shape))}]; got "
                                 f"{type(v).__name__} (pass a NumPy array, a torch tensor or a DLPack tensor)")
         if a.dtype in ("i4", "u4") and t.dtype == "u8":
-            # Packed nibbles (pack_int4): the byte count is checked once every shape symbol is known.
+            # Packed nibbles (pack_int4): the byte count is checked once every shape symbol is known;
+            # the device checks below apply to it as to any tensor.
             packed.append((a, t))
-            plan.values[a.index] = t
-            continue
-        if t.dtype != a.dtype and _RAW_OK.get(a.dtype) != t.dtype:
-            raise ArgumentError(f"argument '{a.name}' has dtype {t.dtype}; the kernel expects {a.dtype}")
-        if len(t.shape) != len(a.shape):
-            raise ArgumentError(f"argument '{a.name}' has {len(t.shape)} dimensions {tuple(t.shape)}; the kernel "
-                                f"expects {len(a.shape)}: [{', '.join(map(str, a.shape))}]")
-        for d, want in enumerate(k._raw_dims[a.index]):
-            got = int(t.shape[d])
-            if want >= 0:
-                if got != want:
-                    raise ArgumentError(f"argument '{a.name}' dimension {d} is {got}; the kernel expects {want}")
-                continue
-            j = -1 - want
-            if j in sym and sym[j][0] != got:
-                raise ArgumentError(f"argument '{a.name}' dimension {d} is {got}, but {k.args[j].name} = "
-                                    f"{sym[j][0]} from {sym[j][1]}")
-            sym.setdefault(j, (got, f"argument '{a.name}' dimension {d}"))
+        else:
+            if t.dtype != a.dtype and _RAW_OK.get(a.dtype) != t.dtype:
+                raise ArgumentError(f"argument '{a.name}' has dtype {t.dtype}; the kernel expects {a.dtype}")
+            if len(t.shape) != len(a.shape):
+                raise ArgumentError(f"argument '{a.name}' has {len(t.shape)} dimensions {tuple(t.shape)}; the kernel "
+                                    f"expects {len(a.shape)}: [{', '.join(map(str, a.shape))}]")
+            for d, want in enumerate(k._raw_dims[a.index]):
+                got = int(t.shape[d])
+                if want >= 0:
+                    if got != want:
+                        raise ArgumentError(f"argument '{a.name}' dimension {d} is {got}; the kernel expects {want}")
+                    continue
+                j = -1 - want
+                if j in sym and sym[j][0] != got:
+                    raise ArgumentError(f"argument '{a.name}' dimension {d} is {got}, but {k.args[j].name} = "
+                                        f"{sym[j][0]} from {sym[j][1]}")
+                sym.setdefault(j, (got, f"argument '{a.name}' dimension {d}"))
         if plan.device is None:
             plan.device = t.device
         elif plan.device != t.device:
