@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ptx.h"
 #include "target.h"
 #include "tileasm.h"
 #include "util.h"
@@ -103,10 +104,33 @@ static int compile_file(ta_ctx *ctx, const char *file, const char *target, const
 	if (ta_binary_dump(bin))
 		fputs(ta_binary_dump(bin), stdout);
 	int rc = 0;
-	if (dump_isa) {
-		char *l = ta_binary_listing(ctx, bin);
+	size_t size;
+	const void *data = ta_binary_data(bin, &size);
+	int is_ptx = !strcmp(ta_binary_format(bin), "ptx");
+	/* PTX: one module with every entry the library built, the sm_90a fast
+	 * entries (each in a module of its own in the binary) after the generic ones */
+	StrBuf all = {0};
+	if (is_ptx) {
+		sb_putn(&all, data, size);
+		for (int k = 0, first = 1; k < ta_binary_kernel_count(bin); k++) {
+			const ta_fast_entry *fe = ta_binary_kernel(bin, k)->fast;
+			if (fe) {
+				ptx_append_module(&all, fe->ptx, first);
+				first = 0;
+			}
+		}
+		if (all.oom) {
+			fprintf(stderr, "tileasm: error: out of memory\n");
+			rc = 1;
+		}
+		data = all.buf, size = all.len;
+	}
+	if (dump_isa && !rc) {
+		char *l = is_ptx ? NULL : ta_binary_listing(ctx, bin);
 		fputs(ta_ctx_diagnostics(ctx), stderr);
-		if (l)
+		if (is_ptx)
+			fwrite(data, 1, size, stdout);
+		else if (l)
 			fputs(l, stdout);
 		else
 			rc = 1;
@@ -122,11 +146,9 @@ static int compile_file(ta_ctx *ctx, const char *file, const char *target, const
 		}
 		fprintf(stderr, "  %-10s %8.3f ms\n", "total", total);
 	}
-	size_t size;
-	const void *data = ta_binary_data(bin, &size);
-	int is_ptx = !strcmp(ta_binary_format(bin), "ptx");
 	if (!rc)
 		rc = write_output(file, out, dump_isa || dump_after, is_ptx ? ".ptx" : ".hsaco", data, size);
+	sb_free(&all);
 	ta_binary_release(bin);
 	return rc;
 }

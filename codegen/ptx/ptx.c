@@ -675,6 +675,21 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 static int compile(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, PtxKernelInfo **info,
                    bool split, Diag *d);
 
+void ptx_append_module(StrBuf *out, const char *mod, bool keep_externs)
+{
+	static const char *const drop[] = {".version", ".target", ".address_size", ".extern"};
+	for (const char *l = mod; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+		bool keep = true;
+		for (size_t i = 0; i < TA_ARRAY_LEN(drop) - keep_externs; i++) /* .extern is last */
+			keep = keep && strncmp(l, drop[i], strlen(drop[i]));
+		if (keep)
+			sb_putn(out, l, n);
+		l += n;
+	}
+}
+
 int ptx_compile(const Module *m, const Target *t, StrBuf *out, PtxKernelInfo **info, Diag *d)
 {
 	return compile(m, t, NULL, out, info, false, d);

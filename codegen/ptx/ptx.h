@@ -40,6 +40,13 @@ void ptx_info_free(PtxKernelInfo *info, int n);
 int ptx_compile_split(const Module *m, const Target *t, const LowerOptions *o, StrBuf *out, PtxKernelInfo **info,
                       Diag *d);
 
+/* Appends the entries of the PTX module mod (an sm90_ptx of ptx_compile_split,
+ * or a ta_fast_entry's ptx) to the module text in out, so that one file holds
+ * them all (`tileasm compile`): mod's .version/.target/.address_size lines are
+ * dropped, and its .extern declarations too unless keep_externs (the first
+ * such module: every sm_90a entry module declares the same ones). */
+void ptx_append_module(StrBuf *out, const char *mod, bool keep_externs);
+
 /* One SIMT function as PTX (used by ptx_compile; exposed for tests). */
 int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d);
 

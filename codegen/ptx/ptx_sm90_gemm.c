@@ -821,6 +821,18 @@ static void sm90_emit(const Em *e, StrBuf *o)
 		sb_printf(o, "// Row split: in the loop, consumer c computes rows 64c..64c+63 of both IR blocks (one m64n%dk16\n"
 			     "// per k16), and swaps accumulator halves with the other consumer %safter it.\n",
 			  2 * e->BN, e->preswap ? "before and " : "");
+	/* What a launcher must do (ptx_sm90.h's launch contract, with this entry's numbers). */
+	sb_printf(o, "// launch: parameters = %s's, then\n", k->name);
+	for (int i = 0; i < l->ntmaps; i++) {
+		const Sm90Tmap *tm = &l->tmaps[i];
+		sb_printf(o, "//   _tm%c: CUtensorMap of %s (%s, rank %d, box %ux%u%s innermost first, 128B swizzle, zero fill)\n",
+			  "AB"[i], BUF(k->args[tm->arg].buf)->name, dtype_name((DType)tm->dtype), tm->rank, tm->box[0],
+			  tm->box[1], tm->rank == 3 ? "x1" : "");
+	}
+	sb_printf(o, "//   then u32 gx, gy, gz = the IR grid; block (%u, 1, 1), grid (min(ceil(gx / 2) * gy * gz, SMs), 1, 1),\n"
+		     "//   %lld bytes of dynamic shared memory (raise the function's limit first).  Each map's rows must be\n"
+		     "//   16-byte multiples with a 16-byte aligned base (K %% 8 == 0%s); else launch %s.\n",
+		  l->threads, (long long)l->smem_bytes, g->b_kmajor ? "" : ", N % 8 == 0", k->name);
 	/* One declaration per module, shared by every sm90 entry in it. */
 	if (!o->buf || !strstr(o->buf, SMEM_DECL))
 		sb_puts(o, SMEM_DECL);

@@ -347,6 +347,68 @@ Test(cli, compile_writes_ptx)
 	cr_expect(system(cmd) == 0);
 }
 
+/* `compile --target=sm_90a` writes every entry the library builds in one
+ * module: the generic ones, then each sm_90a fast entry (ta_kernel_info.fast,
+ * a module of its own in the binary) with its launch comment; ptxas accepts
+ * the file.  Two gemm kernels in one file: one sm90 .extern declaration.
+ * --dump-isa prints the same text; for sm_80 the CLI writes exactly
+ * ptx_compile's module. */
+Test(cli, compile_writes_sm90_entries, .timeout = 120)
+{
+	char *dir = tmpdir(), *gemm = src_text("examples/gemm.tile"), cmd[8192], *p;
+	char two_path[1024], out[1024], log[8192];
+	const char *exe = env("TILEASM");
+	/* the gemm kernel twice, the second renamed */
+	StrBuf two = {0};
+	sb_puts(&two, gemm);
+	cr_assert((p = strstr(gemm, "kernel gemm(")));
+	sb_printf(&two, "\nkernel gemm2(%s", p + strlen("kernel gemm("));
+	snprintf(two_path, sizeof two_path, "%s/two.tile", dir);
+	cr_assert(write_file_atomic(two_path, two.buf, two.len) == 0);
+	snprintf(out, sizeof out, "%s/two.ptx", dir);
+	snprintf(cmd, sizeof cmd, "%s compile %s --target=sm_90a -o %s", exe, two_path, out);
+	cr_assert(system(cmd) == 0, "%s", cmd);
+	size_t len;
+	char *text = read_file(out, &len);
+	cr_assert(text);
+	for (int i = 0; i < 4; i++) {
+		static const char *const entry[] = {"gemm(", "gemm2(", "gemm_sm90(", "gemm2_sm90("};
+		char e[64];
+		snprintf(e, sizeof e, ".visible .entry %s", entry[i]);
+		cr_expect_eq(count(text, e), 1, "%s: %d times", e, count(text, e));
+	}
+	cr_expect_eq(count(text, ".version"), 1);
+	cr_expect_eq(count(text, ".extern .shared .align 1024 .b8 ta_sm90_smem[];"), 1);
+	/* the launch needs, and the K step / stages the entry changed from the IR (k step 32, 3 stages) */
+	cr_expect_eq(count(text, "// launch: parameters = gemm's, then"), 1);
+	cr_expect_eq(count(text, "//   _tmA: CUtensorMap of A (f16, rank 2, box 64x128"), 2);
+	cr_expect_eq(count(text, "IR block 128x128, k step 32, 3 stages"), 2);
+	cr_expect_eq(count(text, "emitted\n// with k step 64 and "), 2);
+	cr_expect(strstr(text, "bytes of dynamic shared memory (raise the function's limit first)"));
+	cr_expect(ptxas(text, "sm_90a", log, sizeof log) == 0, "ptxas -arch=sm_90a rejected the CLI's module:\n%s", log);
+	/* --dump-isa prints what -o writes */
+	char *dumped = NULL;
+	snprintf(cmd, sizeof cmd, "%s compile %s --target=sm_90a --dump-isa", exe, two_path);
+	cr_expect_eq(run_out(cmd, &dumped), 0);
+	cr_expect(dumped && !strcmp(dumped, text), "--dump-isa differs from -o");
+	free(dumped);
+	free(text);
+	/* sm_80: no fast entries, the CLI's file is the library's module */
+	snprintf(cmd, sizeof cmd, "%s compile %s/examples/gemm.tile --target=sm_80 -o %s", exe, env("TILEASM_SRCDIR"), out);
+	cr_assert(system(cmd) == 0);
+	text = read_file(out, &len);
+	Module *m = load_text("gemm.tile", gemm, NULL, 0);
+	char *lib = compile(m, TA_TARGET_SM80);
+	cr_expect(text && !strstr(text, "_sm90"));
+	cr_expect(text && !strcmp(text, lib), "CLI sm_80 output differs from ptx_compile");
+	free(lib);
+	ir_module_free(m);
+	free(text);
+	sb_free(&two);
+	free(gemm);
+	rmdir_all(dir);
+}
+
 /* The attention loop of examples/mha_fwd.tile on NVIDIA (lower_async.c,
  * lower_mma_ldm.c): K/V prefetched one iteration ahead with cp.async (one
  * wait per tile, counting the other tile's group), every gemm operand by
