@@ -40,7 +40,7 @@ static uint64_t atomic_rmw(unsigned op, uint8_t *p, uint64_t v, uint64_t cmp, in
 	uint64_t nv = old;
 	const char *n = isa_ops[op].name[1] ? isa_ops[op].name[1] : isa_ops[op].name[2];
 	int32_t so = (int32_t)old, sv = (int32_t)v;
-	if (strstr(n, "cmpswap"))
+	if (strstr(n, "cmpswap") || strstr(n, "cmpst")) /* global cmpswap, ds_cmpst / ds_cmpstore */
 		nv = old == cmp ? v : old;
 	else if (strstr(n, "add_f32")) {
 		float f = emu_f((uint32_t)old) + emu_f((uint32_t)v);
@@ -438,11 +438,17 @@ int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 			uint8_t *p = lds_at(dev, w, insn, a, b64 ? 8 : 4);
 			if (!p)
 				return -1;
-			uint64_t v = VREG(d0, 0)[l];
+			uint64_t v = VREG(d0, 0)[l], cmp = 0;
 			if (b64)
 				v |= (uint64_t)VREG(d0, 1)[l] << 32;
-			uint64_t old = atomic_rmw(op, p, v, 0, b64);
+			if (d1) { /* ds_cmpst: gfx9 data0 = compare, data1 = new; gfx11 ds_cmpstore the reverse */
+				uint64_t x = VREG(d1, 0)[l] | (b64 ? (uint64_t)VREG(d1, 1)[l] << 32 : 0);
+				cmp = dev->g11 ? x : v;
+				v = dev->g11 ? v : x;
+			}
+			uint64_t old = atomic_rmw(op, p, v, cmp, b64);
 			tmp_data[l] = (uint32_t)old;
+			tmp_data[64 + l] = (uint32_t)(old >> 32);
 			continue;
 		}
 		int nd = d0->count;
@@ -458,6 +464,6 @@ int exec_ds(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in)
 		}
 	}
 	if (atomic && vd)
-		return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, 1, ex, tmp_data, 0, insn);
+		return emu_pend(dev, w, 1, 0, FILE(vd), vd->reg, vd->count, ex, tmp_data, 0, insn);
 	return emu_pend(dev, w, 1, 0, 0, 0, 0, 0, NULL, 0, insn);
 }

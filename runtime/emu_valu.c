@@ -710,11 +710,12 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 		x = (x << (b[l] & 7)) + z;
 		D[l] = (uint32_t)x, D1[l] = (uint32_t)(x >> 32);
 	} r->nd = 2; break;
-	case ISA_V_ADD_F64: case ISA_V_MUL_F64: case ISA_V_FMA_F64: EACH {
+	case ISA_V_ADD_F64: case ISA_V_MUL_F64: case ISA_V_FMA_F64: case ISA_V_MAX_F64: case ISA_V_MIN_F64: EACH {
 		uint64_t ux = (uint64_t)a1[l] << 32 | a[l], uy = (uint64_t)b1[l] << 32 | b[l], uz = (uint64_t)c1[l] << 32 | c[l];
 		double x, y, z, res;
 		memcpy(&x, &ux, 8), memcpy(&y, &uy, 8), memcpy(&z, &uz, 8);
-		res = op == ISA_V_ADD_F64 ? x + y : op == ISA_V_MUL_F64 ? x * y : fma(x, y, z);
+		res = op == ISA_V_ADD_F64 ? x + y : op == ISA_V_MUL_F64 ? x * y : op == ISA_V_MAX_F64 ? fmax(x, y)
+		    : op == ISA_V_MIN_F64 ? fmin(x, y) : fma(x, y, z);
 		memcpy(&ux, &res, 8);
 		D[l] = (uint32_t)ux, D1[l] = (uint32_t)(ux >> 32);
 	} r->nd = 2; break;

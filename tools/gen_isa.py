@@ -255,6 +255,7 @@ for n, ty, sig in [
         ("v_lshlrev_b64", "B32", "vd2 vs1 vs2"), ("v_lshrrev_b64", "B32", "vd2 vs1 vs2"),
         ("v_ashrrev_i64", "B32", "vd2 vs1 vs2"), ("v_add_f64", "F64", "vd2 vs2 vs2"),
         ("v_mul_f64", "F64", "vd2 vs2 vs2"), ("v_fma_f64", "F64", "vd2 vs2 vs2 vs2"),
+        ("v_max_f64", "F64", "vd2 vs2 vs2"), ("v_min_f64", "F64", "vd2 vs2 vs2"),
         ("v_mbcnt_lo_u32_b32", "B32", "vd1 vs1 vs1"), ("v_mbcnt_hi_u32_b32", "B32", "vd1 vs1 vs1"),
         ("v_bcnt_u32_b32", "B32", "vd1 vs1 vs1"), ("v_pack_b32_f16", "F16", "vd1 vs1 vs1"),
         ("v_bfm_b32", "B32", "vd1 vs1 vs1"), ("v_cvt_pk_u16_u32", "B32", "vd1 vs1 vs1"),
@@ -369,6 +370,13 @@ for n in ["ds_add_u32", "ds_sub_u32", "ds_rsub_u32", "ds_inc_u32", "ds_dec_u32",
 for n in ["ds_add_u64", "ds_min_u64", "ds_max_u64"]:
     E(n, "DS", "DS", "da dd2", "B32", "DS STORE ATOMIC")
 E("ds_wrxchg_rtn_b32/ds_storexchg_rtn_b32", "DS", "DS", "vd1 da dd1", "B32", "DS LOAD ATOMIC")
+# compare-and-swap (the shared-memory software atomics' loop).  Same opcodes, but the data operands
+# swap meaning: gfx9 ds_cmpst data0 = compare, data1 = new; gfx11 ds_cmpstore data0 = new, data1 = compare.
+for c in (1, 2):
+    w = 32 * c
+    E("ds_cmpst_b%d/ds_cmpstore_b%d" % (w, w), "DS", "DS", "da dd%d dd%d" % (c, c), "B32", "DS STORE ATOMIC")
+    E("ds_cmpst_rtn_b%d/ds_cmpstore_rtn_b%d" % (w, w), "DS", "DS", "vd%d da dd%d dd%d" % (c, c, c), "B32",
+      "DS LOAD ATOMIC")
 E("ds_swizzle_b32", "DS", "DS", "vd1 da", "B32", "DS LOAD SWIZZLE")
 E("ds_permute_b32", "DS", "DS", "vd1 da dd1", "B32", "DS LOAD")
 E("ds_bpermute_b32", "DS", "DS", "vd1 da dd1", "B32", "DS LOAD")

@@ -263,3 +263,48 @@ Test(emu_family, global_atomics)
 		free(out);
 	}
 }
+
+/* LDS compare-and-swap (ds_cmpst_* on gfx9, ds_cmpstore_* on gfx11, whose
+ * data operands are the other way round): returning and plain forms, 32 and
+ * 64 bits, a CAS add loop that must retry, and the LDS contents after. */
+Test(emu_family, lds_cmpst)
+{
+	EACH_TARGET(ft) {
+		uint32_t L = (uint32_t)fam_lanes(ft), B = 2 * L, G = 2;
+		const char *file = ft->t == TA_TARGET_GFX1100 ? "fam_lds_cas_gfx11.s" : "fam_lds_cas_gfx9.s";
+		FamCase c = {file, 10, B, G, NULL, 0, 0, 32};
+		uint32_t *out = fam_run(ft, &c);
+		for (uint32_t wg = 0; wg < G; wg++) {
+			const uint32_t *o = out + wg * B * 10;
+			uint32_t w32 = B, w64 = B, trips = 0;
+			for (uint32_t lid = 0; lid < B; lid++) {
+				if (o[lid * 10] == 0) {
+					cr_assert_eq(w32, B, "%s: two ds_cmpst_rtn_b32 winners", ft->name);
+					w32 = lid;
+				}
+				if (o[lid * 10 + 1] == 0 && o[lid * 10 + 2] == 0) {
+					cr_assert_eq(w64, B, "%s: two ds_cmpst_rtn_b64 winners", ft->name);
+					w64 = lid;
+				}
+			}
+			cr_assert(w32 < B && w64 < B, "%s: no compare-and-swap winner", ft->name);
+			for (uint32_t lid = 0; lid < B; lid++) {
+				const uint32_t *r = o + lid * 10;
+				if (lid != w32)
+					cr_assert_eq(r[0], w32 + 1, "%s: lid %u saw 0x%x in the b32 slot", ft->name, lid, r[0]);
+				if (lid != w64)
+					cr_assert(r[1] == w64 + 1 && r[2] == w64 + 1000, "%s: lid %u saw 0x%x 0x%x in the b64 slot",
+						  ft->name, lid, r[1], r[2]);
+				cr_assert_eq(r[3], B * (B + 1) / 2, "%s: lid %u: CAS-loop sum %u", ft->name, lid, r[3]);
+				cr_assert(r[4] >= 1 && r[4] <= B, "%s: lid %u: %u trips", ft->name, lid, r[4]);
+				trips += r[4];
+				cr_assert_eq(r[5], 77, "%s: lid %u: ds_cmpst_b32 slot %u", ft->name, lid, r[5]);
+				cr_assert(r[6] == 103 && r[7] == 7, "%s: lid %u: ds_cmpst_b64 slot 0x%x 0x%x", ft->name, lid, r[6], r[7]);
+				cr_assert(r[8] == w64 + 1 && r[9] == w64 + 1000, "%s: lid %u: b64 slot after 0x%x 0x%x", ft->name, lid,
+					  r[8], r[9]);
+			}
+			cr_assert_gt(trips, B, "%s: the CAS loop never retried (%u trips)", ft->name, trips);
+		}
+		free(out);
+	}
+}
