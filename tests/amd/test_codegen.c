@@ -17,7 +17,7 @@
 #include "testutil.h"
 
 static const char *const examples[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
-				       "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+				       "gemm", "gemm_bf16_tn", "mha_fwd"};
 static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
 #define NEX (sizeof examples / sizeof examples[0])
 #define NT 3
@@ -350,7 +350,7 @@ Test(amd_codegen, emulator_all_examples)
 		{"layernorm", "--arg M=70 --arg N=520 --arg eps=0.00001"},
 		{"gemm", "--arg M=200 --arg N=260 --arg K=64"},
 		{"gemm_bf16_tn", "--arg M=130 --arg N=136 --arg K=48"},
-		{"flash_attention_fwd", "--arg S=130 --arg scale=0.125 --arg causal=1"},
+		{"mha_fwd", "--arg B=1 --arg H=1 --arg S=130 --arg scale=0.125 --arg causal=1"},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (int t = 0; t < NT; t++)

@@ -535,7 +535,7 @@ static const char *violation(ta_target t, const Line *l, int k, int *dist)
 Test(hazard_examples, compiled_code_has_no_hazard_left)
 {
 	static const char *const ex[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
-					 "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+					 "gemm", "gemm_bf16_tn", "mha_fwd"};
 	static const char *const tn[] = {"gfx1100", "gfx90a", "gfx942"};
 	static const ta_target tt[] = {TA_TARGET_GFX1100, TA_TARGET_GFX90A, TA_TARGET_GFX942};
 	const char *tileasm = getenv("TILEASM"), *src = getenv("TILEASM_SRCDIR");

@@ -578,7 +578,7 @@ Test(pipeline, examples_do_not_spill)
 	const char *srcdir = getenv("TILEASM_SRCDIR");
 	cr_assert(srcdir, "TILEASM_SRCDIR not set");
 	static const char *ex[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
-				   "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+				   "gemm", "gemm_bf16_tn", "mha_fwd"};
 	static const ta_target tg[] = {TA_TARGET_GFX1100, TA_TARGET_GFX90A, TA_TARGET_GFX942};
 	for (size_t e = 0; e < sizeof ex / sizeof *ex; e++) {
 		char path[512];

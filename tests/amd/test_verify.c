@@ -11,7 +11,7 @@
 #include "testutil.h"
 
 static const char *const examples[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
-				       "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+				       "gemm", "gemm_bf16_tn", "mha_fwd"};
 static const ta_target amd_targets[] = {TA_TARGET_GFX1100, TA_TARGET_GFX90A, TA_TARGET_GFX942};
 
 static Module *load(const char *name)

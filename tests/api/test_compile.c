@@ -60,6 +60,18 @@ static void free_examples(void)
 
 TestSuite(api, .init = load_examples, .fini = free_examples);
 
+/* The index of examples/<file> (asserts that it exists). */
+static int example(const char *file)
+{
+	char tail[256];
+	snprintf(tail, sizeof tail, "/%s", file);
+	for (int e = 0; e < nex; e++)
+		if (strstr(ex_name[e], tail))
+			return e;
+	cr_assert_fail("examples/%s not found", file);
+	return -1;
+}
+
 /* Compiles one example; returns a malloc'd copy of the bytes (NULL on failure). */
 static uint8_t *compile_bytes(ta_ctx *ctx, int e, int t, size_t *size, ta_status *st)
 {
@@ -99,11 +111,7 @@ Test(api, kernel_metadata)
 {
 	ta_ctx *ctx = ta_ctx_create();
 	ta_binary *b = NULL;
-	int gemm = -1;
-	for (int e = 0; e < nex; e++)
-		if (strstr(ex_name[e], "/gemm.tile"))
-			gemm = e;
-	cr_assert_geq(gemm, 0);
+	const int gemm = example("gemm.tile");
 	cr_assert_eq(ta_compile_source(ctx, ex_name[gemm], ex_text[gemm], ex_len[gemm], "sm_80", &b), TA_OK, "%s",
 	             ta_ctx_diagnostics(ctx));
 	cr_expect_str_eq(ta_binary_format(b), "ptx");
@@ -135,17 +143,17 @@ Test(api, cache_hits_misses_and_keys)
 	cr_assert_eq(ta_ctx_set_cache(ctx, 4), TA_OK);
 	ta_binary *a = NULL, *b = NULL, *c = NULL;
 	uint64_t hits, misses;
-	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[0], ex_len[0], "sm_80", &a), TA_OK);
-	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[0], ex_len[0], "sm_80", &b), TA_OK);
+	const int e = example("mha_fwd.tile"); /* has the shape symbol S */
+	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[e], ex_len[e], "sm_80", &a), TA_OK);
+	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[e], ex_len[e], "sm_80", &b), TA_OK);
 	ta_ctx_cache_stats(ctx, &hits, &misses);
 	cr_expect(hits == 1 && misses == 1, "hits %llu misses %llu", (unsigned long long)hits, (unsigned long long)misses);
 	cr_expect_eq(a, b, "a hit returns the cached binary");
 	/* Another target, or another -D value, is another key. */
-	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[0], ex_len[0], "sm_90a", &c), TA_OK);
+	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[e], ex_len[e], "sm_90a", &c), TA_OK);
 	ta_binary_release(c);
-	cr_assert(strstr(ex_name[0], "flash_attention"), "examples sort with flash_attention first");
 	ta_ctx_define(ctx, "S", 128);
-	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[0], ex_len[0], "sm_80", &c), TA_OK, "%s",
+	cr_assert_eq(ta_compile_source(ctx, "x", ex_text[e], ex_len[e], "sm_80", &c), TA_OK, "%s",
 	             ta_ctx_diagnostics(ctx));
 	ta_ctx_cache_stats(ctx, &hits, &misses);
 	cr_expect(hits == 1 && misses == 3, "hits %llu misses %llu", (unsigned long long)hits, (unsigned long long)misses);
@@ -153,7 +161,7 @@ Test(api, cache_hits_misses_and_keys)
 	/* Eviction: six distinct keys in a cache of four keep working. */
 	for (int v = 1; v <= 6; v++) {
 		ta_ctx_define(ctx, "S", 1000 + v);
-		cr_assert_eq(ta_compile_source(ctx, "y", ex_text[0], ex_len[0], "sm_80", &c), TA_OK, "%s",
+		cr_assert_eq(ta_compile_source(ctx, "y", ex_text[e], ex_len[e], "sm_80", &c), TA_OK, "%s",
 		             ta_ctx_diagnostics(ctx));
 		ta_binary_release(c);
 	}
@@ -300,10 +308,7 @@ Test(api, compile_options)
  * the source call, and neither uses the cache. */
 Test(api, nvidia_paths_off)
 {
-	int e = 0;
-	while (e < nex && !strstr(ex_name[e], "/mha_fwd.tile"))
-		e++;
-	cr_assert_lt(e, nex, "examples/mha_fwd.tile not found");
+	const int e = example("mha_fwd.tile");
 	ta_ctx *ctx = ta_ctx_create();
 	cr_assert_eq(ta_ctx_set_cache(ctx, 4), TA_OK);
 	ta_module *m = NULL;

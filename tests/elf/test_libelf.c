@@ -102,7 +102,7 @@ static void check_with_libelf(const char *what, const uint8_t *bytes, size_t n)
 Test(elf_libelf, every_example_every_amd_target)
 {
 	static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942", "gfx942:sramecc+:xnack-"};
-	static const char *const examples[] = {"vector_add", "softmax", "gemm", "flash_attention_fwd"};
+	static const char *const examples[] = {"vector_add", "softmax", "gemm", "mha_fwd"};
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root);
 	ta_ctx *ctx = ta_ctx_create();

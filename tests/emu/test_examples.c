@@ -60,7 +60,7 @@ Test(emu_examples, gemm_matrix_cores)
 	each_target("gemm", "-D M=128 -D N=256 -D K=96");
 	each_target("gemm", "-D M=200 -D N=144 -D K=72");
 	each_target("gemm_bf16_tn", "-D M=100 -D N=130 -D K=96");
-	each_target("flash_attention_fwd", "-D S=192");
+	each_target("mha_fwd", "-D B=1 -D H=1 -D S=192");
 }
 /* int4 weights: packed i4 -> i8 tile copies, dequantisation, matrix cores. */
 Test(emu_examples, gemm_int4)
@@ -82,11 +82,15 @@ Test(emu_examples, gemv)
 	each_target("gemv", "--kernel gemv_splitk --arg N=130 --arg K=33");
 	each_target("gemv", "--kernel gemv_splitk -D N=64 -D K=256");
 }
-Test(emu_examples, flash_attention_fwd) { each_target("flash_attention_fwd", "-D S=64"); each_target("flash_attention_fwd", "-D S=100"); }
 /* Multi-head attention [B, H, S, D]: rank-reducing copies, two accumulator
- * shapes (S 64x64, O 64x128) sharing the row statistics at D = 128. */
+ * shapes (S 64x64, O 64x128) sharing the row statistics at D = 128; one
+ * head (B = H = 1) with the shape fixed at compile time, as the single-head
+ * example it replaced was run. */
 Test(emu_examples, mha_fwd)
 {
+	each_target("mha_fwd", "-D B=1 -D H=1 -D S=64");
+	each_target("mha_fwd", "-D B=1 -D H=1 -D S=100");
+	each_target("mha_fwd", "-D D=128 -D B=1 -D H=1 -D S=100 --arg causal=0");
 	each_target("mha_fwd", "-D D=64 --arg B=2 --arg H=2 --arg S=64 --arg causal=0 --arg scale=0.125");
 	each_target("mha_fwd", "-D D=64 --arg B=1 --arg H=3 --arg S=100 --arg causal=1 --arg scale=0.125");
 	each_target("mha_fwd", "-D D=128 --arg B=2 --arg H=1 --arg S=77 --arg causal=1 --arg scale=0.125");

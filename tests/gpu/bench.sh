@@ -8,7 +8,7 @@
 #   2. `tileasm run --backend=cuda --target=sm_90a` of the GEMM examples (the
 #      sm90 entry must run and PASS against the interpreter; K % 8 != 0 falls
 #      back to the generic entry);
-#   3. softmax / rmsnorm / layernorm / flash attention through `tileasm run --bench`,
+#   3. softmax / rmsnorm / layernorm / attention (mha_fwd) through `tileasm run --bench`,
 #      and torch's softmax, rms_norm, layer_norm, clone and scaled_dot_product_attention
 #      at the same shapes.
 # BUILD holds statically linked tools/tileasm and tools/bench/bench_gemm_cuda
@@ -67,8 +67,8 @@ bench() { # example, args...
 bench softmax M=8192 N=2048
 bench rmsnorm M=8192 N=2048 eps=0.000001
 bench layernorm M=8192 N=2048 eps=0.000001
-bench flash_attention_fwd S=1024 causal=0 scale=0.125
-bench flash_attention_fwd S=4096 causal=0 scale=0.125
+bench mha_fwd B=1 H=1 S=1024 causal=0 scale=0.125
+bench mha_fwd B=1 H=1 S=4096 causal=0 scale=0.125
 bench mha_fwd B=1 H=4 S=2048 causal=0 scale=0.125
 bench mha_fwd B=1 H=4 S=2048 causal=1 scale=0.125
 bench mha_fwd D:D=128 B=1 H=4 S=1024 causal=0 scale=0.088

@@ -468,7 +468,7 @@ Test(sm90, near_misses_do_not_match)
 		ir_module_free(m);
 	}
 	/* Non-GEMM examples never match. */
-	const char *others[] = {"softmax.tile", "rmsnorm.tile", "vector_add.tile", "flash_attention_fwd.tile"};
+	const char *others[] = {"softmax.tile", "rmsnorm.tile", "vector_add.tile", "mha_fwd.tile"};
 	for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
 		Module *m = load_example(others[i], NULL, 0);
 		for (size_t k = 0; k < m->kernels.len; k++) {

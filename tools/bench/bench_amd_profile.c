@@ -37,7 +37,7 @@ typedef struct {
 static const Case cases[] = {
 	{"gemm", "M=128 N=128 K=256", 128 * 256},
 	{"gemm_bf16_tn", "M=128 N=128 K=256", 128 * 256},
-	{"flash_attention_fwd", "S=128", 128 * 64},
+	{"mha_fwd", "B=1 H=1 S=128", 128 * 64},
 	{"vector_add", "N=65536", 65536},
 	{"reduce_sum", "M=64 N=1024", 64 * 1024},
 	{"softmax", "M=32 N=1024", 32 * 1024},

@@ -105,7 +105,7 @@ static int time_compile(const char *name, const char *text, const Target *t, int
 }
 
 static const char *const examples[] = {"vector_add", "reduce_sum", "softmax", "rmsnorm", "layernorm",
-				       "gemm", "gemm_bf16_tn", "flash_attention_fwd"};
+				       "gemm", "gemm_bf16_tn", "mha_fwd"};
 static const char *const targets[] = {"gfx1100", "gfx90a", "gfx942"};
 
 /* A kernel whose parallel body is a chain of `reps` dependent steps. */
