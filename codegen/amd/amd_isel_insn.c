@@ -410,7 +410,9 @@ void sel_arith(Isel *s, const SInst *in)
 		case SI_ADD: valu2(s, ISA_V_ADD_F64, d, a, b); return;
 		case SI_SUB: valu2(s, ISA_V_ADD_F64, d, a, b)->in.mod.neg = 2; return;
 		case SI_MUL: valu2(s, ISA_V_MUL_F64, d, a, b); return;
-		default: unsupported(s, "f64 division, min and max"); return;
+		case SI_MAX: valu2(s, ISA_V_MAX_F64, d, a, b); return;
+		case SI_MIN: valu2(s, ISA_V_MIN_F64, d, a, b); return;
+		default: unsupported(s, "f64 division"); return;
 		}
 	}
 	if (t == DT_F16 || t == DT_BF16) {

@@ -252,16 +252,29 @@ void sel_st(Isel *s, const SInst *in)
 }
 
 /* SI_ATOM_CAS (the software atomics' loop, lower_data.c): dst = the old
- * word, returned (glc), and the data tuple {new, compare} as
- * global_atomic_cmpswap reads it.  Global memory only: the lowering emits
- * no shared-memory swap for AMD (no ds_cmpst in the ISA table). */
+ * word, returned.  Global: global_atomic_cmpswap (glc) with the data tuple
+ * {new, compare}.  Shared: ds_cmpst_rtn with two data operands, compare
+ * then new on gfx9 (ds_cmpst), new then compare on gfx11 (ds_cmpstore). */
 void sel_cas(Isel *s, const SInst *in)
 {
-	if (in->sub != SP_GLOBAL) {
-		unsupported(s, "a shared-memory compare-and-swap");
+	int n = in->type == DT_I64 ? 2 : 1;
+	if (in->sub == SP_SHARED) {
+		int32_t off;
+		Val a = lds_addr(s, in, &off);
+		Val cmp = to_vgpr(s, opnd_all(s, in->b)), nv = to_vgpr(s, opnd_all(s, in->c));
+		bool g11 = s->it == TA_TARGET_GFX1100;
+		MInst *mi = emit(s, n == 2 ? ISA_DS_CMPST_RTN_B64 : ISA_DS_CMPST_RTN_B32, 1);
+		put(s, mi, 0, dst_of(s, in->dst, 0, n), ISA_TY_B32);
+		put(s, mi, 1, a, ISA_TY_B32);
+		put(s, mi, 2, g11 ? nv : cmp, ISA_TY_B32);
+		put(s, mi, 3, g11 ? cmp : nv, ISA_TY_B32);
+		mi->in.mod.offset = off;
 		return;
 	}
-	int n = in->type == DT_I64 ? 2 : 1;
+	if (in->sub != SP_GLOBAL) {
+		unsupported(s, "a compare-and-swap outside global and shared memory");
+		return;
+	}
 	Val t = reg(newv(s, MR_V, 2 * n), 0, 2 * n);
 	for (int k = 0; k < n; k++) {
 		MInst *mi = valu1(s, ISA_V_MOV_B32, reg(t.vreg, k, 1), opnd(s, in->c, k));

@@ -664,12 +664,11 @@ static bool atomic_native(L *c, AtomicOp op, Space sp, DType t)
  * the new element, swap it in if the word is unchanged, else retry with
  * the word the swap saw.  The other bytes of the word are written back as
  * read, so neighbours updated by other threads are never lost.  Global
- * memory on every target (global_atomic_cmpswap, atom.cas), shared memory
- * on PTX (the AMD ISA table has no ds_cmpst yet). */
-static bool atomic_cas_ok(L *c, Space sp, DType t)
+ * and shared memory on every target (global_atomic_cmpswap / ds_cmpst,
+ * atom.cas). */
+static bool atomic_cas_ok(DType t)
 {
-	bool ptx = c->t->id == TA_TARGET_SM80 || c->t->id == TA_TARGET_SM90A;
-	return t != DT_BOOL && (sp == SP_GLOBAL || ptx);
+	return t != DT_BOOL;
 }
 
 /* Element of type t at byte address ea (i64 global, i32 shared) becomes
@@ -744,13 +743,11 @@ void lower_atomic(L *c, const Stmt *s)
 	const Buffer *g = BUF(s->dst.buf);
 	DType t = (DType)g->dtype;
 	Space sp = g->scope == SCOPE_SHARED ? SP_SHARED : SP_GLOBAL;
-	if (!atomic_native(c, (AtomicOp)s->sub, sp, t) && !atomic_cas_ok(c, sp, t)) {
+	if (!atomic_native(c, (AtomicOp)s->sub, sp, t) && !atomic_cas_ok(t)) {
 		if (!c->failed)
-			diag_at(c->d, DIAG_ERROR, &c->m->src, s->pos,
-			        "%s on shared %s is not supported on %s (shared-memory atomics there: add of i32, u32, "
-			        "i64, f32; max/min of i32, u32, f32; the other types need a compare-and-swap loop, "
-			        "which is implemented for global memory only)",
-			        atomic_name((AtomicOp)s->sub), dtype_name(t), target_name(c->t->id));
+			diag_at(c->d, DIAG_ERROR, &c->m->src, s->pos, "%s on %s %s is not supported on %s",
+			        atomic_name((AtomicOp)s->sub), sp == SP_SHARED ? "shared" : "global", dtype_name(t),
+			        target_name(c->t->id));
 		c->failed = true;
 		return;
 	}

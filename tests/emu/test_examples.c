@@ -121,3 +121,14 @@ Test(emu_regress, atomics)
 	each_target("tests/emu/regress/atomics", "--arg N=300");
 	each_target("tests/emu/regress/atomics", "--arg N=64");
 }
+
+/* Compare-and-swap atomics (tests/emu/regress/atomics_cas_shared.tile):
+ * f16/bf16/fp8/i8/u8/i16/f64 add and f16/bf16/f64/i64 max/min into shared
+ * tiles (ds_cmpst_rtn / ds_cmpstore_rtn loops), f64 max/min into global
+ * tensors (cmpswap_x2 loops); eight lanes of a wave per element, so the
+ * loops retry. */
+Test(emu_regress, atomics_cas_shared)
+{
+	each_target("tests/emu/regress/atomics_cas_shared", "--arg N=300");
+	each_target("tests/emu/regress/atomics_cas_shared", "--arg N=77 --seed 5");
+}
