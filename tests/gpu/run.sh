@@ -12,6 +12,7 @@ EX=${EXAMPLES:-examples}
 # file | kernel | shape arguments (--arg NAME=V, space separated)
 F=$(dirname "$0")/features.tile
 G=$(dirname "$0")/gemm_acc.tile
+R=$(dirname "$0")/../emu/regress
 CASES=(
   "$EX/vector_add.tile|vector_add|N=1024"
   "$EX/vector_add.tile|vector_add|N=1000"
@@ -85,6 +86,9 @@ CASES=(
   "$EX/mha_fwd.tile|mha_fwd|B=2 H=2 S=129 causal=1 scale=0.125"
   "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=1 H=2 S=100 causal=0 scale=0.088"
   "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=2 H=2 S=256 causal=1 scale=0.088"
+  "$R/rowfrag_two_shapes.tile|k|"
+  "$R/rowfrag_wide_acc.tile|k|"
+  "$R/reduce_acc_rows_out.tile|k|"
   "$F|copies|N=64"
   "$F|copies|N=100"
   "$F|reductions|R=8"
