@@ -49,35 +49,24 @@ MInst *branch_to(Isel *s, unsigned op, int label)
 	return mi;
 }
 
-/* A uniform conditional branch from SIMT insn i to label L can be a plain
- * s_cbranch_scc: every active lane goes the same way, so nothing is
- * parked, provided no label it jumps over waits for lanes parked by a
- * branch before i (those lanes would never resume; first_src: the first
- * parking branch selected so far, selection runs in order).  O(i..L). */
+/* A uniform conditional (or unconditional) forward branch at SIMT insn i
+ * is a plain s_cbranch_scc / s_branch when plan_parks found that no run of
+ * labels it jumps over waits for lanes parked by an earlier branch: every
+ * active lane goes the same way, so nothing is parked.  Decided there, in
+ * code order (next_label[i] < 0), so that only labels with parked lanes get
+ * a mask. */
 bool scalar_branch_ok(const Isel *s, int i, int L)
 {
-	const SimtFunc *sf = s->sf;
-	for (int q = i + 1; q < s->label_pos[L] && q < (int)sf->code.len; q++)
-		if (sf->code.data[q].op == SI_LABEL && s->first_src[sf->code.data[q].imm] < i)
-			return false;
-	return true;
+	(void)L;
+	return s->next_label[i] < 0;
 }
 
-/* That branch (p.kind VK_CONST: unconditional, s_branch; an unguarded
- * branch moves every active lane, so the same test applies): park masks
- * whose zeroing point it skips (and whose label it does not) are zeroed
- * first, as for an exec-empty jump. */
+/* That branch (p.kind VK_CONST: unconditional, s_branch).  No mask needs
+ * zeroing here: plan_parks put the zeroing point of every mask whose span
+ * it jumps into before it. */
 void sel_scalar_branch(Isel *s, int i, int L, Val p, bool neg)
 {
-	int np = s->label_pos[L];
-	for (int q = i + 1; q <= np && q < (int)s->sf->code.len; q++)
-		for (int X = s->init_at[q]; X >= 0; X = s->init_next[X]) {
-			if (s->park[X] < 0 || s->label_pos[X] < np)
-				continue;
-			MInst *mi = emit(s, lmop(s, ISA_S_MOV_B32, ISA_S_MOV_B64), 1);
-			put(s, mi, 0, reg(s->park[X], 0, s->lm), ISA_TY_B32);
-			mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
-		}
+	(void)i;
 	if (p.kind == VK_CONST) {
 		branch_to(s, ISA_S_BRANCH, L);
 		set_succ_label(s, 0, L);
@@ -93,8 +82,6 @@ void sel_scalar_branch(Isel *s, int i, int L, Val p, bool neg)
  * 0 = all active lanes). */
 void sel_fwd_branch(Isel *s, int i, int L, Val p, bool neg, bool all)
 {
-	if (i < s->first_src[L])
-		s->first_src[L] = i;
 	int W = s->park[L];
 	Val w = reg(W, 0, s->lm);
 	Val t = reg(newv(s, MR_S, s->lm), 0, s->lm);
@@ -135,6 +122,11 @@ void sel_label(Isel *s, int L)
 	s->label_block[L] = (int32_t)s->mf->blocks.len - 1;
 	if (s->park[L] < 0)
 		return;
+	/* Not the last label of its run (same mask): the lanes resume there. */
+	int q = s->label_pos[L] + 1;
+	if (L < s->nlabels - 1 && q < (int)s->sf->code.len && s->sf->code.data[q].op == SI_LABEL &&
+	    s->park[s->sf->code.data[q].imm] == s->park[L])
+		return;
 	MInst *mi = emit(s, lmop(s, ISA_S_OR_B32, ISA_S_OR_B64), 1);
 	mi_phys(mi, 0, exec_op(s));
 	mi_phys(mi, 1, exec_op(s));
@@ -155,4 +147,144 @@ void zero_parks(Isel *s, int i)
 		put(s, mi, 0, reg(s->park[L], 0, s->lm), ISA_TY_B32);
 		mi_phys(mi, 1, isa_const_u32(ISA_TY_B32, 0));
 	}
+}
+
+/* ---- park-mask planning (after uniformity, before selection) ---------- */
+
+/* Binary min-heap of SIMT positions. */
+static void heap_push(int32_t *h, int *nh, int32_t v)
+{
+	int i = (*nh)++;
+	for (; i > 0 && h[(i - 1) / 2] > v; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = v;
+}
+
+static void heap_pop(int32_t *h, int *nh)
+{
+	int n = --*nh, i = 0;
+	int32_t v = h[n];
+	for (int c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+	}
+	h[i] = v;
+}
+
+/* Minimum of t's leaves l..r (bottom-up segment tree over m leaves). */
+static int32_t seg_min(const int32_t *t, int m, int l, int r)
+{
+	int32_t best = INT32_MAX;
+	for (l += m, r += m + 1; l < r; l >>= 1, r >>= 1) {
+		if (l & 1)
+			best = TA_MIN(best, t[l]), l++;
+		if (r & 1)
+			r--, best = TA_MIN(best, t[r]);
+	}
+	return best;
+}
+
+/* The zeroing point at moved out of every loop that contains it but not
+ * the label at lpos (back edges at positions [at, lpos) whose head is
+ * before at), repeatedly: the mask must not be re-zeroed per iteration. */
+static int out_of_loops(const int32_t *be_j, const int32_t *be_h, int nbe, int at, int lpos)
+{
+	for (int moved = 1; moved;) {
+		moved = 0;
+		for (int e = first_edge_after(be_j, nbe, at - 1); e < nbe && be_j[e] < lpos; e++)
+			if (be_h[e] < at)
+				at = be_h[e], moved = 1;
+	}
+	return at;
+}
+
+/* Park masks (see amd_isel_impl.h), in three steps (n log n, plus one walk
+ * over the back edges inside each mask's span per hoisting step):
+ *  - Labels with no code between them are one join point.  A branch to any
+ *    of them parks its lanes in the mask of the run's last label, which
+ *    alone resumes them, so the arms of an else-if chain (all ending at one
+ *    run of labels) share one mask instead of one each live across the rest
+ *    of the chain.  A loop head starts a new run: its back edge must not
+ *    resume again lanes parked before the loop.
+ *  - In code order, a uniform or unguarded forward branch is scalar when no
+ *    run it jumps over has lanes parked by an earlier branch (a heap of the
+ *    positions of runs with parked lanes still ahead); the others park.
+ *    Only runs (and the end label, for returns) with a parking branch get
+ *    a mask.
+ *  - A mask is zeroed before its first parking branch, moved out of loops
+ *    that contain that point but not the label, and before any scalar
+ *    branch that would jump from above that point into the mask's span. */
+void plan_parks(Isel *s, const int32_t *be_j, const int32_t *be_h, int nbe)
+{
+	const SInst *code = s->sf->code.data;
+	int n = (int)s->sf->code.len, m = n + 1, end = s->nlabels - 1;
+	int32_t *lpos = s->label_pos, *fs = s->first_src;
+	int32_t *rep = malloc(sizeof(int32_t) * ((size_t)end + 1));
+	int32_t *heap = malloc(sizeof(int32_t) * ((size_t)end + 1));
+	int32_t *seg = malloc(sizeof(int32_t) * 2 * (size_t)m); /* scalar branch sources by landing position */
+	uint8_t *head = calloc((size_t)m, 1);                    /* position is a loop head */
+	if (!rep || !heap || !seg || !head) {
+		if (!s->err)
+			diag_error(s->d, "out of memory");
+		s->err = 1;
+		goto out;
+	}
+	for (int e = 0; e < nbe; e++)
+		head[be_h[e]] = 1;
+	for (int L = 0; L <= end; L++)
+		rep[L] = L, fs[L] = n;
+	for (int i = n - 2; i >= 0; i--)
+		if (code[i].op == SI_LABEL && code[i + 1].op == SI_LABEL && !head[i + 1])
+			rep[code[i].imm] = rep[code[i + 1].imm];
+	for (int k = 0; k < 2 * m; k++)
+		seg[k] = INT32_MAX;
+	int nh = 0;
+	for (int i = 0; i < n; i++) {
+		const SInst *in = &code[i];
+		if (in->op == SI_RET && i + 1 < n && fs[end] == n)
+			fs[end] = i;
+		if (in->op != SI_BRA || lpos[in->imm] < i)
+			continue;
+		int R = rep[in->imm], t = lpos[R];
+		while (nh && heap[0] < i)
+			heap_pop(heap, &nh);
+		if ((in->guard < 0 || s->uni[in->guard]) && (!nh || heap[0] >= t)) {
+			s->next_label[i] = -1; /* scalar */
+			seg[m + lpos[in->imm]] = TA_MIN(seg[m + lpos[in->imm]], i);
+		} else if (fs[R] == n) {
+			fs[R] = i;
+			heap_push(heap, &nh, t);
+		}
+	}
+	for (int k = m - 1; k > 0; k--)
+		seg[k] = TA_MIN(seg[2 * k], seg[2 * k + 1]);
+	/* Masks in order of their first parking branch. */
+	for (int i = 0; i < n; i++) {
+		const SInst *in = &code[i];
+		int R = in->op == SI_RET ? end : in->op == SI_BRA && lpos[in->imm] > i ? rep[in->imm] : -1;
+		if (R < 0 || fs[R] != i)
+			continue;
+		int at = i;
+		for (;;) {
+			at = out_of_loops(be_j, be_h, nbe, at, lpos[R]);
+			int32_t src = seg_min(seg, m, at, lpos[R]);
+			if (src >= at)
+				break;
+			at = src;
+		}
+		s->park[R] = newv(s, MR_S, s->lm);
+		s->init_pos[R] = at;
+		s->init_next[R] = s->init_at[at];
+		s->init_at[at] = R;
+	}
+	for (int L = 0; L < end; L++)
+		s->park[L] = s->park[rep[L]];
+out:
+	free(rep);
+	free(heap);
+	free(seg);
+	free(head);
 }

@@ -13,7 +13,11 @@
  * lanes" mask W[L] (an SGPR lane mask).  A forward branch to L, divergent or
  * not, moves the lanes that take it from exec into W[L]; if exec becomes
  * empty it jumps to the next label in layout order.  At a label,
- * exec |= W[L]; if exec is still empty, jump to the next label.  Loop back
+ * exec |= W[L]; if exec is still empty, jump to the next label.  A run of
+ * labels with no code between them shares one mask, restored at its last
+ * label; a uniform or unconditional branch that no parked lanes wait
+ * behind is s_cbranch_scc / s_branch, and a label only those reach has no
+ * mask (plan_parks in amd_isel_cf.c).  Loop back
  * edges (unconditional backward branches) are plain s_branch.  This is
  * correct for any forward control flow and for loops whose exits are
  * forward branches, which is what the lowering produces; a conditional
@@ -60,12 +64,12 @@ typedef struct {
 	int64_t *cval;
 	int32_t *ndefs;
 	int32_t *label_block; /* SIMT label -> MIR block, -1 until placed */
-	int32_t *park;        /* SIMT label -> parked-lanes mask vreg, -1 if never targeted */
-	int32_t *next_label;  /* SIMT insn -> next label id after it (nlabels = end) */
+	int32_t *park;        /* SIMT label -> parked-lanes mask vreg (shared by a run of labels), -1 if none parks there */
+	int32_t *next_label;  /* SIMT insn -> next label id after it (nlabels = end); -1 at a scalar branch */
 	int32_t *init_at;     /* SIMT insn -> label whose park mask is zeroed before it (chain) */
 	int32_t *init_next;
 	int32_t *label_pos;   /* SIMT label -> SIMT insn index */
-	int32_t *first_src;   /* SIMT label -> position of the first branch that parks lanes for it (n: none yet) */
+	int32_t *first_src;   /* SIMT label -> position of the first branch that parks lanes for its run (n: none) */
 	int32_t *init_pos;    /* park label -> SIMT insn before which its mask is zeroed */
 	uint8_t *seg_zeroed;  /* label N -> the first exec-empty jump to N zeroed the skipped masks */
 	int nlabels;          /* SIMT labels + 1 (the end label) */
@@ -215,6 +219,8 @@ void set_succ_label(Isel *s, int k, int label);
 MInst *branch_to(Isel *s, unsigned op, int label);
 void sel_fwd_branch(Isel *s, int i, int L, Val p, bool neg, bool all);
 bool scalar_branch_ok(const Isel *s, int i, int L);
+int first_edge_after(const int32_t *be_j, int nbe, int i);
+void plan_parks(Isel *s, const int32_t *be_j, const int32_t *be_h, int nbe);
 void sel_scalar_branch(Isel *s, int i, int L, Val p, bool neg);
 void sel_label(Isel *s, int L);
 void zero_parks(Isel *s, int i);

@@ -50,7 +50,7 @@ int dst_count(const SInst *in)
 }
 
 /* Index of the first back edge at a position > i (be_j is ascending). */
-static int first_edge_after(const int32_t *be_j, int nbe, int i)
+int first_edge_after(const int32_t *be_j, int nbe, int i)
 {
 	int lo = 0, hi = nbe;
 	while (lo < hi) {
@@ -89,8 +89,6 @@ void analyze(Isel *s)
 		}
 	}
 	label_pos[s->nlabels - 1] = n;
-	for (int L = 0; L < s->nlabels; L++)
-		s->first_src[L] = n; /* sel_fwd_branch lowers it */
 	for (int j = 0; j < n; j++) {
 		const SInst *bj = &sf->code.data[j];
 		if (bj->op == SI_BRA && bj->guard < 0 && label_pos[bj->imm] < j)
@@ -168,27 +166,7 @@ void analyze(Isel *s)
 		if (sf->code.data[i].op == SI_LABEL)
 			nl = (int)sf->code.data[i].imm;
 	}
-	/* Park masks: zeroed before the first branch to the label, hoisted out
-	 * of loops that contain that branch but not the label. */
-	for (int i = 0; i < n; i++) {
-		const SInst *in = &sf->code.data[i];
-		int L = in->op == SI_BRA ? (int)in->imm : in->op == SI_RET && i + 1 < n ? s->nlabels - 1 : -1;
-		if (L < 0 || label_pos[L] <= i || s->park[L] >= 0)
-			continue;
-		int at = i;
-		for (int moved = 1; moved;) {
-			moved = 0;
-			for (int e = first_edge_after(be_j, nbe, at - 1); e < nbe && be_j[e] < label_pos[L]; e++)
-				if (be_h[e] < at) {
-					at = be_h[e];
-					moved = 1;
-				}
-		}
-		s->park[L] = newv(s, MR_S, s->lm);
-		s->init_pos[L] = at;
-		s->init_next[L] = s->init_at[at];
-		s->init_at[at] = L;
-	}
+	plan_parks(s, be_j, be_h, nbe);
 out:
 	free(mark);
 	free(be_j);
