@@ -114,7 +114,7 @@ void lower_shadows_end(L *c, Shadows *sh)
 		c->bl[sh->bufs[i]].shadow = c->bl[sh->bufs[i]].lshadow = -1;
 }
 
-static void lower_parallel(L *c, const Stmt *s)
+static void lower_parallel_one(L *c, const Stmt *s)
 {
 	if (vf_find_block(c, &s->body)) { /* straight-line code over the thread's vector-fragment slots */
 		lower_parallel_vf(c, s);
@@ -419,6 +419,11 @@ static bool staged(L *c, const Stmt *s)
 
 static void lower_if(L *c, const Stmt *s)
 {
+	int fv = c->par ? lower_fold_value(c, s->value) : -1;
+	if (fv >= 0) { /* a copy of a parallel loop whose whole-tile test decided it (lower_fold.c) */
+		lower_block(c, fv ? &s->body : &s->els);
+		return;
+	}
 	bool was = c->par;
 	Shadows sh = {0};
 	int32_t ids[16];
@@ -491,7 +496,7 @@ static void stmt(L *c, int32_t id)
 			c->brk = label(c);
 		bra(c, c->brk, -1, false);
 		break;
-	case S_PARALLEL: lower_parallel(c, s); break;
+	case S_PARALLEL: lower_parallel_folded(c, s, lower_parallel_one); break;
 	case S_FOR:
 		if (!c->par)
 			vf_materialize(c); /* no lazy vector slots across a loop's labels */
@@ -717,19 +722,21 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 	 * and ever read: malloc, so that the rest costs no time per kernel. */
 	c->bl = malloc((nb + 1) * sizeof *c->bl);
 	c->varreg = malloc((nv + 1) * sizeof *c->varreg);
+	c->fold_def = malloc((nv + 1) * sizeof *c->fold_def);
 	c->rd_ep = malloc((nb + 1) * sizeof(uint32_t));
 	c->wr_ep = malloc((nb + 1) * sizeof(uint32_t));
 	c->srd = malloc((nb + 1) * sizeof(uint32_t));
 	c->swr = malloc((nb + 1) * sizeof(uint32_t));
 	c->frag_why = malloc((nb + 1) * sizeof(const char *));
 	c->frag_wpos = malloc((nb + 1) * sizeof(SrcPos));
-	if (!c->bl || !c->varreg || !c->rd_ep || !c->wr_ep || !c->srd || !c->swr || !c->frag_why || !c->frag_wpos) {
+	if (!c->bl || !c->varreg || !c->fold_def || !c->rd_ep || !c->wr_ep || !c->srd || !c->swr || !c->frag_why || !c->frag_wpos) {
 		c->failed = true;
 		diag_error(d, "out of memory");
 		goto out;
 	}
 	c->epoch = 1;
 	memset(c->varreg, 0xff, nv * sizeof *c->varreg); /* all -1 */
+	memset(c->fold_def, 0xff, nv * sizeof *c->fold_def);
 	if (kernel_bufs(c)) {
 		c->failed = true;
 		goto out;
@@ -883,6 +890,7 @@ out:
 	free(c->frag_wpos);
 	free(c->kb);
 	free(c->varreg);
+	free(c->fold_def);
 	free(c->rd_ep);
 	free(c->wr_ep);
 	free(c->srd);

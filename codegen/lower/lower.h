@@ -200,6 +200,7 @@ typedef struct {
 	VEC(SimtParam) params;
 	int32_t nmma;        /* statistics: gemm statements lowered to SI_MMA */
 	int32_t unrolled, unroll_kept; /* `unroll` loops unrolled / kept as loops (LOWER_UNROLL_CAP) */
+	int32_t folded;      /* parallel loops with whole-tile tests (lower_fold.c: fast copies behind a uniform test) */
 	/* Register ranges (pairs: first id, count) that the AMD backend keeps in
 	 * AGPRs: gfx90a/gfx942 register fragments of more than 128 slots per
 	 * lane (docs/lowering.md).  Only SI_MMA (as C and D), SI_MOVI/SI_MOVF

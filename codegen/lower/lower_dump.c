@@ -17,6 +17,8 @@ void simt_print(const SimtFunc *f, StrBuf *sb)
 {
 	static const char *const sp[] = {"global", "shared", "local"};
 	sb_printf(sb, "func %s threads(%d) smem(%lld)\n", f->name, f->threads, (long long)f->smem_bytes);
+	if (f->folded)
+		sb_printf(sb, "; whole-tile tests: %d parallel loops\n", f->folded);
 	for (size_t i = 0; i < f->code.len; i++) {
 		const SInst *in = &f->code.data[i];
 		if (in->op == SI_LABEL) {

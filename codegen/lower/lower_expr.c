@@ -562,6 +562,9 @@ int32_t lower_expr(L *c, int32_t id)
 	case E_CALL: {
 		Op op = (Op)e->op;
 		DType o = op_type(t);
+		int fv = op == OP_SELECT || op == OP_IF_THEN_ELSE ? lower_fold_value(c, e->args[0]) : -1;
+		if (fv >= 0) /* decided for the whole tile (lower_fold.c) */
+			return expr_as(c, e->args[fv ? 1 : 2], t);
 		if (op == OP_IF_THEN_ELSE)
 			return lazy_select(c, e, t);
 		if (op >= OP_SHFL_XOR && op <= OP_SHFL_IDX)

@@ -7,6 +7,8 @@
 
 #include "lower.h"
 
+enum { LOWER_FOLD_MAX = 4 }; /* conditions one parallel loop's whole-tile test decides */
+
 typedef struct {
 	int64_t smem;   /* shared/fragment: byte offset in the shared area */
 	int32_t local;  /* local: local array id */
@@ -127,6 +129,11 @@ typedef struct {
 	const char **frag_why; /* per buffer: why a fragment stays in shared memory (vf_analyze), for messages */
 	SrcPos *frag_wpos;     /* where (the first use that decided it) */
 	VEC(int32_t) wlocals;
+	/* whole-tile tests (lower_fold.c): inside a copy of a parallel loop, the
+	 * conditions taken as fold_val; fold_def by var id (mark_body) */
+	int32_t fold_cond[LOWER_FOLD_MAX];
+	int nfold, fold_val;
+	int32_t *fold_def;
 } L;
 
 /* Each buffer b of the kernel, in increasing id order (the passes over
@@ -278,6 +285,11 @@ typedef struct {
 void swz_ptr_init(L *c, SwzPtr *p, int32_t bufid, int32_t row, int32_t col, int ralign, int cspan);
 int32_t swz_ptr_at(L *c, SwzPtr *p, int64_t drow, int64_t dcol, int64_t *imm);
 
+/* lower_fold.c: a parallel loop lowered by one() behind its whole-tile
+ * tests; the value (0/1) a condition is folded to in the current copy, or -1 */
+void lower_parallel_folded(L *c, const Stmt *s, void (*one)(L *, const Stmt *));
+int lower_fold_value(const L *c, int32_t cond);
+
 /* lower_vec.c */
 void vf_analyze(L *c);
 void vf_place(L *c, int32_t b);
@@ -286,6 +298,7 @@ int32_t vf_reg(L *c, int32_t b);
 int32_t vf_val(L *c, int32_t r);
 void vf_def(L *c, int32_t r);
 void vf_materialize(L *c);
+void vf_materialize_reg(L *c, int32_t r); /* register r plain (converted if lazy) */
 bool vf_find_block(L *c, const Block *b);
 void lower_parallel_vf(L *c, const Stmt *s);
 void copy_vf(L *c, const Stmt *s);

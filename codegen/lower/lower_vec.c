@@ -509,7 +509,7 @@ static void vf_lazy(L *c, int32_t r, int32_t word, int half, DType ot)
 		c->failed = true;
 }
 
-static void vf_materialize_reg(L *c, int32_t r)
+void vf_materialize_reg(L *c, int32_t r)
 {
 	if (r >= 0 && r < c->nlz && c->vf_lz[r] >= 0) {
 		emit(c, I(SI_MOV, DT_F32, r, vf_conv(c, c->vf_lz[r]), -1));

@@ -655,6 +655,8 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 	if (f->unrolled || f->unroll_kept)
 		sb_printf(out, "// unroll: %d loops unrolled, %d kept as loops (%s)\n", f->unrolled, f->unroll_kept,
 			  LOWER_UNROLL_CAP);
+	if (f->folded)
+		sb_printf(out, "// whole-tile tests: %d parallel loops (fast copies behind a uniform test)\n", f->folded);
 	sb_printf(out, ".visible .entry %s(", f->name);
 	for (size_t i = 0; i < f->params.len; i++) {
 		const SimtParam *sp = &f->params.data[i];

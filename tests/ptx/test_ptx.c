@@ -476,3 +476,50 @@ Test(lower, attention_loop_nvidia_paths)
 		free(a);
 	}
 }
+
+/* Whole-tile tests (lower_fold.c): attention's mask `k < S && (causal == 0
+ * || k <= q)` is affine in the loop indices, so the masking loop gets its
+ * fast copies behind a uniform test on sm_80 and sm_90a (not AMD yet); a condition
+ * that is not affine (g * g) or reads an element gets none; one the box
+ * decides at compile time (j < 64 over 0..63) is folded with no test. */
+Test(lower, whole_tile_tests)
+{
+	static const ta_target tg[] = {TA_TARGET_SM80, TA_TARGET_SM90A, TA_TARGET_GFX942};
+	for (size_t t = 0; t < TA_ARRAY_LEN(tg); t++) {
+		bool nv = tg[t] != TA_TARGET_GFX942; /* AMD: not yet (lower_fold.c: SGPR pressure) */
+		for (int D = 64; D <= 128; D += 64) {
+			Define def = {"D", D};
+			char *s = lower_file("mha_fwd.tile", &def, 1, tg[t], 0);
+			cr_expect_eq(strstr(s, "; whole-tile tests: 1 parallel loops\n") != NULL, nv,
+				     "mha_fwd D=%d target %d: fast copy %s expected", D, (int)tg[t], nv ? "" : "not");
+			/* the mask's 32 slots per thread: selp in the general copy only */
+			if (nv)
+				cr_expect_eq(count(s, "selp.f32"), 32, "D=%d target %d: %d selp.f32", D, (int)tg[t],
+					     count(s, "selp.f32"));
+			free(s);
+		}
+	}
+	const char *head = "kernel k(A: f32[N], B: f32[N]) grid(ceildiv(N, 256)) threads(128) {\n"
+			   "  parallel (i) in (256) {\n    let g = bx * 256 + i\n";
+	static const struct {
+		const char *cond;
+		int folded;
+	} cases[] = {
+		{"g < N", 1},
+		{"g >= N - 7 || !(g != 3)", 1},
+		{"g * g < N", 0},    /* not affine */
+		{"A[g] > 0.0", 0},   /* reads an element */
+		{"i % 2 == 0", 0},   /* not affine */
+		{"i < 256", 1},      /* true over the whole box: no test */
+	};
+	for (size_t i = 0; i < TA_ARRAY_LEN(cases); i++) {
+		char text[512];
+		snprintf(text, sizeof text, "%s    if %s {\n      B[g] = A[g] * 2.0\n    }\n  }\n}\n", head, cases[i].cond);
+		char *s = simt(text, TA_TARGET_SM80, NULL);
+		cr_expect_eq(strstr(s, "; whole-tile tests: 1 parallel loops\n") != NULL, cases[i].folded, "%s:\n%s",
+			     cases[i].cond, s);
+		if (i + 1 == TA_ARRAY_LEN(cases))
+			cr_expect_eq(count(s, "setp"), 1, "decided at compile time: only the loop's bound test\n%s", s);
+		free(s);
+	}
+}
