@@ -703,22 +703,29 @@ static void copy_vf_global(L *c, const Stmt *s, bool from, int32_t F, const Regi
 			rowok = and_pred(c, setp(c, CMP_LT, DT_U32, r, w.bound[0]), w.ok);
 			rowlin = bin(c, SI_MUL, DT_I64, cvt(c, DT_I64, DT_I32, r), w.pitch);
 		}
+		int32_t addr = -1;
 		for (int cs = 0; cs < l->NC * l->V; cs += vec ? l->V : 1) {
 			int32_t col = bin(c, SI_ADD, DT_I32, offc, vf_col(c, cs));
 			int32_t ok = and_pred(c, and_pred(c, rowok, setp(c, CMP_LT, DT_U32, col, dlast)), sg);
-			int32_t lin = cvt(c, DT_I64, DT_I32, col);
-			if (rowlin >= 0)
-				lin = bin(c, SI_ADD, DT_I64, rowlin, lin);
-			int32_t addr = bin(c, SI_ADD, DT_I64, w.base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+			/* one address per chunk: its other elements are offsets from it (fewer live
+			 * 64-bit registers on the element path, where ptxas hoists the loads) */
+			int j = cs % l->V;
+			if (!j) {
+				int32_t lin = cvt(c, DT_I64, DT_I32, col);
+				if (rowlin >= 0)
+					lin = bin(c, SI_ADD, DT_I64, rowlin, lin);
+				addr = bin(c, SI_ADD, DT_I64, w.base, bin(c, SI_MUL, DT_I64, lin, movi(c, DT_I64, es)));
+			}
 			int32_t f = vf_slot(c, F, kr, cs), word = lazy >= 0 ? lazy + (f - c->bl[F].vf) / 2 : -1;
 			if (vec) {
 				vf_chunk(c, !from, ot, f, addr, ok, word);
 			} else if (from) {
-				st(c, SP_GLOBAL, ot, addr, 0, vf_to_storage(c, ot, vf_val(c, f)), ok);
+				st(c, SP_GLOBAL, ot, addr, (int64_t)j * es, vf_to_storage(c, ot, vf_val(c, f)), ok);
 			} else {
 				int32_t v = zero_storage(c, ot);
 				SInst in = I(SI_LD, ot, v, addr, -1);
 				in.sub = SP_GLOBAL;
+				in.imm = (int64_t)j * es;
 				in.guard = ok;
 				emit(c, in);
 				if (word >= 0 && cs % 2) /* the slot pair's word, as a vector load gives it */
