@@ -1,0 +1,147 @@
+/* test_snippets.c — hand-written instruction lines with the bytes llvm-mc-19
+ * gives them (copied from its -show-encoding output) and the text llvm-objdump-19
+ * prints for those bytes.  Each line must assemble to exactly those bytes and
+ * the bytes must decode and print as that text (the line itself unless llvm
+ * prints it differently: then the round trip is text -> bytes -> llvm's text);
+ * lines llvm-mc-19 rejects must be rejected.  The expectations are re-checked against llvm-mc-19
+ * itself, so a wrong hand copy fails too. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isa.h"
+#include "oracle.h"
+
+#define W64 ISA_WAVE64
+
+typedef struct {
+	ta_target t;
+	const char *text;  /* the assembler's input */
+	const char *bytes; /* llvm-mc-19's encoding, hex bytes separated by spaces; NULL = llvm-mc rejects it */
+	const char *dis;   /* llvm-objdump-19's text for the bytes (NULL = same as text) */
+} Snip;
+
+static const Snip snips[] = {
+	/* signed 16-bit add/sub: VOP3 only on gfx9, with clamp and op_sel; no literal, no neg */
+	{TA_TARGET_GFX90A, "v_add_i16 v1, v2, v3", "01 00 9e d2 02 07 02 00", NULL},
+	{TA_TARGET_GFX90A, "v_add_i16 v1, v2, v3 clamp", "01 80 9e d2 02 07 02 00", NULL},
+	{TA_TARGET_GFX90A, "v_add_i16 v1, v2, v3 op_sel:[1,0,1]", "01 48 9e d2 02 07 02 00", NULL},
+	{TA_TARGET_GFX90A, "v_add_i16 v1, s2, -1", "01 00 9e d2 02 82 01 00", NULL},
+	{TA_TARGET_GFX90A, "v_add_i16 v1, 0x1234, v2", NULL, NULL},
+	{TA_TARGET_GFX90A, "v_add_i16 v1, -v2, v3", NULL, NULL},
+	{TA_TARGET_GFX942, "v_sub_i16 v1, v2, v3 op_sel:[1,1,1] clamp", "01 d8 9f d2 02 07 02 00", NULL},
+	{TA_TARGET_GFX942, "v_sub_i16 v1, v2, v3 op_sel:[0,1,0]", "01 10 9f d2 02 07 02 00", NULL},
+	/* llvm prints inline 1.0 of a 16-bit integer op as 0x3c00, which neither assembler takes back */
+	{TA_TARGET_GFX942, "v_add_i16 v1, 1.0, v3", "01 00 9e d2 f2 06 02 00", "v_add_i16 v1, 0x3c00, v3"},
+	{TA_TARGET_GFX942, "v_add_i16_sdwa v1, v2, v3", NULL, NULL},
+};
+
+static int hex_bytes(const char *s, uint8_t *b)
+{
+	int n = 0;
+	for (char *e; *s; s = e) {
+		b[n++] = (uint8_t)strtoul(s, &e, 16);
+		while (*e == ' ')
+			e++;
+	}
+	return n;
+}
+
+static const char *tname(ta_target t)
+{
+	static const char *w64 = "gfx1100-w64";
+	return ISA_TARGET(t) == TA_TARGET_GFX1100 && ISA_IS_W64(t) ? w64 : mc_mcpu(t);
+}
+
+static int parse_encode(ta_target t, const char *text, IsaInsn *in, uint8_t b[16], int *len, Diag *d)
+{
+	SrcFile src = {"snip.s", text, strlen(text)};
+	if (isa_parse_insn(t, text, in, &src, (SrcPos){1, 1}, d))
+		return -1;
+	*len = isa_encode(t, in, b, d);
+	return *len < 0 ? -1 : 0;
+}
+
+/* Our assembler, decoder and printer against the hand copy. */
+Test(isa_snippets, assemble_decode_print)
+{
+	for (size_t i = 0; i < sizeof snips / sizeof *snips; i++) {
+		const Snip *s = &snips[i];
+		IsaInsn in;
+		uint8_t b[16], want[16];
+		int len, wn = s->bytes ? hex_bytes(s->bytes, want) : 0;
+		Diag d;
+		diag_init(&d);
+		int rc = parse_encode(s->t, s->text, &in, b, &len, &d);
+		if (!s->bytes) {
+			cr_expect_eq(rc, -1, "%s: accepted '%s', llvm-mc-19 rejects it", tname(s->t), s->text);
+			diag_free(&d);
+			continue;
+		}
+		cr_expect_eq(rc, 0, "%s: '%s' rejected: %s", tname(s->t), s->text, diag_text(&d));
+		diag_free(&d);
+		if (rc)
+			continue;
+		cr_expect(len == wn && !memcmp(b, want, (size_t)wn), "%s: '%s' encoded differently", tname(s->t),
+			  s->text);
+		IsaInsn o;
+		int m = isa_decode(s->t, want, (size_t)wn, &o);
+		cr_expect_eq(m, wn, "%s: '%s': decoder took %d of %d bytes", tname(s->t), s->text, m, wn);
+		if (m != wn)
+			continue;
+		StrBuf sb = {0};
+		isa_print(s->t, &o, &sb);
+		const char *dis = s->dis ? s->dis : s->text;
+		cr_expect_str_eq(sb.buf, dis, "%s: bytes of '%s' print as '%s'", tname(s->t), s->text, sb.buf);
+		sb_free(&sb);
+	}
+}
+
+/* The hand copies against llvm-mc-19 itself (assembly and disassembly). */
+Test(isa_snippets, expectations_are_llvm_mc)
+{
+	static const ta_target ts[] = {TA_TARGET_GFX90A, TA_TARGET_GFX942, TA_TARGET_GFX1100,
+				       TA_TARGET_GFX1100 | W64};
+	for (size_t k = 0; k < sizeof ts / sizeof *ts; k++) {
+		enum { N = sizeof snips / sizeof *snips };
+		char *lines[N];
+		const Snip *of[N];
+		int n = 0;
+		for (size_t i = 0; i < N; i++)
+			if (snips[i].t == ts[k])
+				of[n] = &snips[i], lines[n++] = (char *)snips[i].text;
+		if (!n)
+			continue;
+		McLine ml[N];
+		char *why = NULL;
+		cr_assert_eq(mc_assemble(ts[k], lines, n, ml, &why), 0, "%s", why ? why : "llvm-mc-19 failed");
+		uint8_t bytes[N][16];
+		int lens[N], nd = 0;
+		const Snip *dof[N];
+		for (int i = 0; i < n; i++) {
+			uint8_t want[16];
+			int wn = of[i]->bytes ? hex_bytes(of[i]->bytes, want) : 0;
+			cr_expect(ml[i].len == wn && !memcmp(ml[i].bytes, want, (size_t)wn),
+				  "%s: '%s': llvm-mc-19 gives %d bytes, the table says %d", tname(ts[k]), of[i]->text,
+				  ml[i].len, wn);
+			if (wn) {
+				memcpy(bytes[nd], want, 16);
+				lens[nd] = wn;
+				dof[nd++] = of[i];
+			}
+		}
+		mc_lines_free(ml, n);
+		char *dis[N];
+		if (!nd)
+			continue;
+		cr_assert_eq(mc_disassemble(ts[k], (const uint8_t(*)[16])bytes, lens, nd, dis, &why), 0, "%s",
+			     why ? why : "llvm-mc-19 --disassemble failed");
+		for (int i = 0; i < nd; i++) {
+			const char *want = dof[i]->dis ? dof[i]->dis : dof[i]->text;
+			cr_expect(dis[i] && !strcmp(dis[i], want), "%s: llvm-mc-19 disassembles '%s' as '%s'",
+				  tname(ts[k]), dof[i]->text, dis[i] ? dis[i] : "(nothing)");
+			free(dis[i]);
+		}
+	}
+}
