@@ -256,6 +256,14 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
  * the encoder to reuse. */
 static const char *unencoded_mods(ta_target t, const IsaInsn *in);
 
+/* A float op whose src1 is an integer (ldexp's exponent, cmp_class's class mask):
+ * no neg/abs there, sext allowed. */
+static int int_src1(const IsaOpInfo *oi, ta_target t)
+{
+	const char *nm = oi->name[isa_tidx(t)];
+	return strstr(nm, "ldexp") || strstr(nm, "_class_");
+}
+
 static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t *sig, int *nsig)
 {
 	*bad = -1;
@@ -362,7 +370,9 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			return "not a valid operand: compares have no dst_sel/dst_unused";
 		if (fmt == ISA_FMT_VOP1 && m->src_sel[1])
 			return "not a valid operand: src1_sel on a one-source instruction";
-		if (m->sext && (fp || in->op == ISA_V_CNDMASK_B32))
+		/* sext is for integer sources: src1 of ldexp/cmp_class (exponent, class mask) is one */
+		if (((m->sext & 1) && (fp || in->op == ISA_V_CNDMASK_B32)) ||
+		    ((m->sext & 2) && (fp || in->op == ISA_V_CNDMASK_B32) && !int_src1(oi, t)))
 			return "not a valid operand: sext on a floating-point source";
 		if ((m->neg | m->abs | m->sext) & ~3u)
 			return "not a valid operand: SDWA modifiers exist for src0 and src1 only";
@@ -393,8 +403,8 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		}
 	if ((oi->flags & ISA_F_MFMA) && (m->cbsz || m->abid) && strstr(oi->name[isa_tidx(t)], "f64"))
 		return "not a valid operand: cbsz/abid on an f64 MFMA";
-	if (fmt == ISA_FMT_VOPC && (m->omod || m->clamp))
-		return "not a valid operand: compares take no clamp/omod";
+	if (fmt == ISA_FMT_VOPC && m->omod) /* clamp is there on float compares (e64 and e64_dpp), as llvm-mc has it */
+		return "not a valid operand: compares take no omod";
 	if (fmt == ISA_FMT_VOP2 && in->enc == ISA_ENC_E64 && (oi->flags & ISA_F_RVCC) && m->omod)
 		return "not a valid operand";
 	/* VOP3B (a lane-mask destination second: v_div_scale, v_mad_u64_u32)
@@ -464,8 +474,10 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 		return "scc is not supported on atomics";
 	if (m->omod && !strcmp(oi->name[isa_tidx(t)], "v_pack_b32_f16"))
 		return "not a valid operand: omod";
-	if (((m->neg | m->abs) & 2) && strstr(oi->name[isa_tidx(t)], "ldexp")) /* name test last: it is slow */
-		return "not a valid operand: the exponent takes no modifiers";
+	if (((m->neg | m->abs) & 2) && int_src1(oi, t)) /* name test last: it is slow */
+		return "not a valid operand: the integer src1 (exponent, class mask) takes no modifiers";
+	if (m->clamp && in->op == ISA_V_CMP_CLASS_F32)
+		return "not a valid operand: clamp";
 	for (int i = 0; i < n; i++)
 		if (SIG_ROLE(sig[i]) == ISA_R_DELAY) {
 			unsigned v = (unsigned)in->ops[i].imm;

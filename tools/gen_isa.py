@@ -229,7 +229,7 @@ for t, ty, conds in [("f32", "F32", ["f", "lt", "eq", "le", "gt", "lg", "ge", "o
     if t in ("f32", "i32", "u32"):
         for c in conds:
             E("v_cmpx_%s_%s" % (c, t), "VOPC", "VOPC", "lm vs%d vv%d" % (r, r), ty, "VALU WEXEC CMPX")
-E("v_cmp_class_f32", "VOPC", "VOPC", "lm vs1 vv1", "F32", "VALU WVCC NOMODS")
+E("v_cmp_class_f32", "VOPC", "VOPC", "lm vs1 vv1", "F32", "VALU WVCC")  # neg/abs on src0 only, no clamp (enc.c)
 
 # --- VOP3 ---
 for n, ty, sig in [

@@ -59,7 +59,9 @@ static int form_variant(ta_target t, unsigned op, IsaInsn *in)
 			in->mod.src_sel[1] = 5; /* WORD_0 */
 		if (fmt != ISA_FMT_VOPC)
 			in->mod.dst_sel = 6, in->mod.dst_unused = 1; /* WORD_1, UNUSED_PAD */
-		if (fp && !(oi->flags & ISA_F_NOMODS))
+		if (op == ISA_V_CMP_CLASS_F32) /* src1 is the integer class mask */
+			in->mod.neg = 1, in->mod.sext = 2;
+		else if (fp && !(oi->flags & ISA_F_NOMODS))
 			in->mod.neg = 1, in->mod.abs = fmt == ISA_FMT_VOP1 ? 0 : 2;
 		else if (!fp)
 			in->mod.sext = 1;
@@ -90,6 +92,8 @@ static int form_variant(ta_target t, unsigned op, IsaInsn *in)
 		in->mod.fi = (op >> 1) & 1;
 		if ((ty == ISA_TY_F32 || ty == ISA_TY_F16) && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_NOMODS))
 			in->mod.neg = 1;
+		if (fmt == ISA_FMT_VOPC && (ty == ISA_TY_F32 || ty == ISA_TY_F16) && op != ISA_V_CMP_CLASS_F32)
+			in->mod.clamp = 1;
 		return 1;
 	}
 }
@@ -267,9 +271,9 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 					if ((sig[i] >> 8) == ISA_R_LM)
 						in->ops[i] = isa_sgpr(i == 0 || i == 1 ? 12 : 20, w64 ? 2 : 1);
 			if (ty == ISA_TY_F32 && first_src >= 0 && in->ops[first_src].kind == ISA_K_VGPR && !(oi->flags & ISA_F_NOMODS))
-				in->mod.neg = 1, in->mod.abs = 2 & ((1 << (n - first_src)) - 1);
-			if (ty == ISA_TY_F32 && fmt != ISA_FMT_VOPC && !(oi->flags & (ISA_F_NOE64 | ISA_F_NOMODS)))
-				in->mod.clamp = 1, in->mod.omod = 1;
+				in->mod.neg = 1, in->mod.abs = op == ISA_V_CMP_CLASS_F32 ? 1 : 2 & ((1 << (n - first_src)) - 1);
+			if (ty == ISA_TY_F32 && !(oi->flags & (ISA_F_NOE64 | ISA_F_NOMODS)) && op != ISA_V_CMP_CLASS_F32)
+				in->mod.clamp = 1, in->mod.omod = fmt != ISA_FMT_VOPC; /* compares: clamp, no omod */
 		} else if (var == 4) { /* DPP16 (gfx11 VOPC too) */
 			if ((fmt == ISA_FMT_VOPC && !g11) || (oi->flags & ISA_F_NODPP) || !first_src || first_src < 0 ||
 			    in->ops[first_src].kind != ISA_K_VGPR || (has_lm && fmt != ISA_FMT_VOPC) ||
