@@ -67,7 +67,7 @@ static IsaOperand from_code(Dec *c, unsigned code, int count, int areg)
 		o.count = (uint8_t)count;
 		return o;
 	}
-	if (code < (ISA_TARGET(c->t) == TA_TARGET_GFX1100 ? 106u : 102u)) {
+	if (isa_sgpr_ok(c->t, code, 1)) { /* s0.., ttmp0..15; isa_check refuses a range running past them */
 		o.kind = ISA_K_SGPR;
 		o.reg = (uint16_t)code;
 		o.count = (uint8_t)count;
@@ -476,7 +476,7 @@ static int decode(Dec *c, IsaInsn *in)
 					in->ops[i] = vreg(w1 & 0xff, 2, 0);
 		}
 		in->nops = (uint8_t)n;
-		if (ff == ISA_FMT_GLOBAL && !off && (saddr & 1 || saddr >= 106))
+		if (ff == ISA_FMT_GLOBAL && !off && (saddr & 1 || !isa_sgpr_ok(t, saddr, 2)))
 			return -1;
 	} else if ((w0 >> 26) == 0x38) { /* MUBUF */
 		NEED8();

@@ -125,6 +125,13 @@ int isa_dpp_ctrl_valid(ta_target t, unsigned c)
 	return c == 0x130 || c == 0x134 || c == 0x138 || c == 0x13c || c == 0x142 || c == 0x143;
 }
 
+int isa_sgpr_ok(ta_target t, unsigned reg, unsigned count)
+{
+	if (reg >= ISA_TTMP_BASE) /* a range stays inside the ttmps */
+		return reg + count <= ISA_TTMP_BASE + ISA_TTMP_NUM;
+	return reg + count <= (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 106u : 102u);
+}
+
 static int reg_ok_align(ta_target t, const IsaOperand *o)
 {
 	if (o->count < 2)
@@ -153,7 +160,7 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
 	int reg = k == ISA_K_SGPR || k == ISA_K_VGPR || k == ISA_K_AGPR;
 	if (reg && o->count != cnt && role != ISA_R_FA && role != ISA_R_MVA && role != ISA_R_RSRC && role != ISA_R_FS && role != ISA_R_SB)
 		return "invalid register count for operand";
-	if (reg && o->reg + o->count > (k == ISA_K_SGPR ? (ISA_TARGET(t) == TA_TARGET_GFX1100 ? 106u : 102u) : 256u))
+	if (reg && !(k == ISA_K_SGPR ? isa_sgpr_ok(t, o->reg, o->count) : o->reg + o->count <= 256u))
 		return "register index is out of range";
 	if (reg && !reg_ok_align(t, o))
 		return "invalid register alignment";
@@ -429,6 +436,11 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 				return "invalid register: 16-bit e32 operands must be v0-v127";
 			}
 		}
+	}
+	if (fmt == ISA_FMT_SMEM && n && in->ops[0].kind == ISA_K_SPECIAL &&
+	    (in->ops[0].reg == ISA_SP_EXEC_LO || in->ops[0].reg == ISA_SP_EXEC_HI || in->ops[0].reg == ISA_SP_M0)) {
+		*bad = 0; /* scalar loads never write exec or m0 (llvm-mc: SReg_32_XM0_XEXEC) */
+		return "invalid operand for instruction";
 	}
 	if (fmt == ISA_FMT_SOPK)
 		for (int i = 0; i < n; i++) /* the 7-bit SDST field holds a register, never a constant */

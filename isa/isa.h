@@ -127,7 +127,7 @@ int isa_sig(ta_target t, unsigned op, uint16_t *sig);
 
 typedef enum {
 	ISA_K_NONE,
-	ISA_K_SGPR,    /* s[reg : reg+count-1] */
+	ISA_K_SGPR,    /* s[reg : reg+count-1]; reg ISA_TTMP_BASE.. are the trap temporaries ttmp0..15 */
 	ISA_K_VGPR,
 	ISA_K_AGPR,
 	ISA_K_SPECIAL, /* reg = IsaSpecial; count 2 for vcc/exec pairs */
@@ -137,6 +137,9 @@ typedef enum {
 	ISA_K_LABEL,   /* branch target: sym (not owned) until resolved, then imm = dword offset */
 	ISA_K_OFF,     /* the `off` keyword (no saddr / no vaddr) */
 } IsaKind;
+
+/* ttmpN is scalar code ISA_TTMP_BASE + N on gfx90a, gfx942 and gfx1100 (gfx8 had 112: not a target). */
+enum { ISA_TTMP_BASE = 108, ISA_TTMP_NUM = 16 };
 
 typedef enum {
 	ISA_SP_VCC_LO, ISA_SP_VCC_HI, ISA_SP_EXEC_LO, ISA_SP_EXEC_HI, ISA_SP_M0, ISA_SP_NULL,

@@ -12,6 +12,8 @@ int isa_lookup(ta_target t, const char *s, size_t len, uint16_t *ops, int max);
 /* enc.c: scalar/VALU operand codes. */
 int isa_special_code(ta_target t, IsaSpecial s); /* hardware code or -1 */
 int isa_code_special(ta_target t, int code);     /* IsaSpecial or -1 */
+/* Whether s[reg : reg+count-1] (reg a scalar code; ttmps from ISA_TTMP_BASE) exists on t. */
+int isa_sgpr_ok(ta_target t, unsigned reg, unsigned count);
 /* Inline-constant code for a 32-bit pattern of type ty, or -1 if it needs a literal. */
 int isa_inline_code(IsaType ty, uint32_t bits);
 

@@ -158,24 +158,24 @@ static int parse_reg(P *p, IsaOperand *o)
 		return 1;
 	}
 	char c = s[0];
-	if (c != 's' && c != 'v' && c != 'a')
+	/* ttmp0..ttmp15 are SGPR-class: scalar codes 108..123 on all three targets */
+	int ttmp = !strncmp(s, "ttmp", 4) && (isdigit((unsigned char)s[4]) || s[4] == '[');
+	if (c != 's' && c != 'v' && c != 'a' && !ttmp)
 		return 0;
-	IsaKind k = c == 's' ? ISA_K_SGPR : c == 'v' ? ISA_K_VGPR : ISA_K_AGPR;
-	if (isdigit((unsigned char)s[1])) {
-		char *end;
-		long r = strtol(s + 1, &end, 10);
+	IsaKind k = c == 's' || ttmp ? ISA_K_SGPR : c == 'v' ? ISA_K_VGPR : ISA_K_AGPR;
+	const char *d = s + (ttmp ? 4 : 1);
+	long a, b, max = ttmp ? ISA_TTMP_NUM - 1 : 511;
+	char *end;
+	if (isdigit((unsigned char)*d)) {
+		a = b = strtol(d, &end, 10);
 		if (is_id(*end))
 			return 0;
-		if (r > 511)
+		if (a > max)
 			return fail(p, s, "register index is out of range");
-		*o = (IsaOperand){(uint8_t)k, 1, (uint16_t)r, 0, 0, 0};
 		p->p = end;
-		return 1;
-	}
-	if (s[1] == '[') {
-		char *end;
-		long a = strtol(s + 2, &end, 10), b = a;
-		if (end == s + 2)
+	} else if (*d == '[') {
+		a = b = strtol(d + 1, &end, 10);
+		if (end == d + 1)
 			return fail(p, s, "invalid register");
 		if (*end == ':') {
 			const char *q = end + 1;
@@ -183,13 +183,15 @@ static int parse_reg(P *p, IsaOperand *o)
 			if (end == q)
 				return fail(p, s, "invalid register");
 		}
-		if (*end != ']' || b < a || b - a >= 32 || b > 511)
+		if (*end != ']' || b < a || b - a >= 32)
 			return fail(p, s, "invalid register range");
-		*o = (IsaOperand){(uint8_t)k, (uint8_t)(b - a + 1), (uint16_t)a, 0, 0, 0};
+		if (b > max)
+			return fail(p, s, ttmp ? "register index is out of range" : "invalid register range");
 		p->p = end + 1;
-		return 1;
-	}
-	return 0;
+	} else
+		return 0;
+	*o = (IsaOperand){(uint8_t)k, (uint8_t)(b - a + 1), (uint16_t)(a + (ttmp ? ISA_TTMP_BASE : 0)), 0, 0, 0};
+	return 1;
 }
 
 static int lookup_name(const char *const *tab, int n, const char *s, size_t len)

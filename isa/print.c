@@ -27,7 +27,14 @@ static const uint16_t f16_consts[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0
 static void print_operand(StrBuf *sb, const IsaOperand *o, IsaType ty)
 {
 	switch (o->kind) {
-	case ISA_K_SGPR: print_reg(sb, 's', o->reg, o->count); break;
+	case ISA_K_SGPR:
+		if (o->reg >= ISA_TTMP_BASE && o->count == 1)
+			sb_printf(sb, "ttmp%d", o->reg - ISA_TTMP_BASE);
+		else if (o->reg >= ISA_TTMP_BASE)
+			sb_printf(sb, "ttmp[%d:%d]", o->reg - ISA_TTMP_BASE, o->reg - ISA_TTMP_BASE + o->count - 1);
+		else
+			print_reg(sb, 's', o->reg, o->count);
+		break;
 	case ISA_K_VGPR: print_reg(sb, 'v', o->reg, o->count); break;
 	case ISA_K_AGPR: print_reg(sb, 'a', o->reg, o->count); break;
 	case ISA_K_SPECIAL:

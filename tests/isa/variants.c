@@ -98,6 +98,11 @@ static int form_variant(ta_target t, unsigned op, IsaInsn *in)
 	}
 }
 
+static IsaOperand ttmp(int n, int count)
+{
+	return isa_sgpr(ISA_TTMP_BASE + n, count);
+}
+
 /* Fills in the variant `var` of op; returns 0 if this variant doesn't apply. */
 int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 {
@@ -207,8 +212,14 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 	IsaType ty = (IsaType)oi->type;
 	switch (fmt) {
 	case ISA_FMT_SOP1: case ISA_FMT_SOP2: case ISA_FMT_SOPC:
-		if (var >= 4 || (var && (oi->flags & ISA_F_BRANCH)))
+		if (var >= 5 || (var && (oi->flags & ISA_F_BRANCH)))
 			return 0;
+		if (var == 4) { /* every scalar register a trap temporary (aligned ranges) */
+			for (int i = 0; i < n; i++)
+				if (in->ops[i].kind == ISA_K_SGPR)
+					in->ops[i] = ttmp(i ? 14 - 2 * i : 4, in->ops[i].count);
+			break;
+		}
 		if (first_src >= 0 && var == 1)
 			in->ops[first_src] = isa_const_u32(ty, wide ? 0xfffffff0u : 64);
 		else if (first_src >= 0 && var == 2)
@@ -241,8 +252,11 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 		}
 		break;
 	case ISA_FMT_SMEM:
-		if (var > 3)
+		if (var > 4)
 			return 0;
+		if (var == 4) /* trap temporaries: data ttmp[16-n:15] (aligned), base ttmp[4:..], offset ttmp13 */
+			in->ops[0] = ttmp(16 - (int)(sig[0] & 0xff), (int)(sig[0] & 0xff)),
+			in->ops[1] = ttmp(4, (int)(sig[1] & 0xff)), in->ops[2] = ttmp(13, 1);
 		if (var == 2)
 			in->mod.cpol = ISA_CPOL_GLC | (g11 ? ISA_CPOL_DLC : 0);
 		if (var == 3 && !g11)
