@@ -29,6 +29,7 @@ typedef struct {
 	const char *v3late;            /* a VOP3 modifier written after the DPP control (no _e64_dpp then) */
 	int sdwa_last;                 /* SDWA: index of the last select written (llvm-mc's order) */
 	int explicit_e32;              /* mnemonic written with _e32 */
+	int plain_e64;                 /* a VOP3/VOP3P mnemonic written with _e64 (no DPP control then) */
 	const char *kw[16];            /* modifier keywords written so far */
 	size_t kwlen[16];
 	int nkw, cpol_seen, off1_seen;
@@ -663,6 +664,8 @@ static int dpp_control(P *p, IsaInsn *in, const char *at, int enc)
 	IsaFmt f = isa_op_fmt(p->t, in->op);
 	if (in->enc == ISA_ENC_SDWA)
 		return fail(p, at, "not a valid operand: DPP and SDWA together");
+	if (p->plain_e64)
+		return fail(p, at, "invalid operand for instruction: DPP controls need the _e64_dpp form");
 	if (ISA_ENC_IS_XDPP(in->enc) || f == ISA_FMT_VOP3 || f == ISA_FMT_VOP3P) {
 		if (!g11)
 			return fail(p, at, "not a valid operand: VOP3 DPP forms are gfx11 only");
@@ -1126,6 +1129,20 @@ static int unwritten(const P *p, const IsaInsn *in)
 	return unwritten_at(p, in, &k) != NULL;
 }
 
+/* llvm-mc takes _e64 on every VOP3/VOP3P/MAI instruction and _e32 on every one
+ * that has no VOP3 form at all (SALU, memory; v_readlane/v_writelane, which it
+ * models as VOP2): the suffix names the only encoding there is. */
+static int suffix_is_plain(IsaFmt fmt, unsigned op, int enc)
+{
+	int lane = op == ISA_V_READLANE_B32 || op == ISA_V_WRITELANE_B32;
+	int vop3 = (fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P || fmt == ISA_FMT_MAI) && !lane;
+	if (enc == ISA_ENC_E64)
+		return vop3;
+	if (enc == ISA_ENC_DEFAULT) /* _e32 */
+		return !vop3 && fmt != ISA_FMT_VOP1 && fmt != ISA_FMT_VOP2 && fmt != ISA_FMT_VOPC && fmt != ISA_FMT_VOPD;
+	return 0;
+}
+
 static const char *mnemonic_end(const char *s)
 {
 	while (is_id(*s) && *s != '.')
@@ -1164,9 +1181,14 @@ static int parse_one(P *p, IsaInsn *in, int vopd_part)
 	}
 	const char *body = me;
 	const char *best_err = NULL, *best_at = NULL;
+	const int enc0 = enc, explicit0 = explicit_enc;
 	for (int c = 0; c < nc; c++) {
 		unsigned op = cands[c];
 		IsaFmt fmt = isa_op_fmt(p->t, op);
+		enc = enc0, explicit_enc = explicit0;
+		p->plain_e64 = 0;
+		if (explicit_enc && suffix_is_plain(fmt, op, enc))
+			p->plain_e64 = enc == ISA_ENC_E64, enc = ISA_ENC_DEFAULT, explicit_enc = 0;
 		if (explicit_enc && !(fmt == ISA_FMT_VOP1 || fmt == ISA_FMT_VOP2 || fmt == ISA_FMT_VOPC) &&
 		    !(enc == ISA_ENC_E64_DPP && (fmt == ISA_FMT_VOP3 || fmt == ISA_FMT_VOP3P))) {
 			p->err = NULL;
