@@ -12,9 +12,10 @@
 #define NOPC 1024
 #define NONE 0xffff
 
-/* rev[t][fmt][opc] = op; rtn[t][opc] = returning GLOBAL atomic sharing opc. */
+/* rev[t][fmt][opc] = op; rtn[t][f][opc] = returning GLOBAL (f 0) or FLAT (f 1)
+ * atomic sharing opc. */
 static uint16_t rev[3][NFMT][NOPC];
-static uint16_t rtn[3][128];
+static uint16_t rtn[3][2][128];
 static pthread_once_t rev_once = PTHREAD_ONCE_INIT;
 
 static void build_rev(void)
@@ -27,7 +28,7 @@ static void build_rev(void)
 			if (opc < 0 || opc >= NOPC)
 				continue;
 			if (isa_ops[op].flags & ISA_F_RTN)
-				rtn[t][opc & 127] = (uint16_t)op;
+				rtn[t][isa_ops[op].fmt[t] == ISA_FMT_FLAT][opc & 127] = (uint16_t)op;
 			else if (rev[t][isa_ops[op].fmt[t]][opc] == NONE)
 				rev[t][isa_ops[op].fmt[t]][opc] = (uint16_t)op;
 		}
@@ -434,7 +435,8 @@ static int decode(Dec *c, IsaInsn *in)
 		IsaFmt ff = seg == 2 ? ISA_FMT_GLOBAL : seg == 1 ? ISA_FMT_SCRATCH : ISA_FMT_FLAT;
 		unsigned opc = w0 >> 18 & 0x7f;
 		int glc = g11 ? w0 >> 14 & 1 : w0 >> 16 & 1;
-		op = glc && seg == 2 && rtn[ti][opc] != NONE ? rtn[ti][opc] : lookup(ti, ff, opc);
+		int rf = seg == 0; /* flat */
+		op = glc && seg != 1 && rtn[ti][rf][opc] != NONE ? rtn[ti][rf][opc] : lookup(ti, ff, opc);
 		if (op < 0)
 			return -1;
 		isa_insn_init(in, (unsigned)op);

@@ -415,6 +415,12 @@ for n, c in [("dword/b32", 1), ("dwordx2/b64", 2), ("dwordx3/b96", 3), ("dwordx4
     a, b = n.split("/")
     E("flat_store_%s/flat_store_%s" % (a, b), "FLAT", "FLAT", "fa dd%d" % c, "B32", "GLOBAL STORE")
     E("scratch_store_%s/scratch_store_%s" % (a, b), "SCRATCH", "SCRATCH", "xa dd%d xs" % c, "B32", "GLOBAL STORE")
+# flat compare-and-swap (data {new, compare}); the backend uses the global forms
+for n, c in [("cmpswap/cmpswap_b32", 1), ("cmpswap_x2/cmpswap_b64", 2)]:
+    a, b = n.split("/")
+    E("flat_atomic_%s/flat_atomic_%s" % (a, b), "FLAT", "FLAT", "fa dd%d" % (2 * c), "B32", "GLOBAL STORE ATOMIC")
+    E("flat_atomic_%s/flat_atomic_%s" % (a, b), "FLAT", "FLAT", "vd%d fa dd%d" % (c, 2 * c), "B32",
+      "GLOBAL LOAD ATOMIC RTN")
 
 # --- MUBUF ---
 for n, c in [("dword/b32", 1), ("dwordx2/b64", 2), ("dwordx3/b96", 3), ("dwordx4/b128", 4),

@@ -32,7 +32,7 @@ static const char *const rename11[][2] = {
 	{"global_atomic_and", "global_atomic_and_b32"}, {"global_atomic_or", "global_atomic_or_b32"},
 	{"global_atomic_xor", "global_atomic_xor_b32"}, {"global_atomic_swap", "global_atomic_swap_b32"},
 	{"global_atomic_cmpswap", "global_atomic_cmpswap_b32"}, {"global_atomic_inc", "global_atomic_inc_u32"},
-	{"global_atomic_add_x2", "global_atomic_add_u64"},
+	{"global_atomic_add_x2", "global_atomic_add_u64"}, {"flat_atomic_cmpswap_x2", "flat_atomic_cmpswap_b64"},
 	{"ds_write_b32", "ds_store_b32"}, {"ds_read_b32", "ds_load_b32"}, {"ds_write_b64", "ds_store_b64"},
 	{"ds_read_b64", "ds_load_b64"}, {"ds_read2_b32", "ds_load_2addr_b32"}, {"ds_write2_b32", "ds_store_2addr_b32"},
 	{"ds_read_u16", "ds_load_u16"}, {"ds_write_b16", "ds_store_b16"},

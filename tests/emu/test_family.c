@@ -244,22 +244,29 @@ Test(emu_family, cross_lane)
 Test(emu_family, global_atomics)
 {
 	EACH_TARGET(ft) {
-		uint32_t L = (uint32_t)fam_lanes(ft), N = 256, in[4] = {0, 0, 0, 0};
-		FamCase c = {"fam_gatomic.s", 2, L, N / L, in, sizeof in, 0, 0};
+		uint32_t L = (uint32_t)fam_lanes(ft), N = 256, in[8] = {0};
+		FamCase c = {"fam_gatomic.s", 4, L, N / L, in, sizeof in, 0, 0};
 		uint32_t *out = fam_run(ft, &c);
 		uint8_t seen[256] = {0};
-		uint32_t winners = 0, winner = 0;
+		uint32_t winners = 0, winner = 0, fwinners = 0, fwinner = 0;
 		for (uint32_t g = 0; g < N; g++) {
-			cr_assert_lt(out[2 * g], N, "%s: wi %u: counter %u", ft->name, g, out[2 * g]);
-			cr_assert(!seen[out[2 * g]], "%s: atomic add returned %u twice", ft->name, out[2 * g]);
-			seen[out[2 * g]] = 1;
-			if (out[2 * g + 1] == 0)
+			cr_assert_lt(out[4 * g], N, "%s: wi %u: counter %u", ft->name, g, out[4 * g]);
+			cr_assert(!seen[out[4 * g]], "%s: atomic add returned %u twice", ft->name, out[4 * g]);
+			seen[out[4 * g]] = 1;
+			if (out[4 * g + 1] == 0)
 				winners++, winner = g;
+			if (out[4 * g + 2] == 0 && out[4 * g + 3] == 0)
+				fwinners++, fwinner = g;
 		}
 		cr_assert_eq(winners, 1, "%s: %u cmpswap winners", ft->name, winners);
-		for (uint32_t g = 0; g < N; g++)
+		cr_assert_eq(fwinners, 1, "%s: %u flat cmpswap_x2 winners", ft->name, fwinners);
+		for (uint32_t g = 0; g < N; g++) {
 			if (g != winner)
-				cr_assert_eq(out[2 * g + 1], winner + 1, "%s: wi %u saw %u", ft->name, g, out[2 * g + 1]);
+				cr_assert_eq(out[4 * g + 1], winner + 1, "%s: wi %u saw %u", ft->name, g, out[4 * g + 1]);
+			if (g != fwinner)
+				cr_assert(out[4 * g + 2] == fwinner + 1 && out[4 * g + 3] == 7, "%s: wi %u saw 0x%x:0x%x (flat)",
+					  ft->name, g, out[4 * g + 3], out[4 * g + 2]);
+		}
 		free(out);
 	}
 }
