@@ -708,11 +708,12 @@ static int open_block(ta_builder *b, const char *fn, int32_t sid, bool els)
 
 TA_API ta_var ta_build_for(ta_builder *b, ta_loop kind, const char *var, ta_expr lo, ta_expr hi, int stages)
 {
-	CHECK(b, "ta_build_for", kind >= TA_SERIAL && kind <= TA_PIPELINED && name_ok(b, "ta_build_for", var) &&
+	CHECK(b, "ta_build_for", kind >= TA_SERIAL && kind <= TA_VECTORIZED && name_ok(b, "ta_build_for", var) &&
 	      expr_ok(b, lo) && expr_ok(b, hi),
 	      "bad loop kind, variable or bounds");
 	Stmt st = stmt(S_FOR);
-	st.sub = (uint8_t)kind;
+	st.vectorized = kind == TA_VECTORIZED;
+	st.sub = (uint8_t)(kind == TA_VECTORIZED ? LOOP_UNROLL : kind);
 	st.lo = lo;
 	st.hi = hi;
 	st.stages = kind == TA_PIPELINED ? stages : 0;

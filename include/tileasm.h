@@ -295,7 +295,8 @@ typedef enum ta_op {
 	TA_OP_POW, TA_OP_FMOD, TA_OP_CLAMP, TA_OP_IF_THEN_ELSE,
 	TA_OP_SHFL_XOR, TA_OP_SHFL_DOWN, TA_OP_SHFL_UP, TA_OP_SHFL_IDX, /* (value, lane mask/offset/lane): per-thread code */
 } ta_op;
-typedef enum ta_loop { TA_SERIAL, TA_UNROLL, TA_PIPELINED } ta_loop;
+/* TA_VECTORIZED: an unroll written 'vectorized' (TileLang's T.vectorized) */
+typedef enum ta_loop { TA_SERIAL, TA_UNROLL, TA_PIPELINED, TA_VECTORIZED } ta_loop;
 typedef enum ta_reduce { TA_REDUCE_SUM, TA_REDUCE_MAX, TA_REDUCE_MIN, TA_REDUCE_ABSSUM, TA_REDUCE_ABSMAX } ta_reduce;
 enum { TA_GEMM_TRANSPOSE_A = 1, TA_GEMM_TRANSPOSE_B = 2, TA_GEMM_CLEAR = 4 };
 

@@ -225,6 +225,7 @@ typedef struct {
 	int32_t *extents; /* S_PARALLEL extents (exprs) */
 	Block body, els;  /* loops and if */
 	bool per_thread;  /* S_IF whose condition uses tx: bodies run once per thread (set by verify) */
+	bool vectorized;  /* S_FOR LOOP_UNROLL written 'vectorized' (TileLang's T.vectorized): kept for printing and messages */
 	/* S_COPY, tile S_ATOMIC_ADD (set by verify): the tile every element of
 	 * which is moved, trank dims of text elements; Region.tdim maps it */
 	int32_t trank;

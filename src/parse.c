@@ -1163,7 +1163,10 @@ static int32_t parse_var(Parser *ps, Tok kw)
 static int32_t parse_for(Parser *ps, Tok kw, BFrame *f)
 {
 	Stmt s = mk_stmt(S_FOR, kw.pos);
-	s.sub = tok_is(&kw, "serial") ? LOOP_SERIAL : tok_is(&kw, "unroll") ? LOOP_UNROLL : LOOP_PIPELINED;
+	s.vectorized = tok_is(&kw, "vectorized"); /* an unroll by another name */
+	s.sub = tok_is(&kw, "serial") ? LOOP_SERIAL
+	        : tok_is(&kw, "unroll") || s.vectorized ? LOOP_UNROLL
+	                                                : LOOP_PIPELINED;
 	Tok v = ps->tok;
 	if (v.kind != T_IDENT) {
 		error_at(ps, v.pos, "expected a loop variable name after '%.*s'", (int)kw.n, kw.s);
@@ -1383,6 +1386,9 @@ static int32_t parse_stmt(Parser *ps, BFrame *f)
 	if (tok_is(&t, "var") && ps->tok.kind == T_IDENT) /* contextual: `var = shared ...` is a buffer named var */
 		return parse_var(ps, t);
 	if (tok_is(&t, "serial") || tok_is(&t, "unroll") || tok_is(&t, "pipelined"))
+		return parse_for(ps, t, f);
+	/* contextual, like var: `vectorized = shared ...` is a buffer named vectorized */
+	if (tok_is(&t, "vectorized") && ps->tok.kind == T_IDENT)
 		return parse_for(ps, t, f);
 	if (tok_is(&t, "break"))
 		return add_stmt(ps, mk_stmt(S_BREAK, t.pos));

@@ -271,7 +271,11 @@ static void print_stmt(Printer *p, int32_t id, int depth)
 		print_block(p, &s->body, depth);
 		return;
 	case S_FOR:
-		sb_printf(sb, "%s %s in ", s->sub == LOOP_SERIAL ? "serial" : s->sub == LOOP_UNROLL ? "unroll" : "pipelined",
+		sb_printf(sb, "%s %s in ",
+		          s->sub == LOOP_SERIAL  ? "serial"
+		          : s->vectorized        ? "vectorized"
+		          : s->sub == LOOP_UNROLL ? "unroll"
+		                                 : "pipelined",
 		          p->m->vars.data[s->var].name);
 		print_expr(p, s->lo, 0);
 		sb_puts(sb, " .. ");

@@ -957,13 +957,14 @@ static void check_stmt(Checker *c, int32_t id)
 				err(c, s->pos, "pipelined loops run at block level, not inside parallel or per-thread code");
 		}
 		if (s->sub == LOOP_UNROLL) {
+			const char *kw = s->vectorized ? "vectorized" : "unroll";
 			int64_t lo, hi;
 			int64_t st = 1;
 			if (!ir_const_int(c->m, s->lo, &lo) || !ir_const_int(c->m, s->hi, &hi))
-				err(c, s->pos, "unroll needs constant bounds");
+				err(c, s->pos, "%s needs constant bounds", kw);
 			else if ((s->step < 0 || (ir_const_int(c->m, s->step, &st) && st != 0)) &&
 			         ir_trip_count(lo, hi, st) > 1024)
-				err(c, s->pos, "unroll of %lld iterations is too large (at most 1024)",
+				err(c, s->pos, "%s of %lld iterations is too large (at most 1024)", kw,
 				    (long long)ir_trip_count(lo, hi, st));
 		}
 		int outer = c->loop;

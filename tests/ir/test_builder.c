@@ -103,7 +103,7 @@ Test(builder, misuse_is_reported_and_later_calls_are_harmless)
  * views, vars, region copies, atomic_max/atomic_add with regions, a
  * reinterpret — give the module the text gives (O's dims are names:
  * ta_build_tensor takes constants or symbol names). */
-Test(builder, regions_views_vars_threads_atomics)
+Test(builder, regions_views_vars_threads_atomics_vectorized)
 {
 	static const char text[] =
 		"kernel k(W: f32[K, K, F], O: f32[KK, F], C: i32[8], R: i32[4])\n"
@@ -115,6 +115,9 @@ Test(builder, regions_views_vars_threads_atomics)
 		"  acc = acc + T[0, 3]\n"
 		"  if tx < 8 {\n"
 		"    atomic_max(C[tx], ty)\n"
+		"    vectorized v in 0 .. 2 {\n"
+		"      atomic_add(C[v + 4], 1)\n"
+		"    }\n"
 		"  }\n"
 		"  atomic_add(O[0 : 4, 0 : 16], T)\n"
 		"  R[0] = reinterpret(i32, acc)\n"
@@ -146,6 +149,11 @@ Test(builder, regions_views_vars_threads_atomics)
 	ta_build_if(b, ta_build_op(b, TA_OP_LT, 2, lt));
 	ta_index ci = {TA_INDEX_AT, ta_build_name(b, "tx"), -1};
 	cr_assert_eq(ta_build_atomic(b, TA_ATOMIC_MAX, C, 1, &ci, -1, ta_build_name(b, "ty")), TA_OK);
+	cr_assert_geq(ta_build_for(b, TA_VECTORIZED, "v", ta_build_int(b, 0), ta_build_int(b, 2), 0), 0);
+	ta_expr v4[] = {ta_build_name(b, "v"), ta_build_int(b, 4)};
+	ta_index vi = {TA_INDEX_AT, ta_build_op(b, TA_OP_ADD, 2, v4), -1};
+	cr_assert_eq(ta_build_atomic(b, TA_ATOMIC_ADD, C, 1, &vi, -1, ta_build_int(b, 1)), TA_OK);
+	ta_build_end(b);
 	ta_build_end(b);
 	ta_index oi[] = {{TA_INDEX_RANGE, ta_build_int(b, 0), ta_build_int(b, 4)},
 	                 {TA_INDEX_RANGE, ta_build_int(b, 0), ta_build_int(b, 16)}};
