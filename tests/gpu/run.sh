@@ -13,6 +13,7 @@ EX=${EXAMPLES:-examples}
 F=$(dirname "$0")/features.tile
 G=$(dirname "$0")/gemm_acc.tile
 R=$(dirname "$0")/../emu/regress
+L=$(dirname "$0")/../lang
 CASES=(
   "$EX/vector_add.tile|vector_add|N=1024"
   "$EX/vector_add.tile|vector_add|N=1000"
@@ -86,6 +87,8 @@ CASES=(
   "$EX/mha_fwd.tile|mha_fwd|B=2 H=2 S=129 causal=1 scale=0.125"
   "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=1 H=2 S=100 causal=0 scale=0.088"
   "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=2 H=2 S=256 causal=1 scale=0.088"
+  "$L/splitk_f16.tile|gemm_splitk_f16|M=200 N=136 K=1000 S=4"
+  "$L/splitk_f16.tile|gemm_splitk_f16|M=64 N=130 K=70 S=3"
   "$R/rowfrag_two_shapes.tile|k|"
   "$R/rowfrag_wide_acc.tile|k|"
   "$R/reduce_acc_rows_out.tile|k|"
