@@ -263,6 +263,20 @@ static const char *check_one(ta_target t, unsigned s, const IsaOperand *o, int e
  * the encoder to reuse. */
 static const char *unencoded_mods(ta_target t, const IsaInsn *in);
 
+/* float -> int conversions (1; 3 for the rounding ones, rpi/flr, which have no omod) and
+ * int -> float ones (2), whose modifiers differ from their operand types' (llvm-mc-19). */
+int isa_cvt_kind(const IsaOpInfo *oi, ta_target t)
+{
+	const char *nm = oi->name[isa_tidx(t)];
+	if (strncmp(nm, "v_cvt_", 6) || (oi->flags & ISA_F_NOMODS))
+		return 0;
+	if (strstr(nm, "_rpi_") || strstr(nm, "_flr_") || strstr(nm, "_nearest_") || strstr(nm, "_floor_"))
+		return 3;
+	if (strstr(nm, "_i32_f") || strstr(nm, "_u32_f") || strstr(nm, "_i16_f") || strstr(nm, "_u16_f"))
+		return 1;
+	return nm[6] == 'f' && (oi->type == ISA_TY_B32 || oi->type == ISA_TY_B16) ? 2 : 0;
+}
+
 /* A float op whose src1 is an integer (ldexp's exponent, cmp_class's class mask):
  * no neg/abs there, sext allowed. */
 static int int_src1(const IsaOpInfo *oi, ta_target t)
@@ -383,14 +397,17 @@ static const char *check_sig(ta_target t, const IsaInsn *in, int *bad, uint16_t 
 			return "not a valid operand: sext on a floating-point source";
 		if ((m->neg | m->abs | m->sext) & ~3u)
 			return "not a valid operand: SDWA modifiers exist for src0 and src1 only";
-		if (m->omod && (!fp || in->op == ISA_V_CNDMASK_B32))
+		if (m->omod && (!fp || in->op == ISA_V_CNDMASK_B32 || isa_cvt_kind(oi, t) & 1) && isa_cvt_kind(oi, t) != 2)
 			return "not a valid operand: omod";
 	}
 	int vop3 = fmt == ISA_FMT_VOP3 || in->enc == ISA_ENC_E64 || in->enc == ISA_ENC_DPP || xdpp ||
 		   in->enc == ISA_ENC_SDWA;
-	if (vop3 && (m->neg || m->abs || m->omod) && !fp && in->op != ISA_V_CNDMASK_B32)
+	if (vop3 && (m->neg || m->abs || m->omod) && !fp && in->op != ISA_V_CNDMASK_B32 &&
+	    (m->neg || m->abs || isa_cvt_kind(oi, t) != 2)) /* int -> float conversions have omod */
 		return "not a valid operand: integer instructions take no neg/abs/omod modifiers";
-	if (vop3 && m->clamp && !fp && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_WMMA)) {
+	if (m->omod && fp && isa_cvt_kind(oi, t) == 3)
+		return "not a valid operand: omod";
+	if (vop3 && m->clamp && !fp && fmt != ISA_FMT_VOP3P && !(oi->flags & ISA_F_WMMA) && isa_cvt_kind(oi, t) != 2) {
 		/* integer clamp means saturation: only arithmetic has it */
 		static const char *const sat[] = {"v_add_co", "v_add_u", "v_add_i", "v_add_nc", "v_addc", "v_sub",
 						  "v_mad_u", "v_mad_i", "v_mul_u32_u24", "v_mul_i32_i24"};

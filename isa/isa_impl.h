@@ -33,6 +33,7 @@ int isa_parse_encode(ta_target t, const char *text, IsaInsn *out, uint8_t bytes[
 		     const SrcFile *src, SrcPos pos, Diag *d);
 
 int isa_dpp_ctrl_valid(ta_target t, unsigned ctrl);
+int isa_cvt_kind(const IsaOpInfo *oi, ta_target t);
 void isa_16bit_operands(const char *name, IsaType ty, int *dst16, int *src16);
 
 /* VOP3 opcode of a VOP1/VOP2/VOPC instruction promoted to _e64. */

@@ -136,6 +136,25 @@ static const Snip snips[] = {
 	{TA_TARGET_GFX1100, "v_writelane_b32_e32 v1, s3, 1", "01 00 61 d7 03 02 01 00", "v_writelane_b32 v1, s3, 1"},
 	{TA_TARGET_GFX1100, "v_writelane_b32_e64 v1, s3, 1", NULL, NULL},
 	{TA_TARGET_GFX1100, "v_add_nc_u16_e32 v1, v2, v3", NULL, NULL},
+	/* float <-> int conversions: modifiers of the float side; clamp everywhere; omod except on the
+	 * rounding ones (flr/rpi) and on SDWA float -> int */
+	{TA_TARGET_GFX90A, "v_cvt_f32_i32_e64 v1, v2 clamp mul:2", "01 80 45 d1 02 01 00 08", NULL},
+	{TA_TARGET_GFX90A, "v_cvt_i32_f32_e64 v1, -|v2| clamp mul:2", "01 81 48 d1 02 01 00 28", NULL},
+	{TA_TARGET_GFX90A, "v_cvt_f16_u16_e64 v1, v2 clamp mul:4", "01 80 79 d1 02 01 00 10", NULL},
+	{TA_TARGET_GFX90A, "v_cvt_i32_f64_e64 v1, -v[2:3] clamp", "01 80 43 d1 02 01 00 20", NULL},
+	{TA_TARGET_GFX90A, "v_cvt_flr_i32_f32_e64 v1, -v2 clamp", "01 80 4d d1 02 01 00 20", NULL},
+	{TA_TARGET_GFX90A, "v_cvt_f32_i32_e64 v1, -v2", NULL, NULL},
+	{TA_TARGET_GFX90A, "v_cvt_i32_f32_sdwa v1, v2 mul:2", NULL, NULL},
+	{TA_TARGET_GFX90A, "v_cvt_flr_i32_f32_e64 v1, v2 mul:2", NULL, NULL},
+	{TA_TARGET_GFX942, "v_cvt_f32_i32_sdwa v1, sext(v2) mul:2", "f9 0a 02 7e 02 56 0e 00",
+	 "v_cvt_f32_i32_sdwa v1, sext(v2) mul:2 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:DWORD"},
+	{TA_TARGET_GFX942, "v_cvt_i32_f32_sdwa v1, -v2 clamp", "f9 10 02 7e 02 36 16 00",
+	 "v_cvt_i32_f32_sdwa v1, -v2 clamp dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:DWORD"},
+	{TA_TARGET_GFX1100, "v_cvt_f32_i32_e64 v1, v2 clamp mul:2", "01 80 85 d5 02 01 00 08", NULL},
+	{TA_TARGET_GFX1100, "v_cvt_i32_f32_e64 v1, -|v2| clamp mul:2", "01 81 88 d5 02 01 00 28", NULL},
+	{TA_TARGET_GFX1100, "v_cvt_floor_i32_f32_e64 v1, -v2 clamp", "01 80 8d d5 02 01 00 20", NULL},
+	{TA_TARGET_GFX1100, "v_cvt_floor_i32_f32_e64 v1, v2 mul:2", NULL, NULL},
+	{TA_TARGET_GFX1100, "v_cvt_f32_u32_e64 v1, |v2|", NULL, NULL},
 };
 
 static int hex_bytes(const char *s, uint8_t *b)

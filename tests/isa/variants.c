@@ -65,8 +65,10 @@ static int form_variant(ta_target t, unsigned op, IsaInsn *in)
 			in->mod.neg = 1, in->mod.abs = fmt == ISA_FMT_VOP1 ? 0 : 2;
 		else if (!fp)
 			in->mod.sext = 1;
-		if (fp && fmt != ISA_FMT_VOPC && !(oi->flags & ISA_F_NOMODS))
-			in->mod.clamp = 1, in->mod.omod = ty == ISA_TY_F32 ? 1 : 0;
+		if (fp && fmt != ISA_FMT_VOPC && !(oi->flags & ISA_F_NOMODS)) /* no omod on SDWA float -> int */
+			in->mod.clamp = 1, in->mod.omod = ty == ISA_TY_F32 && !isa_cvt_kind(oi, t) ? 1 : 0;
+		else if (isa_cvt_kind(oi, t) == 2) /* int -> float: clamp and omod, sext */
+			in->mod.clamp = 1, in->mod.omod = 2;
 		return 1;
 	}
 	{ /* gfx11 VOP3 DPP (_e64_dpp): DPP16 or DPP8 by opcode parity, src0/src1 VGPRs */
@@ -287,7 +289,10 @@ int isa_variant(ta_target t, unsigned op, int var, IsaInsn *in)
 			if (ty == ISA_TY_F32 && first_src >= 0 && in->ops[first_src].kind == ISA_K_VGPR && !(oi->flags & ISA_F_NOMODS))
 				in->mod.neg = 1, in->mod.abs = op == ISA_V_CMP_CLASS_F32 ? 1 : 2 & ((1 << (n - first_src)) - 1);
 			if (ty == ISA_TY_F32 && !(oi->flags & (ISA_F_NOE64 | ISA_F_NOMODS)) && op != ISA_V_CMP_CLASS_F32)
-				in->mod.clamp = 1, in->mod.omod = fmt != ISA_FMT_VOPC; /* compares: clamp, no omod */
+				in->mod.clamp = 1, /* compares and rounding conversions: clamp, no omod */
+				in->mod.omod = fmt != ISA_FMT_VOPC && isa_cvt_kind(oi, t) != 3;
+			else if (isa_cvt_kind(oi, t) == 2) /* int -> float: clamp and omod, no neg/abs */
+				in->mod.clamp = 1, in->mod.omod = 3;
 		} else if (var == 4) { /* DPP16 (gfx11 VOPC too) */
 			if ((fmt == ISA_FMT_VOPC && !g11) || (oi->flags & ISA_F_NODPP) || !first_src || first_src < 0 ||
 			    in->ops[first_src].kind != ISA_K_VGPR || (has_lm && fmt != ISA_FMT_VOPC) ||
