@@ -538,6 +538,50 @@ static int check_ranges(EmuDevice *dev, EmuKernel *k, int nv, int na)
 	return 0;
 }
 
+/* The sizes a launch allocates come from the descriptor (untrusted bytes)
+ * and the caller; each is held to what the hardware allows (docs/emulator.md
+ * "Limits"), so a bad code object is an error, never a multi-GB allocation:
+ * - LDS: 64 KiB per workgroup on gfx90a, gfx942 and gfx1100 (static
+ *   GROUP_SEGMENT_FIXED_SIZE + dynamic);
+ * - scratch: one wave's private segment (PRIVATE_SEGMENT_FIXED_SIZE x
+ *   lanes) must fit COMPUTE_TMPRING_SIZE.WAVESIZE: 13 bits of 1 KiB on gfx9,
+ *   15 bits of 256 bytes on gfx11;
+ * - kernarg: the hardware reads it through a pointer and sets no limit;
+ *   EMU_KERNARG_MAX is the emulator's own bound (tileasm's kernels use
+ *   well under 1 KiB). */
+#define EMU_LDS_MAX (64u * 1024)
+#define EMU_KERNARG_MAX (64u * 1024)
+
+static int check_sizes(const EmuDevice *dev, const EmuKernel *k, int lanes, size_t kernarg_size,
+		       uint32_t dynamic_lds, Diag *d)
+{
+	const CoDescriptor *kd = &k->ki->desc;
+	uint64_t lds = (uint64_t)kd->group_segment_fixed_size + dynamic_lds;
+	if (lds > EMU_LDS_MAX) {
+		diag_error(d, "emu: kernel %s: LDS of %llu bytes (GROUP_SEGMENT_FIXED_SIZE %u + %u dynamic) is more "
+			      "than the %u bytes per workgroup %s has", k->name, (unsigned long long)lds,
+			   kd->group_segment_fixed_size, dynamic_lds, EMU_LDS_MAX, target_name(dev->target));
+		return -1;
+	}
+	uint64_t wave_max = dev->g11 ? 256ull * ((1u << 15) - 1) : 1024ull * ((1u << 13) - 1);
+	uint64_t priv = ((uint64_t)kd->private_segment_fixed_size + 3) & ~3ull;
+	if (priv * (uint64_t)lanes > wave_max) {
+		diag_error(d, "emu: kernel %s: private segment of %u bytes per work-item (PRIVATE_SEGMENT_FIXED_SIZE) "
+			      "needs %llu bytes per wave%d; %s allows at most %llu (COMPUTE_TMPRING_SIZE.WAVESIZE)",
+			   k->name, kd->private_segment_fixed_size, (unsigned long long)(priv * (uint64_t)lanes), lanes,
+			   target_name(dev->target), (unsigned long long)wave_max);
+		return -1;
+	}
+	if (kd->kernarg_size > EMU_KERNARG_MAX || kernarg_size > EMU_KERNARG_MAX) {
+		diag_error(d, "emu: kernel %s: kernarg segment of %llu bytes (KERNARG_SIZE %u, %zu passed) is more than "
+			      "the emulator's bound of %u bytes", k->name,
+			   (unsigned long long)TA_MAX((uint64_t)kd->kernarg_size, (uint64_t)kernarg_size),
+			   kd->kernarg_size, kernarg_size, EMU_KERNARG_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 static EmuKernel *find_kernel(EmuDevice *dev, const char *name)
 {
 	size_t n = strlen(name);
@@ -628,6 +672,8 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 	}
 	int w64 = !dev->g11 || !(kd->kernel_code_properties & (1u << 10));
 	int lanes = w64 ? 64 : 32;
+	if (check_sizes(dev, k, lanes, kernarg_size, dynamic_lds, d))
+		return -1;
 	dev->wt = dev->target | (dev->g11 && w64 ? ISA_WAVE64 : 0);
 	dev->k = k;
 	dev->d = d;
