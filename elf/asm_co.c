@@ -379,6 +379,12 @@ int co_asm_directive(void *user, const char *line, SrcPos pos, int *raw_mode)
 	return 0;
 }
 
+static int by_text_offset(const void *x, const void *y)
+{
+	const CoKernel *a = *(CoKernel *const *)x, *b = *(CoKernel *const *)y;
+	return (a->text_offset > b->text_offset) - (a->text_offset < b->text_offset);
+}
+
 int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 {
 	*co = NULL;
@@ -455,8 +461,42 @@ int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 			return err(a, a->kpos.data[i], "kernel '%s' entry is not 256-byte aligned (add .p2align 8)",
 				   k->name);
 		k->text_offset = (uint32_t)sym->value;
-		k->code_size = sym->size ? sym->size : ts->data.len - sym->value;
+		k->code_size = sym->size;
 	}
+	/* Code ranges: a kernel without .size runs up to the next kernel's entry
+	 * (llvm-mc writes size 0 there; running to the end of .text would cover
+	 * the kernels after it), and ranges must not overlap, since co_source
+	 * prints each kernel's code once, in .text order (fuzz_coasm found a
+	 * '.size' naming a misspelt label). */
+	CoKernel **by_entry = malloc(sizeof *by_entry * a->kernels.len);
+	if (!by_entry) {
+		vec_free(&dsyms);
+		return err(a, (SrcPos){0, 0}, "out of memory");
+	}
+	for (size_t i = 0; i < a->kernels.len; i++)
+		by_entry[i] = &a->kernels.data[i];
+	qsort(by_entry, a->kernels.len, sizeof *by_entry, by_text_offset);
+	for (size_t i = 0; i < a->kernels.len; i++) {
+		CoKernel *k = by_entry[i], *next = i + 1 < a->kernels.len ? by_entry[i + 1] : NULL;
+		uint64_t room = (next ? next->text_offset : ts->data.len) - k->text_offset;
+		int bad = 0;
+		if (next && next->text_offset == k->text_offset)
+			bad = err(a, a->kpos.data[k - a->kernels.data], "kernels '%s' and '%s' share the entry .text+0x%x",
+				  k->name, next->name, k->text_offset);
+		else if (k->code_size > room)
+			bad = err(a, a->kpos.data[k - a->kernels.data],
+				  "kernel '%s': .size %zu runs past %s at .text+0x%llx (kernels' code may not overlap)",
+				  k->name, k->code_size, next ? next->name : "the end of .text",
+				  (unsigned long long)(k->text_offset + room));
+		else if (!k->code_size)
+			k->code_size = (size_t)room;
+		if (bad) {
+			free(by_entry);
+			vec_free(&dsyms);
+			return bad;
+		}
+	}
+	free(by_entry);
 	/* Without .amdgpu_metadata, describe the kernels from their descriptors. */
 	int rc = co_write_text(&a->t, a->kernels.data, (int)a->kernels.len, ts->data.data, ts->data.len, a->md,
 			       &data, co, len, a->d);

@@ -72,8 +72,8 @@ static int print_data(const uint8_t *p, size_t left, int encodings, StrBuf *sb)
 	return n;
 }
 
-/* [at, end) of .text after the last kernel as it is: the code-end padding
- * (s_nop / s_code_end words), or whatever else the source put there. */
+/* [at, end) of .text outside the kernels' code as it is: the code-end
+ * padding (s_nop / s_code_end words), or whatever else the source put there. */
 static void print_raw(const CoObject *o, ta_target t, size_t at, size_t end, int encodings, StrBuf *sb)
 {
 	while (at < end) {
@@ -85,6 +85,27 @@ static void print_raw(const CoObject *o, ta_target t, size_t at, size_t end, int
 			n = print_data(o->text + at, end - at, encodings, sb);
 		at += (size_t)n;
 	}
+}
+
+/* Whether [at, entry) is what the assembler's .p2align 8 before a kernel
+ * entry writes there (zero bytes up to a word, then s_nop 0 words), so the
+ * source need not spell it out. */
+static bool p2align_fill(const uint8_t *text, size_t at, size_t entry)
+{
+	if (entry - at >= 256)
+		return false;
+	static const uint8_t nop[4] = {0x00, 0x00, 0x80, 0xbf}; /* s_nop 0 */
+	size_t word = (at + 3) & ~(size_t)3;
+	for (size_t i = at; i < entry; i++)
+		if (text[i] != (i < word ? 0 : nop[i % 4]))
+			return false;
+	return true;
+}
+
+static int by_text_offset(const void *x, const void *y)
+{
+	const CoKernelInfo *a = *(const CoKernelInfo *const *)x, *b = *(const CoKernelInfo *const *)y;
+	return (a->k.text_offset > b->k.text_offset) - (a->k.text_offset < b->k.text_offset);
 }
 
 static int print_code(const CoObject *o, int kidx, int encodings, StrBuf *sb, Diag *d)
@@ -157,23 +178,38 @@ int co_source(const uint8_t *bytes, size_t n, int encodings, StrBuf *sb, Diag *d
 	sb_printf(sb, "\t.amdgcn_target \"%s\"\n", id.buf ? id.buf : "?");
 	sb_free(&id);
 	sb_printf(sb, "\t.amdhsa_code_object_version %d\n", o->abi_version == 3 ? 5 : o->abi_version + 2);
+	/* .text in address order, every byte of it: what lies before a kernel's
+	 * entry (padding, data) prints raw, so .p2align 8 adds nothing; the
+	 * descriptors go to .rodata in their own (descriptor) order, which the
+	 * kernels' order in the code object follows. */
+	const CoKernelInfo **by_entry = malloc(sizeof *by_entry * (size_t)o->nkernels);
+	if (!by_entry) {
+		co_object_free(o);
+		diag_error(d, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < o->nkernels; i++)
+		by_entry[i] = &o->kernels[i];
+	qsort(by_entry, (size_t)o->nkernels, sizeof *by_entry, by_text_offset);
 	int rc = 0;
+	size_t pos = 0; /* .text printed so far */
 	for (int i = 0; i < o->nkernels && !rc; i++) {
-		const CoKernel *k = &o->kernels[i].k;
-		sb_printf(sb, "\n\t.text\n\t.globl %s\n\t.p2align 8\n\t.type %s,@function\n%s:\n", k->name, k->name,
-		          k->name);
-		rc = print_code(o, i, encodings, sb, d);
-		sb_printf(sb, ".Lfunc_end%d:\n\t.size %s, .Lfunc_end%d-%s\n", i, k->name, i, k->name);
+		const CoKernel *kt = &by_entry[i]->k, *k = &o->kernels[i].k;
+		int ti = (int)(by_entry[i] - o->kernels); /* labels are numbered by kernel */
+		ta_target t = o->target.id;
+		if (t == TA_TARGET_GFX1100 && !kt->wave32)
+			t = (ta_target)((int)t | ISA_WAVE64);
+		sb_puts(sb, "\n\t.text\n");
+		if (pos < kt->text_offset && !p2align_fill(o->text, pos, kt->text_offset))
+			print_raw(o, t, pos, kt->text_offset, encodings, sb);
+		sb_printf(sb, "\t.globl %s\n\t.p2align 8\n\t.type %s,@function\n%s:\n", kt->name, kt->name, kt->name);
+		rc = print_code(o, ti, encodings, sb, d);
+		sb_printf(sb, ".Lfunc_end%d:\n\t.size %s, .Lfunc_end%d-%s\n", ti, kt->name, ti, kt->name);
+		pos = kt->text_offset + kt->code_size;
 		/* After the last kernel in .text: LLVM's code-end padding, verbatim. */
-		bool last = true;
-		for (int j = 0; j < o->nkernels; j++)
-			last &= o->kernels[j].k.text_offset <= k->text_offset;
-		if (!rc && last && k->text_offset + k->code_size < o->text_size) {
+		if (!rc && i == o->nkernels - 1 && pos < o->text_size) {
 			sb_puts(sb, "\t// code-end padding\n");
-			ta_target t = o->target.id;
-			if (t == TA_TARGET_GFX1100 && !k->wave32)
-				t = (ta_target)((int)t | ISA_WAVE64);
-			print_raw(o, t, k->text_offset + k->code_size, o->text_size, encodings, sb);
+			print_raw(o, t, pos, o->text_size, encodings, sb);
 		}
 		sb_printf(sb, "\n\t.rodata\n\t.p2align 6\n\t.amdhsa_kernel %s\n", k->name);
 		StrBuf f = {0};
@@ -186,6 +222,7 @@ int co_source(const uint8_t *bytes, size_t n, int encodings, StrBuf *sb, Diag *d
 		sb_free(&f);
 		sb_puts(sb, "\t.end_amdhsa_kernel\n");
 	}
+	free(by_entry);
 	if (!rc && o->metadata) {
 		sb_puts(sb, "\n\t.amdgpu_metadata\n");
 		co_metadata_print(o->metadata, sb);

@@ -285,6 +285,101 @@ Test(elf_asm, data_in_text_prints_as_data)
 		}
 }
 
+/* Two kernels on gfx942: a at .text+0 and b at .text+0x100, `body` goes
+ * between a's entry and b's .p2align; the .amdhsa_kernel blocks in `order`. */
+static void two_kernels(StrBuf *src, const char *body, const char *order)
+{
+	sb_printf(src, ".text\n.p2align 8\n.globl a\n.type a,@function\na:\n%s"
+		       ".p2align 8\n.globl b\n.type b,@function\nb:\ns_endpgm\n.Lb_end:\n.size b, .Lb_end-b\n.rodata\n",
+		  body);
+	for (const char *k = order; *k; k++)
+		sb_printf(src, ".p2align 6\n.amdhsa_kernel %c\n.amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 4\n"
+			       ".amdhsa_accum_offset 4\n.end_amdhsa_kernel\n", *k);
+}
+
+/* Kernel code ranges: without .size a kernel runs up to the next kernel's
+ * entry, not over it to the end of .text (fuzz_coasm: '.size lhs_rev, ...'
+ * naming no label left lds_rev covering mfma, and co_source's text put
+ * mfma 1.5 KiB later); .text between kernels prints as it is; kernels whose
+ * descriptors come in another order than their code print right.  Every
+ * case's co_source text assembles to the same bytes. */
+Test(elf_asm, kernel_code_ranges_round_trip)
+{
+	static const struct {
+		const char *body, *order;
+		size_t a_size; /* a's code size, as co_read sees it */
+		const char *printed; /* in co_source's text, or NULL */
+	} cases[] = {
+		{"s_endpgm\n.La_end:\n.size misspelt, .La_end-a\n", "ab", 256, NULL}, /* the fuzz input, minimised */
+		{"s_endpgm\n", "ab", 256, NULL},
+		{"s_endpgm\n.La_end:\n.size a, .La_end-a\n.long 0xffffffff\n", "ab", 4, "\t.long 0xffffffff\n"},
+		{"s_endpgm\n.La_end:\n.size a, .La_end-a\n.byte 7\n", "ab", 4, NULL},
+		{"s_endpgm\n.La_end:\n.size a, .La_end-a\n", "ba", 4, NULL},
+	};
+	Target t;
+	target_parse("gfx942", &t);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		StrBuf src = {0};
+		two_kernels(&src, cases[i].body, cases[i].order);
+		Diag d;
+		diag_init(&d);
+		SrcFile sf = {"x.s", src.buf, src.len};
+		uint8_t *co = NULL, *co2 = NULL;
+		size_t len = 0, len2 = 0;
+		cr_assert_eq(co_assemble(&t, 0, &sf, &co, &len, &d), 0, "case %zu: %s", i, diag_text(&d));
+		CoObject *o = NULL;
+		cr_assert_eq(co_read(co, len, &o, &d), 0, "case %zu: %s", i, diag_text(&d));
+		for (int k = 0; k < o->nkernels; k++) {
+			const CoKernel *ck = &o->kernels[k].k;
+			cr_expect_eq(ck->text_offset, ck->name[0] == 'a' ? 0u : 0x100u, "case %zu: %s", i, ck->name);
+			cr_expect_eq(ck->code_size, ck->name[0] == 'a' ? cases[i].a_size : 4, "case %zu: %s size %zu", i,
+				     ck->name, ck->code_size);
+		}
+		co_object_free(o);
+		StrBuf out = {0};
+		cr_assert_eq(co_source(co, len, 0, &out, &d), 0, "case %zu: %s", i, diag_text(&d));
+		if (cases[i].printed)
+			cr_expect(strstr(out.buf, cases[i].printed), "case %zu:\n%s", i, out.buf);
+		SrcFile again = {"printed.s", out.buf, out.len};
+		cr_assert_eq(co_assemble(&t, 0, &again, &co2, &len2, &d), 0, "case %zu: %s\n%s", i, diag_text(&d),
+			     out.buf);
+		cr_expect(len2 == len && !memcmp(co, co2, len), "case %zu: other bytes from\n%s", i, out.buf);
+		free(co);
+		free(co2);
+		sb_free(&out);
+		sb_free(&src);
+		diag_free(&d);
+	}
+	/* Code that cannot be printed once each: overlapping or shared entries. */
+	StrBuf overlap = {0}, shared = {0};
+	two_kernels(&overlap, "s_endpgm\n.size a, 0x104\n", "ab");
+	sb_puts(&shared, ".text\n.p2align 8\n.globl a\n.type a,@function\na:\ns_endpgm\n.set b, a\n.rodata\n");
+	for (const char *k = "ab"; *k; k++)
+		sb_printf(&shared, ".p2align 6\n.amdhsa_kernel %c\n.amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 4\n"
+				   ".amdhsa_accum_offset 4\n.end_amdhsa_kernel\n", *k);
+	const struct {
+		const StrBuf *src;
+		const char *want;
+	} bad[] = {
+		{&overlap, "x.s:17:1: error: kernel 'a': .size 260 runs past b at .text+0x100"},
+		{&shared, "kernels 'a' and 'b' share the entry .text+0x0"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		Diag d;
+		diag_init(&d);
+		SrcFile sf = {"x.s", bad[i].src->buf, bad[i].src->len};
+		uint8_t *co = NULL;
+		size_t len = 0;
+		cr_expect_eq(co_assemble(&t, 0, &sf, &co, &len, &d), -1, "bad %zu accepted", i);
+		cr_expect(co == NULL);
+		cr_expect(strstr(diag_text(&d), bad[i].want), "bad %zu: want '%s', got:\n%s", i, bad[i].want,
+			  diag_text(&d));
+		diag_free(&d);
+	}
+	sb_free(&overlap);
+	sb_free(&shared);
+}
+
 /* The YAML subset: block and flow forms give the same tree. */
 Test(elf_asm, yaml_forms)
 {
