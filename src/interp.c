@@ -35,6 +35,23 @@ typedef struct {
 	bool global;
 } BufState;
 
+/* INTERP_RACES: the iteration (or thread) that last stored to each element
+ * of a shared, fragment or global buffer during the current parallel loop or
+ * per-thread if.  An open-addressing table keyed by (storage, offset); a slot
+ * counts only when its gen is the current region's, so starting a region is
+ * O(1) and stale slots are free for reuse. */
+typedef struct {
+	const uint8_t *base;
+	int64_t off;
+	uint64_t gen, tag; /* region and iteration of the last store */
+} RaceSlot;
+typedef struct {
+	RaceSlot *slot;
+	size_t cap, used; /* used: slots of the current gen */
+	uint64_t gen, tag; /* current region and iteration (unique over the run) */
+	bool on;           /* inside a region */
+} RaceLog;
+
 /* A per-thread if whose body contains a warp shuffle runs its threads in
  * lockstep, statement by statement (sim_*): each thread has its own copy of
  * the variables and of the locals, switched in before it executes. */
@@ -67,6 +84,8 @@ typedef struct {
 	uint64_t steps, max_steps; /* work done and its bound (interp_run_bounded) */
 	bool poison_alt;   /* interp_run_poisoned: the second fill pattern */
 	bool reverse;      /* interp_run_poisoned: blocks, parallel iterations, threads in reverse order */
+	bool races;        /* interp_run_poisoned: INTERP_RACES */
+	RaceLog rl;
 	Lockstep ls;       /* per-thread ifs with warp shuffles */
 } Interp;
 
@@ -156,6 +175,65 @@ static void store_elem(BufState *b, int64_t off, Val v, DType vt)
 		dt_set_double(b->dt, b->cur, off, v.f);
 	else
 		dt_set_int(b->dt, b->cur, off, v.i);
+}
+
+/* ---- INTERP_RACES ---------------------------------------------------------- */
+
+static void race_region(Interp *in, bool on)
+{
+	in->rl.on = in->races && on;
+	in->rl.gen++;
+	in->rl.used = 0;
+}
+
+static RaceSlot *race_find(RaceLog *rl, const uint8_t *base, int64_t off)
+{
+	size_t h = (size_t)(((uintptr_t)base ^ (uint64_t)off * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull >> 17);
+	for (size_t i = h & (rl->cap - 1);; i = (i + 1) & (rl->cap - 1)) {
+		RaceSlot *sl = &rl->slot[i];
+		if (sl->gen != rl->gen || (sl->base == base && sl->off == off))
+			return sl;
+	}
+}
+
+/* Element off of b is read (store: false) or stored, changing its value
+ * when changed: a read of what another iteration of the region stored, or a
+ * store that changes what another stored, makes the result depend on the
+ * order of the iterations (undefined: parallel iterations must not
+ * conflict).  Locals are private to the iteration and never conflict. */
+static void race_access(Interp *in, const BufState *b, int64_t off, bool store, bool changed, SrcPos pos,
+                        const char *name)
+{
+	RaceLog *rl = &in->rl;
+	if (!rl->on || b->priv)
+		return;
+	if (2 * (rl->used + 1) > rl->cap) { /* grow: keep the current region's slots */
+		size_t cap = rl->cap ? 2 * rl->cap : 1024;
+		RaceSlot *old = rl->slot, *ns = calloc(cap, sizeof *ns);
+		if (!ns) {
+			rt_error(in, pos, "out of memory");
+			return;
+		}
+		size_t ocap = rl->cap;
+		rl->slot = ns;
+		rl->cap = cap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].gen == rl->gen)
+				*race_find(rl, old[i].base, old[i].off) = old[i];
+		free(old);
+	}
+	RaceSlot *sl = race_find(rl, b->block, off);
+	bool other = sl->gen == rl->gen && sl->tag != rl->tag;
+	if (other && (!store || changed)) {
+		rt_error(in, pos, "race: parallel iterations (or threads) conflict on %s element %lld (undefined: the result depends on their order)",
+		         name, (long long)off);
+		return;
+	}
+	if (!store)
+		return;
+	if (sl->gen != rl->gen)
+		rl->used++;
+	*sl = (RaceSlot){b->block, off, rl->gen, rl->tag};
 }
 
 /* Python floor division; b != 0.  INT64_MIN // -1 wraps. */
@@ -353,6 +431,7 @@ static Val eval(Interp *in, int32_t id)
 		int64_t off;
 		if (!elem_offset(in, b, in->m->bufs.data[e->buf].name, e->args, e->pos, &off))
 			return r;
+		race_access(in, b, off, false, false, e->pos, in->m->bufs.data[e->buf].name);
 		return load_elem(b, off);
 	}
 	case E_UNARY: {
@@ -794,9 +873,13 @@ static void exec_parallel(Interp *in, const Stmt *s)
 		return;
 	bool outer = !in->private_mode;
 	in->private_mode = true;
+	if (outer)
+		race_region(in, true);
 	do {
 		if (!charge(in, 1, s->pos))
 			break;
+		if (outer)
+			in->rl.tag++;
 		for (int d = 0; d < n; d++)
 			in->vars[s->vars[d]] = (Val){in->reverse ? ext[d] - 1 - i[d] : i[d], 0};
 		private_begin(in);
@@ -805,6 +888,7 @@ static void exec_parallel(Interp *in, const Stmt *s)
 	if (outer) {
 		private_end(in);
 		in->private_mode = false;
+		race_region(in, false);
 	}
 }
 
@@ -1134,7 +1218,9 @@ static void exec_if(Interp *in, const Stmt *s)
 		return;
 	}
 	in->private_mode = in->thread_mode = true;
+	race_region(in, true);
 	for (int t = 0; t < in->k->threads && charge(in, 1, s->pos); t++) {
+		in->rl.tag++;
 		set_thread_ids(in, in->vars, in->reverse ? in->k->threads - 1 - t : t);
 		private_begin(in);
 		Val c = eval(in, s->value);
@@ -1143,6 +1229,7 @@ static void exec_if(Interp *in, const Stmt *s)
 	}
 	private_end(in);
 	in->private_mode = in->thread_mode = false;
+	race_region(in, false);
 }
 
 /* V = view T[dims]: T's memory with V's dimensions, which must not hold
@@ -1189,8 +1276,14 @@ static void exec_stmt(Interp *in, int32_t id)
 		if (!elem_offset(in, b, bname(in, s->dst.buf), s->dst.idx, s->dst.pos.line ? s->dst.pos : s->pos, &off))
 			return;
 		Val v = eval(in, s->value);
-		if (!in->failed)
-			store_elem(b, off, v, (DType)EX(s->value)->type);
+		if (in->failed)
+			break;
+		Val old = in->rl.on ? load_elem(b, off) : v;
+		store_elem(b, off, v, (DType)EX(s->value)->type);
+		if (in->rl.on) {
+			Val now = load_elem(b, off);
+			race_access(in, b, off, true, memcmp(&old, &now, sizeof old) != 0, s->pos, bname(in, s->dst.buf));
+		}
 		break;
 	}
 	case S_COPY: exec_copy(in, s); break;
@@ -1406,7 +1499,8 @@ int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t 
 		return -1;
 	}
 	Interp in = {.m = m, .k = &m->kernels.data[k], .d = d, .max_steps = max_steps,
-		     .poison_alt = mode & INTERP_POISON_ALT, .reverse = mode & INTERP_REVERSE, .ls.cur = -1};
+		     .poison_alt = mode & INTERP_POISON_ALT, .reverse = mode & INTERP_REVERSE,
+		     .races = mode & INTERP_RACES, .ls.cur = -1};
 	in.vars = calloc(m->vars.len + 1, sizeof *in.vars);
 	in.bufs = calloc(m->bufs.len + 1, sizeof *in.bufs);
 	in.ls.has_shfl = calloc(m->stmts.len + 1, 1);
@@ -1456,6 +1550,7 @@ out:
 	vec_free(&in.ls.shfl);
 	free(in.bufs);
 	free(in.vars);
+	free(in.rl.slot);
 	vec_free(&in.locals);
 	return in.failed ? -1 : 0;
 }

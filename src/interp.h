@@ -66,6 +66,10 @@ enum {
 	INTERP_REVERSE = 2,    /* blocks, parallel iterations and the threads of per-thread ifs run
 	                        * in reverse order: results that change have a race (an iteration
 	                        * reads or writes what another writes) */
+	INTERP_RACES = 4,      /* a read of what another iteration (thread) of the same parallel loop
+	                        * (per-thread if) stored, or a store that changes what another stored,
+	                        * is a runtime error "race: ...": catches the write-write conflicts
+	                        * that both orders hide (every iteration writes D[1] while one updates it) */
 };
 int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode, Diag *d);
 

@@ -836,27 +836,37 @@ Test(snippets, fnuz_fp8_casts_and_arithmetic)
  * parallel iterations: iteration 7 writes what the others read, the
  * vector_add mutant that failed a CI smoke run of fuzz_diff; of blocks: both
  * write C[0..16]). */
-static float *run_mode(const char *body, unsigned mode)
+/* Runs the kernel above around body in mode into C (32 floats); returns
+ * interp_run_poisoned's status with its diagnostics in msg. */
+static int run_body(const char *body, unsigned mode, float *C, char *msg, size_t len)
 {
 	StrBuf src = {0};
 	sb_printf(&src, "kernel k(A: f32[32], B: f32[32], C: f32[32]) grid(2) threads(32) {\n"
 			"  A_f = fragment f32[16]\n  B_f = fragment f32[16]\n"
 			"  copy(A[bx * 16], A_f)\n  copy(B[bx * 16], B_f)\n%s}\n", body);
 	Module *m = snip(src.buf);
-	float *A = malloc(32 * sizeof *A), *B = malloc(32 * sizeof *B), *C = calloc(32, sizeof *C);
+	float A[32], B[32];
 	for (int i = 0; i < 32; i++)
-		A[i] = (float)i, B[i] = (float)(100 + i);
+		A[i] = (float)i + 1, B[i] = (float)(100 + i), C[i] = 0;
 	Args a = {.m = m};
-	h_tensor(&a, "A", A, 32 * sizeof *A);
-	h_tensor(&a, "B", B, 32 * sizeof *B);
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "B", B, sizeof B);
 	h_tensor(&a, "C", C, 32 * sizeof *C);
 	Diag d;
 	diag_init(&d);
-	cr_assert_eq(interp_run_poisoned(m, 0, a.args, 1u << 20, mode, &d), 0, "%s", diag_text(&d));
+	int rc = interp_run_poisoned(m, 0, a.args, 1u << 20, mode, &d);
+	snprintf(msg, len, "%s", diag_text(&d));
 	diag_free(&d);
-	free(A), free(B);
 	ir_module_free(m);
 	sb_free(&src);
+	return rc;
+}
+
+static float *run_mode(const char *body, unsigned mode)
+{
+	float *C = calloc(32, sizeof *C);
+	char msg[512];
+	cr_assert_eq(run_body(body, mode, C, msg, sizeof msg), 0, "%s", msg);
 	return C;
 }
 
@@ -881,4 +891,40 @@ Test(snippets, undefined_programs_change_with_fill_or_order)
 	cr_expect(!same_in_mode(iter_race, INTERP_REVERSE));
 	cr_expect(same_in_mode(block_race, INTERP_POISON_ALT));
 	cr_expect(!same_in_mode(block_race, INTERP_REVERSE));
+}
+
+/* INTERP_RACES: the fuzz_diff find on gfx90a (tests/fuzz/regress/diff/store_all_lockstep_race.tile):
+ * every iteration stores X[1] = 0 while iteration 1 updates X[1]; forward and
+ * reverse order both end with 0 (the last store is another iteration's), a
+ * GPU in lockstep does not, so only the race log can tell.  A program whose
+ * iterations store the same value to one element, or touch only their own,
+ * is not flagged. */
+static bool races_in(const char *body, char *msg, size_t len)
+{
+	float C[32];
+	cr_assert_eq(run_body(body, 0, C, msg, len), 0, "%s", msg);
+	return run_body(body, INTERP_POISON_ALT | INTERP_REVERSE | INTERP_RACES, C, msg, len) != 0;
+}
+
+Test(snippets, races_that_both_orders_hide_are_flagged)
+{
+	char msg[512];
+	const char *store_all = "  parallel (i) in (16) {\n    B_f[1] = 0.0\n    B_f[i] = B_f[i] * 3.0 + A_f[i]\n  }\n"
+				"  copy(B_f, C[bx * 16])\n";
+	const char *thread_store_all = "  if tx < 16 {\n    C[bx * 16 + 1] = 0.0\n"
+				       "    C[bx * 16 + tx] = C[bx * 16 + tx] * 3.0 + A[bx * 16 + tx]\n  }\n";
+	const char *same_value = "  F = shared f32[1]\n  parallel (i) in (16) {\n    F[0] = 2.0\n    B_f[i] = A_f[i] + B_f[i]\n  }\n"
+				 "  parallel (i) in (16) {\n    B_f[i] = B_f[i] * F[0]\n  }\n  copy(B_f, C[bx * 16])\n";
+	const char *own = "  parallel (i) in (16) {\n    B_f[i] = A_f[i] + B_f[i]\n    B_f[i] = B_f[i] * 3.0\n  }\n"
+			  "  copy(B_f, C[bx * 16])\n";
+	/* the order alone does not show it */
+	cr_expect(same_in_mode(store_all, INTERP_POISON_ALT | INTERP_REVERSE));
+	cr_expect(races_in(store_all, msg, sizeof msg), "store_all not flagged");
+	cr_expect(strstr(msg, "race: ") && strstr(msg, "B_f element 1"), "%s", msg);
+	cr_expect(races_in(thread_store_all, msg, sizeof msg), "thread_store_all not flagged");
+	cr_expect(strstr(msg, "race: ") && strstr(msg, "'C'") == NULL && strstr(msg, "C element"), "%s", msg);
+	cr_expect(!races_in(same_value, msg, sizeof msg), "%s", msg);
+	cr_expect(!races_in(own, msg, sizeof msg), "%s", msg);
+	const char *iter_race = "  parallel (i) in (16) {\n    B_f[i] = A_f[i] + B_f[7]\n  }\n  copy(B_f, C[bx * 16])\n";
+	cr_expect(races_in(iter_race, msg, sizeof msg), "a read of another iteration's store");
 }
