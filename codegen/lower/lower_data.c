@@ -644,7 +644,7 @@ void lower_fill(L *c, const Stmt *s)
 
 /* Native atomics: PTX red.{add,max,min} and AMD global/ds atomics.  The
  * rest is refused with the target and the combination. */
-static bool atomic_native(L *c, AtomicOp op, Space sp, DType t)
+bool lower_atomic_native(L *c, AtomicOp op, Space sp, DType t)
 {
 	bool ptx = c->t->id == TA_TARGET_SM80 || c->t->id == TA_TARGET_SM90A;
 	bool i32 = t == DT_I32 || t == DT_U32;
@@ -723,7 +723,7 @@ static void atomic_elem(L *c, const Stmt *s, const int32_t *idx, int32_t v, int3
 {
 	DType t = (DType)BUF(s->dst.buf)->dtype;
 	Addr a = lower_elem_addr(c, s->dst.buf, idx);
-	if (!atomic_native(c, (AtomicOp)s->sub, a.sp, t)) {
+	if (!lower_atomic_native(c, (AtomicOp)s->sub, a.sp, t)) {
 		DType at = a.sp == SP_GLOBAL ? DT_I64 : DT_I32;
 		int32_t ea = a.off ? bin(c, SI_ADD, at, a.addr, movi(c, at, a.off)) : a.addr;
 		int32_t nib = dtype_is_packed(t) ? lower_packed_nibble(c, s->dst.buf, idx) : -1;
@@ -743,7 +743,7 @@ void lower_atomic(L *c, const Stmt *s)
 	const Buffer *g = BUF(s->dst.buf);
 	DType t = (DType)g->dtype;
 	Space sp = g->scope == SCOPE_SHARED ? SP_SHARED : SP_GLOBAL;
-	if (!atomic_native(c, (AtomicOp)s->sub, sp, t) && !atomic_cas_ok(t)) {
+	if (!lower_atomic_native(c, (AtomicOp)s->sub, sp, t) && !atomic_cas_ok(t)) {
 		if (!c->failed)
 			diag_at(c->d, DIAG_ERROR, &c->m->src, s->pos, "%s on %s %s is not supported on %s",
 			        atomic_name((AtomicOp)s->sub), sp == SP_SHARED ? "shared" : "global", dtype_name(t),

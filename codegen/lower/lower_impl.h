@@ -239,6 +239,7 @@ void lower_store(L *c, const Stmt *s);
 void lower_copy(L *c, const Stmt *s);
 void lower_fill(L *c, const Stmt *s);
 void lower_atomic(L *c, const Stmt *s);
+bool lower_atomic_native(L *c, AtomicOp op, Space sp, DType t);
 int32_t lower_combine(L *c, ReduceOp op, DType t, int32_t acc, int32_t x);
 void lower_cas_update(L *c, Space sp, int32_t ea, DType t, int op, int32_t v, int32_t nib, int32_t guard);
 void lower_reduce(L *c, const Stmt *s);

@@ -219,7 +219,17 @@ static void rf_elem_xfer(L *c, bool from, int32_t F, int e, Space sp, DType ot, 
 {
 	DType ft = (DType)c->bl[F].rf_dtype;
 	if (from) {
-		int32_t r = rf_get(c, F, e), v = pack(c, ot, direct ? r : cvt(c, ot, ft, r));
+		int32_t r = rf_get(c, F, e);
+		if (c->rf_atomic && !lower_atomic_native(c, ATOMIC_ADD, sp, ot)) {
+			/* no add instruction for ot (AMD f16/bf16, small types): the
+			 * compare-and-swap loop on the word holding the element, the
+			 * value rounded to ot first as the interpreter does */
+			DType at = sp == SP_GLOBAL ? DT_I64 : DT_I32;
+			int32_t ea = imm ? bin(c, SI_ADD, at, rowaddr, movi(c, at, imm)) : rowaddr;
+			lower_cas_update(c, sp, ea, ot, ATOMIC_ADD, cvt(c, ot, ft, r), -1, ok);
+			return;
+		}
+		int32_t v = pack(c, ot, direct ? r : cvt(c, ot, ft, r));
 		if (c->rf_atomic) {
 			SInst in = I(SI_ATOM_ADD, ot, -1, rowaddr, v);
 			in.sub = (uint8_t)sp;
