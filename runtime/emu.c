@@ -209,6 +209,8 @@ static int decode_kernel(EmuDevice *dev, EmuKernel *k, ta_target t, Diag *d)
 	k->len = malloc(n / 4 + 1);
 	k->at = malloc((n / 4 + 1) * sizeof *k->at);
 	if (!k->insn || !k->off || !k->len || !k->at) {
+		free(k->insn), free(k->off), free(k->len), free(k->at);
+		k->insn = NULL, k->off = NULL, k->len = NULL, k->at = NULL;
 		diag_error(d, "emu: out of memory");
 		return -1;
 	}
@@ -239,6 +241,7 @@ static int decode_kernel(EmuDevice *dev, EmuKernel *k, ta_target t, Diag *d)
 		k->ninsn++;
 		pos += (size_t)len;
 	}
+	dev->stats.decoded += (uint64_t)k->ninsn;
 	return 0;
 }
 
@@ -270,9 +273,10 @@ int emu_load(EmuDevice *dev, const uint8_t *hsaco, size_t n, Diag *d)
 		}
 		k->entry = (uint32_t)(ki->entry_vaddr - dev->co->text_vaddr);
 		k->size = (uint32_t)(ki->k.code_size ? ki->k.code_size : dev->co->text_size - k->entry);
-		int w64 = !dev->g11 || !(ki->desc.kernel_code_properties & (1u << 10));
-		if (decode_kernel(dev, k, dev->target | (dev->g11 && w64 ? ISA_WAVE64 : 0), d))
-			return -1;
+		/* Decoded at its first launch (emu_launch): kernels may share or
+		 * overlap code, so decoding all of them here could cost kernels x
+		 * .text (a few hundred kernel descriptors over one 32 KiB body took
+		 * 900 MB); a launch decodes only what it runs. */
 	}
 	return 0;
 }
@@ -675,6 +679,8 @@ int emu_launch(EmuDevice *dev, const char *name, const uint32_t grid[3], const u
 	if (check_sizes(dev, k, lanes, kernarg_size, dynamic_lds, d))
 		return -1;
 	dev->wt = dev->target | (dev->g11 && w64 ? ISA_WAVE64 : 0);
+	if (!k->insn && decode_kernel(dev, k, dev->wt, d))
+		return -1;
 	dev->k = k;
 	dev->d = d;
 	dev->failed = 0;

@@ -36,6 +36,7 @@ typedef struct {
 	uint64_t insns;      /* instructions executed (per wave, all waves summed) */
 	uint64_t valu, salu, vmem, smem, lds, mma, branches;
 	uint64_t waves, workgroups;
+	uint64_t decoded;    /* instructions decoded (each kernel's code once, at its first launch) */
 } EmuStats;
 
 /* Checks that can be switched off (all on by default). */
@@ -60,8 +61,8 @@ int emu_free(EmuDevice *dev, uint64_t addr);
 int emu_write(EmuDevice *dev, uint64_t addr, const void *src, size_t n, Diag *d);
 int emu_read(EmuDevice *dev, uint64_t addr, void *dst, size_t n, Diag *d);
 
-/* Loads a code object (replaces any previous one).  Every kernel's code is
- * decoded once here.  Returns 0, or -1 with an error in d. */
+/* Loads a code object (replaces any previous one).  A kernel's code is
+ * decoded once, at its first launch.  Returns 0, or -1 with an error in d. */
 int emu_load(EmuDevice *dev, const uint8_t *hsaco, size_t n, Diag *d);
 
 /* Runs kernel `name` (with or without the ".kd" suffix) on grid[0..2]

@@ -46,6 +46,21 @@ Test(emu_limits, fuzz_input_with_4gb_lds_is_an_error)
 	free(data);
 }
 
+/* co_assemble of text for target t (asserts success); malloc'd bytes. */
+static uint8_t *assemble(ta_target t, const char *text, size_t *n)
+{
+	Target tg;
+	memset(&tg, 0, sizeof tg);
+	tg.id = t;
+	SrcFile src = {"limits.s", text, strlen(text)};
+	Diag d;
+	diag_init(&d);
+	uint8_t *co = NULL;
+	cr_assert_eq(co_assemble(&tg, 0, &src, &co, n, &d), 0, "%s\n%s", diag_text(&d), text);
+	diag_free(&d);
+	return co;
+}
+
 typedef struct {
 	ta_target t;
 	int w32;     /* gfx1100 wave32 */
@@ -82,15 +97,10 @@ static int launch_sizes(const Kern *kn, size_t kernarg_size, uint32_t dynamic_ld
 		sb_printf(&sb, "  .amdhsa_wavefront_size32 %d\n", kn->w32);
 	sb_puts(&sb, ".end_amdhsa_kernel\n");
 	char *text = sb_take(&sb);
-	Target tg;
-	memset(&tg, 0, sizeof tg);
-	tg.id = kn->t;
-	SrcFile src = {"limits.s", text, strlen(text)};
+	size_t n = 0;
+	uint8_t *co = assemble(kn->t, text, &n);
 	Diag d;
 	diag_init(&d);
-	uint8_t *co = NULL;
-	size_t n = 0;
-	cr_assert_eq(co_assemble(&tg, 0, &src, &co, &n, &d), 0, "%s\n%s", diag_text(&d), text);
 	if (patch) {
 		uint8_t *kd = NULL;
 		for (size_t at = 0; !kd && at + sizeof as <= n; at += 4) /* the descriptor is 64-byte aligned */
@@ -192,4 +202,48 @@ Test(emu_limits, kernarg_bound)
 		kn.kernarg = 0xfffffff0u;
 		expect_err(&kn, 8, 0, "kernarg segment of 4294967280 bytes (KERNARG_SIZE 4294967280, 8 passed)");
 	}
+}
+
+/* emu_load decodes nothing, each launch decodes its kernel once.  Decoding
+ * every kernel at load cost kernels x .text when descriptors of an untrusted
+ * object share one body (co_assemble no longer writes such objects, co_read
+ * reads them): 400 descriptors over 8192 instructions took 900 MB.  Here
+ * each kernel has its own body. */
+Test(emu_limits, kernels_are_decoded_at_their_first_launch)
+{
+	enum { K = 300, BODY = 255 };
+	StrBuf sb = {0};
+	sb_puts(&sb, ".text\n");
+	for (int i = 0; i < K; i++) {
+		sb_printf(&sb, ".p2align 8\n.globl k%d\n.type k%d,@function\nk%d:\n", i, i, i);
+		for (int j = 0; j < BODY; j++)
+			sb_puts(&sb, "  s_nop 0\n");
+		sb_printf(&sb, "  s_endpgm\n.Lend%d:\n  .size k%d, .Lend%d-k%d\n", i, i, i, i);
+	}
+	sb_puts(&sb, ".rodata\n");
+	for (int i = 0; i < K; i++)
+		sb_printf(&sb, ".p2align 6\n.amdhsa_kernel k%d\n  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 16\n"
+			       "  .amdhsa_accum_offset 8\n.end_amdhsa_kernel\n", i);
+	char *text = sb_take(&sb);
+	size_t n = 0;
+	uint8_t *co = assemble(TA_TARGET_GFX942, text, &n);
+	Diag d;
+	diag_init(&d);
+	EmuDevice *dev = emu_create(TA_TARGET_GFX942);
+	cr_assert_eq(emu_load(dev, co, n, &d), 0, "%s", diag_text(&d));
+	cr_assert_eq(emu_code_object(dev)->nkernels, K);
+	cr_assert_eq(emu_stats(dev)->decoded, 0);
+	const uint32_t grid[3] = {1, 1, 1}, block[3] = {64, 1, 1};
+	static const char *const runs[] = {"k7", "k7", "k299.kd", "k0"};
+	static const uint64_t want[] = {BODY + 1, BODY + 1, 2 * (BODY + 1), 3 * (BODY + 1)};
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(emu_launch(dev, runs[i], grid, block, NULL, 0, 0, &d), 0, "%s", diag_text(&d));
+		cr_assert_eq(emu_stats(dev)->decoded, want[i], "after %s: %llu decoded", runs[i],
+			     (unsigned long long)emu_stats(dev)->decoded);
+	}
+	cr_assert_eq(emu_stats(dev)->insns, 4 * (BODY + 1));
+	emu_destroy(dev);
+	diag_free(&d);
+	free(co);
+	free(text);
 }
