@@ -227,6 +227,43 @@ static int kd_order(const void *x, const void *y)
 	return (a->kd_vaddr > b->kd_vaddr) - (a->kd_vaddr < b->kd_vaddr);
 }
 
+/* Function symbols sorted by address, name, then table order: each kernel
+ * finds its code size by a binary search, not a scan of every symbol
+ * (kernels x symbols was quadratic on untrusted input). */
+typedef struct {
+	uint64_t value, size, index;
+	const char *name;
+} FuncSym;
+
+static int func_order(const void *x, const void *y)
+{
+	const FuncSym *a = x, *b = y;
+	if (a->value != b->value)
+		return (a->value > b->value) - (a->value < b->value);
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* Kernels by name (then index), for matching metadata by .symbol. */
+typedef struct {
+	const char *name;
+	int i;
+} KName;
+
+static int kname_order(const void *x, const void *y)
+{
+	const KName *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* strcmp of name against the first klen bytes of key as a string. */
+static int cmp_key(const char *name, const char *key, size_t klen)
+{
+	int c = strncmp(name, key, klen);
+	return c ? c : name[klen] != 0;
+}
+
 int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 {
 	*out = NULL;
@@ -347,6 +384,17 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 	/* .text: the executable section holding the first entry; every entry
 	 * must be inside it. */
 	int texti = -1;
+	size_t nfs = 0;
+	FuncSym *fs = malloc(sizeof *fs * (size_t)(nsym ? nsym : 1));
+	if (!fs)
+		goto oom;
+	for (uint64_t s = 1; s < nsym; s++) {
+		const uint8_t *sp = p + st->off + 24 * s;
+		const char *nm = strat(&r, st->link, rd32(sp)); /* checked above */
+		if (nm && ELF64_ST_TYPE(sp[4]) == STT_FUNC)
+			fs[nfs++] = (FuncSym){rd64(sp + 8), rd64(sp + 16), s, nm};
+	}
+	qsort(fs, nfs, sizeof *fs, func_order);
 	for (int i = 0; i < o->nkernels; i++) {
 		CoKernelInfo *ki = &o->kernels[i];
 		co_descriptor_decode(ki->kd, &ki->desc);
@@ -361,19 +409,29 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 		    ki->entry_vaddr - r.sh[texti].addr >= r.sh[texti].size) {
 			diag_error(d, "not a valid AMD code object: kernel '%s' entry 0x%llx is outside the code",
 				   ki->k.name, (unsigned long long)ki->entry_vaddr);
+			free(fs);
 			goto fail;
 		}
 		ki->k.text_offset = (uint32_t)(ki->entry_vaddr - r.sh[texti].addr);
-		/* Code size from the function symbol, else up to the next entry/end. */
+		/* Code size from the function symbol, else up to the next entry/end;
+		 * the symbols named so at the entry, in table order, each taken when
+		 * no larger than the size so far. */
 		ki->k.code_size = r.sh[texti].size - ki->k.text_offset;
-		for (uint64_t s = 1; s < nsym; s++) {
-			const uint8_t *sp = p + st->off + 24 * s;
-			const char *nm = strat(&r, st->link, rd32(sp));
-			if (nm && ELF64_ST_TYPE(sp[4]) == STT_FUNC && rd64(sp + 8) == ki->entry_vaddr &&
-			    !strcmp(nm, ki->k.name) && rd64(sp + 16) <= ki->k.code_size)
-				ki->k.code_size = rd64(sp + 16);
+		size_t lo = 0, hi = nfs;
+		while (lo < hi) { /* first symbol not before (entry, name) */
+			size_t mid = (lo + hi) / 2;
+			int c = fs[mid].value != ki->entry_vaddr ? (fs[mid].value < ki->entry_vaddr ? -1 : 1)
+								  : strcmp(fs[mid].name, ki->k.name);
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		for (; lo < nfs && fs[lo].value == ki->entry_vaddr && !strcmp(fs[lo].name, ki->k.name); lo++)
+			if (fs[lo].size <= ki->k.code_size)
+				ki->k.code_size = fs[lo].size;
 	}
+	free(fs);
 	o->text_vaddr = r.sh[texti].addr;
 	o->text_size = r.sh[texti].size;
 	uint8_t *text = arena_alloc(&o->arena, o->text_size ? o->text_size : 1);
@@ -389,23 +447,42 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 			diag_error(d, "bad metadata: amdhsa.kernels is not an array");
 			goto fail;
 		}
+		KName *kn = malloc(sizeof *kn * (size_t)o->nkernels);
+		if (!kn)
+			goto oom;
+		for (int i = 0; i < o->nkernels; i++)
+			kn[i] = (KName){o->kernels[i].k.name, i};
+		qsort(kn, (size_t)o->nkernels, sizeof *kn, kname_order);
 		for (int j = 0; ks_md && j < ks_md->n; j++) {
 			const CoMd *m = &ks_md->items[j];
 			const CoMd *sym = co_md_get(m, ".symbol"), *name = co_md_get(m, ".name");
 			if (m->kind != CO_MD_MAP || !sym || sym->kind != CO_MD_STR || !name || name->kind != CO_MD_STR) {
 				diag_error(d, "bad metadata: kernel %d needs .name and .symbol strings", j);
+				free(kn);
 				goto fail;
 			}
-			for (int i = 0; i < o->nkernels; i++) {
-				CoKernelInfo *ki = &o->kernels[i];
-				size_t ln = strlen(ki->k.name);
-				if (strncmp(sym->s, ki->k.name, ln) || strcmp(sym->s + ln, ".kd"))
-					continue;
+			/* The kernels named .symbol less ".kd", in index order. */
+			size_t ls = strlen(sym->s);
+			if (ls < 3 || strcmp(sym->s + ls - 3, ".kd"))
+				continue;
+			size_t lo = 0, hi = (size_t)o->nkernels;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (cmp_key(kn[mid].name, sym->s, ls - 3) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < (size_t)o->nkernels && !cmp_key(kn[lo].name, sym->s, ls - 3); lo++) {
+				CoKernelInfo *ki = &o->kernels[kn[lo].i];
 				ki->md = m;
-				if (kernel_md(&r, m, &ki->k))
+				if (kernel_md(&r, m, &ki->k)) {
+					free(kn);
 					goto fail;
+				}
 			}
 		}
+		free(kn);
 	}
 	*out = o;
 	return 0;
