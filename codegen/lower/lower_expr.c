@@ -307,7 +307,7 @@ static int32_t ferf(L *c, int32_t x)
 	return selp(c, DT_F32, setp(c, CMP_NE, DT_F32, x, x), x, r); /* NaN in, NaN out */
 }
 
-/* pow(x, y) = 2^(y log2|x|), negated for x < 0 and odd integral y, NaN for
+/* pow(x, y) = 2^(y log2|x|), negated for x < 0 or -0 and odd integral y, NaN for
  * x < 0 and non-integral y; pow(x, 0) = pow(1, y) = 1 as in C. */
 static int32_t fpow(L *c, int32_t x, int32_t y)
 {
@@ -316,7 +316,11 @@ static int32_t fpow(L *c, int32_t x, int32_t y)
 	int32_t half = fmul(c, y, f32c(c, 0.5));
 	int32_t yodd = bin(c, SI_AND, DT_BOOL, yint, setp(c, CMP_NE, DT_F32, math(c, MATH_FLOOR, half), half));
 	int32_t neg = setp(c, CMP_LT, DT_F32, x, f32c(c, 0));
-	r = selp(c, DT_F32, bin(c, SI_AND, DT_BOOL, neg, yodd), un(c, SI_NEG, DT_F32, r), r);
+	/* x's sign bit, -0 included (1/-0 = -inf): pow(-0, -3) = -inf, pow(-0, 3) = -0 as in C */
+	int32_t negz = bin(c, SI_AND, DT_BOOL, setp(c, CMP_EQ, DT_F32, x, f32c(c, 0)),
+	                   setp(c, CMP_LT, DT_F32, bin(c, SI_DIV, DT_F32, f32c(c, 1.0), x), f32c(c, 0)));
+	int32_t sign = bin(c, SI_OR, DT_BOOL, neg, negz);
+	r = selp(c, DT_F32, bin(c, SI_AND, DT_BOOL, sign, yodd), un(c, SI_NEG, DT_F32, r), r);
 	r = selp(c, DT_F32, bin(c, SI_AND, DT_BOOL, neg, un(c, SI_NOT, DT_BOOL, yint)), f32c(c, NAN), r);
 	int32_t one = bin(c, SI_OR, DT_BOOL, setp(c, CMP_EQ, DT_F32, y, f32c(c, 0)),
 	                  setp(c, CMP_EQ, DT_F32, x, f32c(c, 1.0)));

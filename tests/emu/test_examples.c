@@ -114,6 +114,9 @@ Test(emu_regress, rank_reducing_copies)
 	each_target("tests/emu/regress/copy_rank_reducing", "--arg B=1 --arg H=2 --arg S=128");
 }
 
+/* pow(-0, odd) keeps the sign (tests/emu/regress/pow_neg_zero.tile, a fuzz_diff find) */
+Test(emu_regress, pow_of_negative_zero) { each_target("tests/emu/regress/pow_neg_zero", ""); }
+
 /* Native atomics: add/max/min, element and tile forms, global and shared
  * (tests/emu/regress/atomics.tile; ptxas checks it in tests/ptx). */
 Test(emu_regress, atomics)
