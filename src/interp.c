@@ -33,6 +33,7 @@ typedef struct {
 	int rank, esize;
 	DType dt;
 	bool global;
+	double *slack;  /* interp_run_slack: {sum of |values|, adds} per element of float atomic adds, or NULL */
 } BufState;
 
 /* INTERP_RACES: the iteration (or thread) that last stored to each element
@@ -821,6 +822,18 @@ static void exec_cumsum(Interp *in, const Stmt *s)
 		}
 }
 
+/* interp_run_slack's record of one float atomic add into element off of g. */
+static void note_atomic_add(BufState *g, Op op, int64_t off, Val old, Val v)
+{
+	if (!g->slack || op != OP_ADD || !is_float(g->dt))
+		return;
+	double *e = &g->slack[2 * off];
+	if (e[1] == 0)
+		e[0] += fabs(old.f);
+	e[0] += fabs(v.f);
+	e[1] += 1;
+}
+
 static void exec_atomic_add(Interp *in, const Stmt *s)
 {
 	BufState *g = &in->bufs[s->dst.buf];
@@ -832,7 +845,9 @@ static void exec_atomic_add(Interp *in, const Stmt *s)
 		Val v = convert(eval(in, s->value), (DType)EX(s->value)->type, g->dt);
 		if (in->failed)
 			return;
-		store_elem(g, off, arith(op, g->dt, load_elem(g, off), v), g->dt);
+		Val old = load_elem(g, off);
+		note_atomic_add(g, op, off, old, v);
+		store_elem(g, off, arith(op, g->dt, old, v), g->dt);
 		return;
 	}
 	const BufState *x = &in->bufs[s->src.buf];
@@ -850,7 +865,9 @@ static void exec_atomic_add(Interp *in, const Stmt *s)
 		if (gi < 0)
 			continue;
 		Val v = convert(load_elem(x, tile_offset(x, zero, xp)), x->dt, g->dt);
-		store_elem(g, gi, arith(op, g->dt, load_elem(g, gi), v), g->dt);
+		Val old = load_elem(g, gi);
+		note_atomic_add(g, op, gi, old, v);
+		store_elem(g, gi, arith(op, g->dt, old, v), g->dt);
 	} while (next_index(t, ext, s->trank));
 }
 
@@ -1487,7 +1504,22 @@ int interp_run_bounded(const Module *m, int k, const InterpArg *args, uint64_t m
 	return interp_run_poisoned(m, k, args, max_steps, 0, d);
 }
 
+static int run_kernel(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode,
+                      double *const *slack, Diag *d);
+
 int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode, Diag *d)
+{
+	return run_kernel(m, k, args, max_steps, mode, NULL, d);
+}
+
+int interp_run_slack(const Module *m, int k, const InterpArg *args, uint64_t max_steps, double *const *slack,
+                     Diag *d)
+{
+	return run_kernel(m, k, args, max_steps, 0, slack, d);
+}
+
+static int run_kernel(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode,
+                      double *const *slack, Diag *d)
 {
 	if (!m->verified || k < 0 || (size_t)k >= m->kernels.len) {
 		diag_error(d, "interp_run needs a verified module and a valid kernel index");
@@ -1511,6 +1543,9 @@ int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t 
 	}
 	if (setup(&in, args))
 		goto out;
+	for (int a = 0; slack && a < in.k->nargs; a++)
+		if (in.k->args[a].buf >= 0)
+			in.bufs[in.k->args[a].buf].slack = slack[a];
 	int64_t grid[3] = {1, 1, 1};
 	for (int g = 0; g < in.k->ngrid && g < 3; g++) {
 		grid[g] = eval(&in, in.k->grid[g]).i;

@@ -73,6 +73,18 @@ enum {
 };
 int interp_run_poisoned(const Module *m, int k, const InterpArg *args, uint64_t max_steps, unsigned mode, Diag *d);
 
+/* interp_run_bounded that also measures how much the order of float atomic
+ * adds may change each result.  slack has one entry per Kernel.args[i]: NULL,
+ * or for a tensor argument 2 * elems zeroed doubles; every atomic_add (not
+ * max/min) into element e of a float tensor adds |old value| (first add only)
+ * and |added value| to slack[i][2e] and 1 to slack[i][2e + 1].  Each add
+ * rounds to the tensor's dtype and the adds of different blocks or iterations
+ * may run in any order, so two legal results differ by at most
+ * slack[i][2e + 1] * ulp(slack[i][2e]) (every partial sum is at most the sum
+ * of magnitudes; tileasm run widens its comparison by that). */
+int interp_run_slack(const Module *m, int k, const InterpArg *args, uint64_t max_steps, double *const *slack,
+                     Diag *d);
+
 /* Shape of the tensor argument argi of kernel k given the symbol values in
  * args (or their -D values).  Returns the rank and fills dims, or -1 if argi
  * is not a tensor or a needed symbol is negative (no diagnostic). */

@@ -928,3 +928,49 @@ Test(snippets, races_that_both_orders_hide_are_flagged)
 	const char *iter_race = "  parallel (i) in (16) {\n    B_f[i] = A_f[i] + B_f[7]\n  }\n  copy(B_f, C[bx * 16])\n";
 	cr_expect(races_in(iter_race, msg, sizeof msg), "a read of another iteration's store");
 }
+
+/* interp_run_slack: per element of a float tensor atomically added into, the
+ * sum of magnitudes (old value once, then every added value) and the number
+ * of adds, which tileasm run turns into the reordering tolerance.  Three
+ * blocks add their tile into C (f16) and two of them an element into C[0];
+ * max does not count; the integer tensor gets no record. */
+Test(snippets, atomic_add_slack_counts_adds_and_magnitudes)
+{
+	Module *m = snip("kernel k(A: f16[3, 4], C: f16[4], D: f16[4], I: i32[4]) grid(3) threads(32) {\n"
+			 "  A_f = fragment f16[4]\n"
+			 "  copy(A[bx, 0], A_f)\n"
+			 "  atomic_add(C[0], A_f)\n"
+			 "  if bx < 2 {\n    atomic_add(C[0], f16(-1.5))\n  }\n"
+			 "  atomic_max(D[0], A_f)\n"
+			 "  atomic_add(I[1], 1)\n"
+			 "}\n");
+	uint16_t A[12], C[4], D[4];
+	int32_t I[4] = {0};
+	float av[12] = {1, -2, 3, 0.5f, -4, 5, -6, 7, 8, -9, 10, -11};
+	for (int i = 0; i < 12; i++)
+		A[i] = dt_f16_from_double(av[i]);
+	for (int i = 0; i < 4; i++)
+		C[i] = dt_f16_from_double(i == 0 ? -0.25f : 0), D[i] = dt_f16_from_double(0);
+	Args a = {.m = m};
+	h_tensor(&a, "A", A, sizeof A);
+	h_tensor(&a, "C", C, sizeof C);
+	h_tensor(&a, "D", D, sizeof D);
+	h_tensor(&a, "I", I, sizeof I);
+	double sc[8] = {0}, sd[8] = {0}, si[8] = {0};
+	double *slack[4] = {NULL, sc, sd, si};
+	Diag d;
+	diag_init(&d);
+	cr_assert_eq(interp_run_slack(m, 0, a.args, 1u << 20, slack, &d), 0, "%s", diag_text(&d));
+	diag_free(&d);
+	/* C[0]: |-0.25| + |1| + |-4| + |8| + 2 * |-1.5| = 16.25 over 5 adds; C[1]: 0 + 2 + 5 + 9 over 3 */
+	cr_expect_eq(sc[0], 16.25);
+	cr_expect_eq(sc[1], 5);
+	cr_expect_eq(sc[2], 16);
+	cr_expect_eq(sc[3], 3);
+	cr_expect_eq(sc[7], 3);
+	for (int i = 0; i < 8; i++) {
+		cr_expect_eq(sd[i], 0, "atomic_max is not recorded");
+		cr_expect_eq(si[i], 0, "integer adds are not recorded");
+	}
+	ir_module_free(m);
+}
