@@ -89,6 +89,8 @@ CASES=(
   "$EX/mha_fwd.tile|mha_fwd|D:D=128 B=2 H=2 S=256 causal=1 scale=0.088"
   "$L/splitk_f16.tile|gemm_splitk_f16|M=200 N=136 K=1000 S=4"
   "$L/splitk_f16.tile|gemm_splitk_f16|M=64 N=130 K=70 S=3"
+  "$L/splitk_bf16.tile|gemm_splitk_bf16|M=200 N=136 K=1000 S=4"
+  "$L/splitk_bf16.tile|gemm_splitk_bf16|M=64 N=130 K=70 S=3"
   "$R/rowfrag_two_shapes.tile|k|"
   "$R/rowfrag_wide_acc.tile|k|"
   "$R/reduce_acc_rows_out.tile|k|"
