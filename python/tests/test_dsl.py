@@ -246,6 +246,26 @@ def test_math_bits_and_steps():
     np.testing.assert_array_equal(j, rj)
 
 
+@T.prim_func
+def vectorized_rows(X: T.Tensor((8, 16), "float32"), Y: T.Tensor((8, 16), "float32")):
+    with T.Kernel(1, threads=32):
+        for r in T.Parallel(8):
+            for c in T.vectorized(0, 16, 4):  # 0, 4, 8, 12
+                Y[r, c] = X[r, c] * 2 + T.cast(c, "float32")
+
+
+@pytest.mark.parametrize("target,backend", [("gfx942", "emu"), ("sm_80", "interp")])
+def test_vectorized_loop(target, backend):
+    k = tileasm.compile(vectorized_rows, target=target)
+    assert "vectorized c in 0 .. 16 step 4 {" in vectorized_rows.tile_ir
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+    y = np.full((8, 16), 7, np.float32)
+    k(x, y, backend=backend)
+    ref = np.full((8, 16), 7, np.float32)
+    ref[:, ::4] = x[:, ::4] * 2 + np.arange(0, 16, 4, dtype=np.float32)
+    np.testing.assert_array_equal(y, ref)
+
+
 @pytest.mark.parametrize("N,K", [(77, 600), (64, 256), (1, 5)])
 def test_gemv_thread_style(N, K):
     """2-D thread blocks (threads=(32, 4), T.get_thread_binding(0/1)), T.alloc_var, lazy T.if_then_else loads and

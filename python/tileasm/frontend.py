@@ -771,7 +771,7 @@ class _Translator:
             self.fail(st, "for ... else is not supported")
         it = st.iter
         if not isinstance(it, ast.Call):
-            self.fail(it, "loop over T.Parallel, T.Pipelined, T.serial, T.unroll or range")
+            self.fail(it, "loop over T.Parallel, T.Pipelined, T.serial, T.unroll, T.vectorized or range")
         f = self.callee(it)
         p = _prim(f)
         self.scopes.append({})
@@ -812,15 +812,15 @@ class _Translator:
             # num_stages=0 ("infer") runs the loop unpipelined.
             self.emit(st, f"pipelined {irn} in {lo} .. {hi} stages({stages}) {{" if stages > 0 else
                       f"serial {irn} in {lo} .. {hi} {{")
-        elif p in ("serial", "unroll") or f is builtins.range:
-            kind = "unroll" if p == "unroll" else "serial"
+        elif p in ("serial", "unroll", "vectorized") or f is builtins.range:
+            kind = p if p in ("unroll", "vectorized") else "serial"  # vectorized: unrolled, constant bounds
             lo, hi = self.loop_bounds(it, "range" if f is builtins.range else f"T.{p}")
             n = self.loop_var(st.target)
             irn = self._irname(n)
             self.bind(n, ("var", irn))
             self.emit(st, f"{kind} {irn} in {lo} .. {hi} {{")
         else:
-            self.fail(it, "loop over T.Parallel, T.Pipelined, T.serial, T.unroll or range")
+            self.fail(it, "loop over T.Parallel, T.Pipelined, T.serial, T.unroll, T.vectorized or range")
         self.depth += 1
         self.block(st.body)
         self.depth -= 1
