@@ -183,7 +183,9 @@ static int parse_int(const char *s, long long *v)
 	return errno || *end ? -1 : 0;
 }
 
-static int kernel_field(CoAsm *a, const char *name, const char *arg, SrcPos pos)
+/* pos: the directive, vpos: its value (where llvm-mc reports a repeated
+ * directive and a value out of range). */
+static int kernel_field(CoAsm *a, const char *name, const char *arg, SrcPos pos, SrcPos vpos)
 {
 	size_t i;
 	for (i = 0; i < TA_ARRAY_LEN(fields); i++)
@@ -197,13 +199,13 @@ static int kernel_field(CoAsm *a, const char *name, const char *arg, SrcPos pos)
 	    (f->where == W_NOAFS && arch_fs(t)) || (f->where == W_AFS && !arch_fs(t)))
 		return err(a, pos, ".amdhsa_%s is not supported on %s", name, target_name(t->id));
 	if (a->seen & (1ull << i))
-		return err(a, pos, ".amdhsa_%s already set for this kernel", name);
+		return err(a, vpos, ".amdhsa_%s already set for this kernel", name);
 	a->seen |= 1ull << i;
 	long long v;
 	if (parse_int(arg, &v))
-		return err(a, pos, ".amdhsa_%s needs an integer value", name);
+		return err(a, vpos, ".amdhsa_%s needs an integer value", name);
 	if (v < 0 || v > f->max)
-		return err(a, pos, ".amdhsa_%s value %lld out of range (0..%d)", name, v, f->max);
+		return err(a, vpos, ".amdhsa_%s value %lld out of range (0..%d)", name, v, f->max);
 	CoKernel *k = a->cur;
 	uint8_t *p = (uint8_t *)k + f->off;
 	switch (f->kind) {
@@ -252,8 +254,8 @@ static int end_kernel(CoAsm *a, SrcPos pos)
 	int implied = co_user_sgprs_implied(k);
 	if (!a->explicit_usgpr)
 		k->user_sgpr_count = implied;
-	else if (k->user_sgpr_count < implied)
-		return err(a, pos, ".amdhsa_user_sgpr_count %d is smaller than the %d enabled user SGPRs",
+	else if (k->user_sgpr_count < implied) /* llvm-mc: past .end_amdhsa_kernel */
+		return err(a, (SrcPos){pos.line, pos.col + 18}, ".amdhsa_user_sgpr_count %d is smaller than the %d enabled user SGPRs",
 			   k->user_sgpr_count, implied);
 	CoDescriptor kd;
 	if (co_descriptor(&a->t, k, &kd, a->d))
@@ -299,6 +301,15 @@ int co_asm_directive(void *user, const char *line, SrcPos pos, int *raw_mode)
 				return a->errors++, -1;
 			if (a->md)
 				return err(a, pos, "second .amdgpu_metadata block");
+			/* llvm-mc reports the verifier's refusal just past the
+			 * closing directive. */
+			StrBuf why = {0};
+			if (co_md_verify(md, &why)) {
+				err(a, (SrcPos){pos.line, pos.col + (int)(s - line) + 20}, "invalid HSA metadata: %s",
+				    why.buf ? why.buf : "?");
+				sb_free(&why);
+				return -1;
+			}
 			a->md = md;
 			return 1;
 		}
@@ -329,16 +340,16 @@ int co_asm_directive(void *user, const char *line, SrcPos pos, int *raw_mode)
 		if (strncmp(name, ".amdhsa_", 8) || !strcmp(name, ".amdhsa_kernel"))
 			return err(a, pos, "%s inside .amdhsa_kernel %s (missing .end_amdhsa_kernel?)", name,
 				   a->cur->name);
-		return kernel_field(a, name + 8, rest, pos) ? -1 : 1;
+		return kernel_field(a, name + 8, rest, pos, (SrcPos){pos.line, pos.col + (int)(rest - buf)}) ? -1
+													      : 1;
 	}
 	if (!strcmp(name, ".amdhsa_kernel")) {
 		char kname[256];
 		const char *after = word(rest, kname, sizeof kname);
 		if (!kname[0] || *skip_ws(after))
 			return err(a, pos, ".amdhsa_kernel needs one kernel name");
-		for (size_t i = 0; i < a->kernels.len; i++)
-			if (!strcmp(a->kernels.data[i].name, kname))
-				return err(a, pos, "kernel '%s' already has a descriptor", kname);
+		/* A second block for one name is reported by co_asm_finish
+		 * (sort then scan: a scan per kernel is quadratic). */
 		CoKernel k;
 		asm_defaults(&k, &a->t);
 		k.name = arena_strndup(&a->arena, kname, strlen(kname));
@@ -379,6 +390,55 @@ int co_asm_directive(void *user, const char *line, SrcPos pos, int *raw_mode)
 	return 0;
 }
 
+typedef struct {
+	const char *name;
+	size_t i;
+} NameAt;
+
+static int name_order(const void *x, const void *y)
+{
+	const NameAt *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The entries named `name` in a name-sorted array: the first, or n. */
+static size_t name_find(const NameAt *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo].name, name) ? lo : n;
+}
+
+/* Kernels sorted by name, or NULL (out of memory); a name given two
+ * descriptors is reported at the second, as llvm-mc reports it. */
+static NameAt *sorted_names(CoAsm *a, int *dup)
+{
+	size_t n = a->kernels.len;
+	NameAt *v = malloc(sizeof *v * (n ? n : 1));
+	*dup = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (NameAt){a->kernels.data[i].name, i};
+	qsort(v, n, sizeof *v, name_order);
+	size_t first = n;
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(v[i - 1].name, v[i].name) && v[i].i < first)
+			first = v[i].i;
+	if (first < n) {
+		err(a, a->kpos.data[first], "kernel '%s' already has a descriptor", a->kernels.data[first].name);
+		*dup = 1;
+	}
+	return v;
+}
+
 static int by_text_offset(const void *x, const void *y)
 {
 	const CoKernel *a = *(CoKernel *const *)x, *b = *(CoKernel *const *)y;
@@ -398,6 +458,13 @@ int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 		return -1;
 	if (!a->kernels.len)
 		return err(a, (SrcPos){0, 0}, "no kernels: a code object needs at least one .amdhsa_kernel");
+	int dup;
+	NameAt *kn = sorted_names(a, &dup);
+	free(kn);
+	if (!kn)
+		return err(a, (SrcPos){0, 0}, "out of memory");
+	if (dup)
+		return -1;
 	/* .text and .rodata are written; bytes in any other section would be
 	 * lost, so they are an error (empty ones such as .AMDGPU.csdata and
 	 * .note.GNU-stack carry nothing). */
@@ -447,22 +514,38 @@ int co_asm_finish(CoAsm *a, const IsaAsmOut *out, uint8_t **co, size_t *len)
 	data.syms = dsyms.data;
 	data.nsyms = (int)dsyms.len;
 	const IsaSection *ts = &out->sections.data[text];
+	/* Symbols by name: each kernel finds its label by a binary search. */
+	size_t nsy = out->symbols.len;
+	NameAt *sy = malloc(sizeof *sy * (nsy ? nsy : 1));
+	if (!sy) {
+		vec_free(&dsyms);
+		return err(a, (SrcPos){0, 0}, "out of memory");
+	}
+	for (size_t j = 0; j < nsy; j++)
+		sy[j] = (NameAt){out->symbols.data[j].name, j};
+	qsort(sy, nsy, sizeof *sy, name_order);
 	for (size_t i = 0; i < a->kernels.len; i++) {
 		CoKernel *k = &a->kernels.data[i];
 		int s = -1; /* last definition wins, as in the assembler's table */
-		for (size_t j = 0; j < out->symbols.len; j++)
-			if (!strcmp(out->symbols.data[j].name, k->name))
-				s = (int)j;
-		if (s < 0 || !out->symbols.data[s].defined || out->symbols.data[s].section != text)
+		for (size_t j = name_find(sy, nsy, k->name); j < nsy && !strcmp(sy[j].name, k->name); j++)
+			s = (int)sy[j].i;
+		if (s < 0 || !out->symbols.data[s].defined || out->symbols.data[s].section != text) {
+			free(sy);
+			vec_free(&dsyms);
 			return err(a, a->kpos.data[i], "kernel '%s' has no code: define the label %s in .text",
 				   k->name, k->name);
+		}
 		const IsaSymbol *sym = &out->symbols.data[s];
-		if (sym->value % 256)
+		if (sym->value % 256) {
+			free(sy);
+			vec_free(&dsyms);
 			return err(a, a->kpos.data[i], "kernel '%s' entry is not 256-byte aligned (add .p2align 8)",
 				   k->name);
+		}
 		k->text_offset = (uint32_t)sym->value;
 		k->code_size = sym->size;
 	}
+	free(sy);
 	/* Code ranges: a kernel without .size runs up to the next kernel's entry
 	 * (llvm-mc writes size 0 there; running to the end of .text would cover
 	 * the kernels after it), and ranges must not overlap, since co_source

@@ -300,6 +300,11 @@ int co_source(const uint8_t *p, size_t n, int encodings, StrBuf *sb, Diag *d);
 
 /* ---- yaml.c ------------------------------------------------------------- */
 
+/* llvm-mc-19's checks on a metadata document (known keys' types and
+ * values, required keys; unknown keys pass): 0, or -1 with the reason.
+ * Quoted integers and booleans are retyped in place, as llvm-mc does. */
+int co_md_verify(CoMd *doc, StrBuf *why);
+
 /* Parses an .amdgpu_metadata YAML body (text of the lines between the
  * directives; pos = position of its first line, for diagnostics). */
 int co_yaml_parse(Arena *a, const char *text, size_t len, CoMd **out, const SrcFile *src, SrcPos pos,

@@ -268,6 +268,7 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 {
 	*out = NULL;
 	Rd r = {p, n, NULL, 0, d, NULL};
+	KName *kn = NULL; /* kernels by name, freed on every exit */
 	if (!p || n < 64 || memcmp(p, "\x7f" "ELF", 4))
 		return bad(&r, n < 64 ? "file too short for an ELF header" : "no ELF magic");
 	if (p[EI_CLASS] != ELFCLASS64 || p[EI_DATA] != ELFDATA2LSB)
@@ -380,6 +381,21 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 	memcpy(o->kernels, ks.data, sizeof *ks.data * ks.len);
 	o->nkernels = (int)ks.len;
 	vec_free(&ks);
+	/* Kernels by name: two descriptors of one name (a symbol table no
+	 * linker writes; ROCr could load either) are refused, and metadata
+	 * below finds its kernel by a binary search. */
+	kn = malloc(sizeof *kn * (size_t)o->nkernels);
+	if (!kn)
+		goto oom;
+	for (int i = 0; i < o->nkernels; i++)
+		kn[i] = (KName){o->kernels[i].k.name, i};
+	qsort(kn, (size_t)o->nkernels, sizeof *kn, kname_order);
+	for (int i = 1; i < o->nkernels; i++)
+		if (!strcmp(kn[i - 1].name, kn[i].name)) {
+			diag_error(d, "not a valid AMD code object: kernel '%s' has two descriptors (%s.kd is defined twice)",
+				   kn[i].name, kn[i].name);
+			goto fail;
+		}
 
 	/* .text: the executable section holding the first entry; every entry
 	 * must be inside it. */
@@ -447,18 +463,11 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 			diag_error(d, "bad metadata: amdhsa.kernels is not an array");
 			goto fail;
 		}
-		KName *kn = malloc(sizeof *kn * (size_t)o->nkernels);
-		if (!kn)
-			goto oom;
-		for (int i = 0; i < o->nkernels; i++)
-			kn[i] = (KName){o->kernels[i].k.name, i};
-		qsort(kn, (size_t)o->nkernels, sizeof *kn, kname_order);
 		for (int j = 0; ks_md && j < ks_md->n; j++) {
 			const CoMd *m = &ks_md->items[j];
 			const CoMd *sym = co_md_get(m, ".symbol"), *name = co_md_get(m, ".name");
 			if (m->kind != CO_MD_MAP || !sym || sym->kind != CO_MD_STR || !name || name->kind != CO_MD_STR) {
 				diag_error(d, "bad metadata: kernel %d needs .name and .symbol strings", j);
-				free(kn);
 				goto fail;
 			}
 			/* The kernels named .symbol less ".kd", in index order. */
@@ -477,18 +486,18 @@ int co_read(const uint8_t *p, size_t n, CoObject **out, Diag *d)
 				CoKernelInfo *ki = &o->kernels[kn[lo].i];
 				ki->md = m;
 				if (kernel_md(&r, m, &ki->k)) {
-					free(kn);
 					goto fail;
 				}
 			}
 		}
-		free(kn);
 	}
+	free(kn);
 	*out = o;
 	return 0;
 oom:
 	diag_error(d, "out of memory");
 fail:
+	free(kn);
 	co_object_free(o);
 	return -1;
 }

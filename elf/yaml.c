@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 
 typedef struct {
 	int indent;    /* column of the first non-blank character */
@@ -70,6 +71,58 @@ static CoMd *new_node(Y *y)
 /* Appends to a growing item list kept in a temporary VEC, then copies into
  * the arena when the collection is complete. */
 typedef VEC(CoMd) MdVec;
+typedef VEC(SrcPos) PosVec;
+
+static int key_cmp(const CoMd *a, const CoMd *b)
+{
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->kind == CO_MD_STR)
+		return strcmp(a->s, b->s);
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+typedef struct {
+	const CoMd *key;
+	int i;
+} KeyAt;
+
+static int dup_order(const void *x, const void *y)
+{
+	const KeyAt *a = x, *b = y;
+	int c = key_cmp(a->key, b->key);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* llvm-mc refuses a mapping that names a key twice ("duplicated mapping
+ * key"); the later one is reported.  Sort then scan: a map may be large. */
+static void check_dup_keys(Y *y, const MdVec *v, const PosVec *kp)
+{
+	size_t n = v->len / 2;
+	if (n < 2 || y->err || kp->len != n)
+		return;
+	KeyAt *ix = malloc(sizeof *ix * n);
+	if (!ix) {
+		yerr(y, 0, 0, "out of memory%s", "");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ix[i] = (KeyAt){&v->data[2 * i], (int)i};
+	qsort(ix, n, sizeof *ix, dup_order);
+	int first = -1;
+	for (size_t i = 1; i < n; i++)
+		if (!key_cmp(ix[i - 1].key, ix[i].key) && (first < 0 || ix[i].i < first))
+			first = ix[i].i;
+	free(ix);
+	if (first >= 0) {
+		const CoMd *k = &v->data[2 * first];
+		char num[32];
+		snprintf(num, sizeof num, "%lld", (long long)k->i);
+		yerr(y, kp->data[first].line, kp->data[first].col, "duplicated mapping key '%s'",
+		     k->kind == CO_MD_STR ? k->s : num);
+	}
+}
+
 static void finish(Y *y, CoMd *m, MdVec *v, int pairs)
 {
 	m->n = (int)(v->len / (pairs ? 2 : 1));
@@ -166,6 +219,7 @@ static void flow(Y *y, const char **pp, CoMd *m, int line, const char *base, int
 		char close = *p == '[' ? ']' : '}';
 		int map = *p == '{';
 		MdVec v = {0};
+		PosVec kp = {0};
 		p++;
 		for (;;) {
 			while (*p == ' ' || *p == '\t')
@@ -192,7 +246,8 @@ static void flow(Y *y, const char **pp, CoMd *m, int line, const char *base, int
 				scalar(y, k, p, &key, line, (int)(k - base) + 1);
 				p++;
 				flow(y, &p, &val, line, base, 1);
-				if (vec_push(&v, key) || vec_push(&v, val))
+				if (vec_push(&v, key) || vec_push(&v, val) ||
+				    vec_push(&kp, ((SrcPos){line, (int)(k - base) + 1 + (int)strspn(k, " \t")})))
 					yerr(y, line, 1, "out of memory%s", "");
 			} else {
 				flow(y, &p, &val, line, base, 1);
@@ -215,6 +270,9 @@ static void flow(Y *y, const char **pp, CoMd *m, int line, const char *base, int
 		}
 		memset(m, 0, sizeof *m);
 		m->kind = map ? CO_MD_MAP : CO_MD_ARRAY;
+		if (map)
+			check_dup_keys(y, &v, &kp);
+		vec_free(&kp);
 		finish(y, m, &v, map);
 	} else {
 		const char *s = p;
@@ -290,6 +348,7 @@ static void node(Y *y, int indent, CoMd *m)
 	Line *first = &y->l[y->i];
 	int seq = first->text[0] == '-' && (first->text[1] == ' ' || !first->text[1]);
 	MdVec v = {0};
+	PosVec kp = {0};
 	while (!y->err && y->i < y->n && y->l[y->i].indent == indent) {
 		Line *ln = &y->l[y->i];
 		int is_item = ln->text[0] == '-' && (ln->text[1] == ' ' || !ln->text[1]);
@@ -334,19 +393,24 @@ static void node(Y *y, int indent, CoMd *m)
 			flow(y, &p, m, ln->line, ln->text - ln->indent, 0);
 			y->depth--;
 			vec_free(&v);
+			vec_free(&kp);
 			return;
 		}
 		CoMd key;
+		int kline = ln->line;
 		scalar(y, ln->text, colon, &key, ln->line, indent + 1);
 		y->i++;
 		CoMd val;
 		value(y, ln, colon + 1, indent, &val);
-		if (vec_push(&v, key) || vec_push(&v, val))
+		if (vec_push(&v, key) || vec_push(&v, val) || vec_push(&kp, ((SrcPos){kline, indent + 1})))
 			yerr(y, ln->line, 1, "out of memory%s", "");
 	}
 	if (!y->err && y->i < y->n && y->l[y->i].indent > indent)
 		yerr(y, y->l[y->i].line, y->l[y->i].indent + 1, "unexpected indentation in metadata%s", "");
 	m->kind = seq ? CO_MD_ARRAY : CO_MD_MAP;
+	if (!seq)
+		check_dup_keys(y, &v, &kp);
+	vec_free(&kp);
 	finish(y, m, &v, !seq);
 	y->depth--;
 }
