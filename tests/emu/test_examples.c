@@ -74,6 +74,13 @@ Test(emu_examples, gqa_decode)
 	each_target("gqa_decode", "--arg B=2 --arg HKV=2 --arg S=100 --arg scale=0.088");
 	each_target("gqa_decode", "-D D=64 -D G=4 --arg B=1 --arg HKV=3 --arg S=64 --arg scale=0.125");
 }
+/* GQA decode with the KV split: short and empty splits (S = 300: split 3 is empty), then the combine. */
+Test(emu_examples, gqa_decode_split)
+{
+	each_target("gqa_decode_split", "--kernel gqa_decode_split --arg B=2 --arg HKV=2 --arg S=300 --arg scale=0.088");
+	each_target("gqa_decode_split", "--kernel gqa_decode_split -D D=64 -D G=4 --arg B=1 --arg HKV=3 --arg S=65 --arg scale=0.125");
+	each_target("gqa_decode_split", "--kernel gqa_combine --arg B=2 --arg HKV=3");
+}
 /* Thread-level code: 2-D blocks, locals and vars in registers, shuffles. */
 Test(emu_examples, gemv)
 {

@@ -378,6 +378,35 @@ Test(examples, gemv_splitk) { run_gemv(1); }
  * and query head j of its group, softmax(scale * q K_g^T) V_g over the S
  * cached keys of [B, S, HKV, D], in double; G = 8 and D = 128 (the
  * defaults) and G = 4, D = 64; ragged S (1, 100, 129). */
+/* softmax(scale * q K_g^T) V_g in double for every batch row b, kv head g
+ * and query head j of its group; returns [B, HKV, G, D] (caller frees). */
+static double *gqa_reference(const uint16_t *Q, const uint16_t *K, const uint16_t *V, int64_t B, int64_t HKV,
+                             int64_t G, int64_t D, int64_t S, double scale)
+{
+	size_t nq = (size_t)(B * HKV * G * D), nk = (size_t)(B * S * HKV * D);
+	double *q = decode16(Q, nq, false), *k = decode16(K, nk, false), *v = decode16(V, nk, false);
+	double *want = calloc(nq, sizeof(double)), *p = malloc((size_t)S * sizeof(double));
+	for (int64_t b = 0; b < B; b++)
+		for (int64_t g = 0; g < HKV; g++)
+			for (int64_t j = 0; j < G; j++) {
+				const double *qr = q + ((b * HKV + g) * G + j) * D;
+				double *o = want + ((b * HKV + g) * G + j) * D, mx = -INFINITY, sum = 0;
+				for (int64_t t = 0; t < S; t++) {
+					double dot = 0;
+					for (int64_t d = 0; d < D; d++)
+						dot += qr[d] * k[((b * S + t) * HKV + g) * D + d];
+					mx = fmax(mx, p[t] = dot * scale);
+				}
+				for (int64_t t = 0; t < S; t++)
+					sum += (p[t] = exp(p[t] - mx));
+				for (int64_t t = 0; t < S; t++)
+					for (int64_t d = 0; d < D; d++)
+						o[d] += p[t] / sum * v[((b * S + t) * HKV + g) * D + d];
+			}
+	free(q), free(k), free(v), free(p);
+	return want;
+}
+
 static void run_gqa(int64_t G, int64_t D)
 {
 	Define defs[2] = {{"G", G}, {"D", D}};
@@ -400,35 +429,67 @@ static void run_gqa(int64_t G, int64_t D)
 		h_int(&a, "HKV", HKV);
 		h_int(&a, "S", S);
 		h_run(&a, NULL);
-		double *q = decode16(Q, nq, false), *k = decode16(K, nk, false), *v = decode16(V, nk, false);
-		double *got = decode16(O, nq, false), *want = calloc(nq, sizeof(double)), *p = malloc((size_t)S * sizeof(double));
-		for (int64_t b = 0; b < B; b++)
-			for (int64_t g = 0; g < HKV; g++)
-				for (int64_t j = 0; j < G; j++) {
-					const double *qr = q + ((b * HKV + g) * G + j) * D;
-					double *o = want + ((b * HKV + g) * G + j) * D, mx = -INFINITY, sum = 0;
-					for (int64_t t = 0; t < S; t++) {
-						double dot = 0;
-						for (int64_t d = 0; d < D; d++)
-							dot += qr[d] * k[((b * S + t) * HKV + g) * D + d];
-						mx = fmax(mx, p[t] = dot * scale);
-					}
-					for (int64_t t = 0; t < S; t++)
-						sum += (p[t] = exp(p[t] - mx));
-					for (int64_t t = 0; t < S; t++)
-						for (int64_t d = 0; d < D; d++)
-							o[d] += p[t] / sum * v[((b * S + t) * HKV + g) * D + d];
-				}
+		double *got = decode16(O, nq, false), *want = gqa_reference(Q, K, V, B, HKV, G, D, S, scale);
 		char what[128];
 		snprintf(what, sizeof what, "gqa_decode G=%lld D=%lld B=%lld HKV=%lld S=%lld", (long long)G, (long long)D,
 		         (long long)B, (long long)HKV, (long long)S);
 		h_close(what, got, want, nq, 4e-3, 1e-2);
-		free(Q), free(K), free(V), free(O), free(q), free(k), free(v), free(got), free(want), free(p);
+		free(Q), free(K), free(V), free(O), free(got), free(want);
 	}
 	ir_module_free(m);
 }
 
 Test(examples, gqa_decode) { run_gqa(8, 128); run_gqa(4, 64); }
+
+/* GQA decode with the KV split (examples/gqa_decode_split.tile): the split
+ * kernel, then the combine kernel on its Opart and Lse, against the same
+ * double reference as gqa_decode; NS = 4 and 3 splits at S values that
+ * leave splits short (100, 129) or empty (1, 65: only split 0 has keys). */
+static void run_gqa_split(int64_t G, int64_t D, int64_t NS)
+{
+	Define defs[3] = {{"G", G}, {"D", D}, {"NS", NS}};
+	Module *m = h_load_example_defs("gqa_decode_split.tile", defs, 3);
+	static const int64_t shapes[][3] = {{2, 2, 100}, {1, 3, 1}, {3, 1, 129}, {1, 2, 65}, {1, 1, 600}};
+	for (size_t si = 0; si < TA_ARRAY_LEN(shapes); si++) {
+		int64_t B = shapes[si][0], HKV = shapes[si][1], S = shapes[si][2];
+		size_t nq = (size_t)(B * HKV * G * D), nk = (size_t)(B * S * HKV * D);
+		size_t npart = (size_t)(B * HKV * NS * G * D), nlse = (size_t)(B * HKV * NS * G);
+		uint16_t *Q = h_f16_array(nq, 51 + si, 1), *K = h_f16_array(nk, 53 + si, 1), *V = h_f16_array(nk, 55 + si, 1);
+		uint16_t *O = malloc(nq * 2);
+		float *Opart = malloc(npart * 4), *Lse = malloc(nlse * 4);
+		memset(O, 0xff, nq * 2);
+		memset(Opart, 0xff, npart * 4);
+		memset(Lse, 0xff, nlse * 4);
+		double scale = 1.0 / sqrt((double)D);
+		Args a = {.m = m, .k = 0};
+		h_tensor(&a, "Q", Q, nq * 2);
+		h_tensor(&a, "K", K, nk * 2);
+		h_tensor(&a, "V", V, nk * 2);
+		h_tensor(&a, "Opart", Opart, npart * 4);
+		h_tensor(&a, "Lse", Lse, nlse * 4);
+		h_float(&a, "scale", scale);
+		h_int(&a, "B", B);
+		h_int(&a, "HKV", HKV);
+		h_int(&a, "S", S);
+		h_run(&a, NULL);
+		Args c = {.m = m, .k = 1};
+		h_tensor(&c, "Opart", Opart, npart * 4);
+		h_tensor(&c, "Lse", Lse, nlse * 4);
+		h_tensor(&c, "O", O, nq * 2);
+		h_int(&c, "B", B);
+		h_int(&c, "HKV", HKV);
+		h_run(&c, NULL);
+		double *got = decode16(O, nq, false), *want = gqa_reference(Q, K, V, B, HKV, G, D, S, scale);
+		char what[128];
+		snprintf(what, sizeof what, "gqa_decode_split G=%lld D=%lld NS=%lld B=%lld HKV=%lld S=%lld", (long long)G,
+		         (long long)D, (long long)NS, (long long)B, (long long)HKV, (long long)S);
+		h_close(what, got, want, nq, 4e-3, 1e-2);
+		free(Q), free(K), free(V), free(O), free(Opart), free(Lse), free(got), free(want);
+	}
+	ir_module_free(m);
+}
+
+Test(examples, gqa_decode_split) { run_gqa_split(8, 128, 4); run_gqa_split(4, 64, 3); }
 
 /* int4-dequant GEMM (examples/gemm_int4.tile): B packed two i4 per byte
  * (built here nibble by nibble, not with the library's packing), scales
@@ -492,7 +553,7 @@ Test(examples, all_examples_have_a_reference)
 	             {"layernorm_row.tile", {0}},
 	             {"mha_fwd.tile", {"D", 64}},
 	             {"gemv.tile", {0}}, {"gemm_int4.tile", {0}},
-	             {"gqa_decode.tile", {0}}};
+	             {"gqa_decode.tile", {0}}, {"gqa_decode_split.tile", {0}}};
 	const char *root = getenv("TILEASM_SRCDIR");
 	cr_assert(root);
 	char path[1024];

@@ -53,7 +53,7 @@ static const char *const examples[] = {
 	"vector_add.tile", "reduce_sum.tile", "softmax.tile", "rmsnorm.tile", "layernorm.tile",
 	"gemm.tile", "gemm_bf16_tn.tile", "gemm_bias_relu.tile", "gemm_bias_gelu.tile",
 	"softmax_row.tile", "rmsnorm_row.tile", "layernorm_row.tile", "gemm_batched.tile", "gemm_splitk.tile",
-	"gemv.tile", "gemm_int4.tile", "gqa_decode.tile",
+	"gemv.tile", "gemm_int4.tile", "gqa_decode.tile", "gqa_decode_split.tile",
 };
 
 Test(ptx, examples_pass_ptxas, .timeout = 600)
