@@ -333,7 +333,9 @@ static void print_operands(ta_target t, const IsaInsn *in, const IsaOperand *ops
 			sb_printf(sb, v <= 64 ? "%u" : "0x%x", v);
 			break;
 		}
-		default: print_operand(sb, o, ty); break;
+		default: /* a one-dword source of a 64-bit op (s_bitcmp0_b64's bit index) is a 32-bit value */
+			print_operand(sb, o, ISA_SIG_CNT(sig[i]) == 1 && (ty == ISA_TY_B64 || ty == ISA_TY_F64) ? ISA_TY_B32 : ty);
+			break;
 		}
 		if (abs)
 			sb_putc(sb, '|');

@@ -182,6 +182,141 @@ static float div_fixup_f32(float q, float den, float num)
 	return neg ? -fabsf(q) : fabsf(q);
 }
 
+/* ---- IEEE f64 division: the same three instructions in f64 -------------
+ * The f32 readings above carried over to f64 (ISA reference: scale 2^128,
+ * exponent distance 768, tiny numerator below 2^-969, post-scale 2^±128);
+ * test_f64math checks the whole macro against IEEE division. */
+static double dbits(uint64_t u)
+{
+	double x;
+	memcpy(&x, &u, 8);
+	return x;
+}
+static uint64_t ubits64(double x)
+{
+	uint64_t u;
+	memcpy(&u, &x, 8);
+	return u;
+}
+static int f64_exp(double x)
+{
+	return (int)(ubits64(x) >> 52 & 0x7ff);
+}
+
+static double div_scale_f64(double s0, double den, double num, int *vcc)
+{
+	*vcc = 0;
+	if (num == 0 || den == 0)
+		return NAN;
+	if (f64_exp(num) - f64_exp(den) >= 768) {
+		*vcc = 1;
+		return s0 == den ? ldexp(s0, 128) : s0;
+	}
+	if (fpclassify(den) == FP_SUBNORMAL)
+		return ldexp(s0, 128);
+	int rcp_dn = fpclassify(1.0 / den) == FP_SUBNORMAL, q_dn = fpclassify(num / den) == FP_SUBNORMAL;
+	if (rcp_dn && q_dn) {
+		*vcc = 1;
+		return s0 == den ? ldexp(s0, -128) : s0;
+	}
+	if (rcp_dn)
+		return ldexp(s0, -128);
+	if (q_dn) {
+		*vcc = 1;
+		return s0 == num ? ldexp(s0, 128) : s0;
+	}
+	if (f64_exp(num) <= 53)
+		return ldexp(s0, 128);
+	return s0;
+}
+
+/* a + b = s + e exactly (Knuth's two-sum). */
+static void two_sum(double a, double b, double *s, double *e)
+{
+	*s = a + b;
+	double bv = *s - a;
+	*e = (a - (*s - bv)) + (b - bv);
+}
+
+/* The sign of x[0] + ... + x[n-1] (n <= 4), exactly: an expansion of
+ * non-overlapping parts (Shewchuk), whose largest nonzero part has it. */
+static int exact_sign(const double *x, int n)
+{
+	double e[8];
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		double q = x[i], h;
+		int k = 0;
+		for (int j = 0; j < m; j++) {
+			two_sum(q, e[j], &q, &h);
+			if (h != 0)
+				e[k++] = h;
+		}
+		e[k++] = q;
+		m = k;
+	}
+	for (int j = m - 1; j >= 0; j--)
+		if (e[j] != 0)
+			return e[j] > 0 ? 1 : -1;
+	return 0;
+}
+
+/* fma(a, b, c) * 2^k rounded once.  Only a subnormal result is rounded
+ * twice by fma then ldexp, and that matters only when the fma lands on a
+ * tie of the subnormal grid: then the exact residual's sign decides. */
+static double fma_scaled_f64(double a, double b, double c, int k)
+{
+	double r = fma(a, b, c), y = ldexp(r, k);
+	if (!isfinite(r) || fpclassify(y) != FP_SUBNORMAL)
+		return y;
+	double diff = r - ldexp(y, -k); /* exact: r and y * 2^-k are neighbours */
+	if (fabs(diff) != ldexp(0x1p-1074, -k - 1))
+		return y;
+	double p = a * b, pe = fma(a, b, -p); /* a * b = p + pe */
+	double parts[4] = {c, p, pe, -r};
+	int sg = exact_sign(parts, 4);
+	if (sg != 0 && (sg > 0) == (diff > 0)) /* beyond the tie, away from y */
+		return nextafter(y, diff > 0 ? INFINITY : -INFINITY);
+	return y;
+}
+
+static double div_fixup_f64(double q, double den, double num)
+{
+	int neg = !signbit(den) != !signbit(num);
+	if (isnan(num))
+		return dbits(ubits64(num) | 0x8000000000000ull);
+	if (isnan(den))
+		return dbits(ubits64(den) | 0x8000000000000ull);
+	if ((den == 0 && num == 0) || (isinf(den) && isinf(num)))
+		return dbits(0xfff8000000000000ull);
+	if (den == 0 || isinf(num))
+		return neg ? -INFINITY : INFINITY;
+	if (isinf(den) || num == 0 || f64_exp(num) - f64_exp(den) < -1075)
+		return neg ? -0.0 : 0.0;
+	if (isnan(q))
+		return neg ? -INFINITY : INFINITY;
+	return neg ? -fabs(q) : fabs(q);
+}
+
+/* v_div_fmas reads vcc implicitly: checked like an operand (written, and on
+ * gfx9 4 wait states after a VALU wrote it). */
+static int vcc_read_ok(EmuDevice *dev, EmuWave *w, int insn)
+{
+	for (int k = 0; k < (w->lanes == 64 ? 2 : 1); k++) {
+		if (!w->sinit[ES_VCC + k] && (dev->checks & EMU_CHECK_UNINIT)) {
+			emu_fail(dev, w, insn, "reads vcc+%d, which nothing has written", k);
+			return 0;
+		}
+		if (!dev->g11 && (dev->checks & EMU_CHECK_HAZARD) && w->swrite_valu[ES_VCC + k] &&
+		    w->clock - w->swrite_valu[ES_VCC + k] - 1 < 4) {
+			emu_fail(dev, w, insn, "v_div_fmas reads vcc %llu wait states after a VALU wrote it; gfx9 "
+				 "needs 4", (unsigned long long)(w->clock - w->swrite_valu[ES_VCC + k] - 1));
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* Computes one VALU op into r.  src operands start after the destinations. */
 static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in, unsigned op, const IsaOperand *ops,
 			int nops, const uint8_t *acc, VRes *r)
@@ -440,6 +575,24 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 		memcpy(&u, &x, 8);
 		D[l] = (uint32_t)u, D1[l] = (uint32_t)(u >> 32);
 	} r->nd = 2; break;
+	case ISA_V_RCP_F64: case ISA_V_RSQ_F64: case ISA_V_SQRT_F64: case ISA_V_FLOOR_F64: case ISA_V_CEIL_F64:
+	case ISA_V_TRUNC_F64: case ISA_V_RNDNE_F64: EACH {
+		/* v_rcp/v_rsq are approximations on hardware (the sequences refine them); here libm's */
+		double x = dbits((uint64_t)a1[l] << 32 | a[l]);
+		double y = op == ISA_V_RCP_F64 ? 1.0 / x : op == ISA_V_RSQ_F64 ? 1.0 / sqrt(x) : op == ISA_V_SQRT_F64 ? sqrt(x)
+			 : op == ISA_V_FLOOR_F64 ? floor(x) : op == ISA_V_CEIL_F64 ? ceil(x) : op == ISA_V_TRUNC_F64 ? trunc(x)
+			 : rint(x);
+		uint64_t u = ubits64(y);
+		D[l] = (uint32_t)u, D1[l] = (uint32_t)(u >> 32);
+	} r->nd = 2; break;
+	case ISA_V_CVT_F64_U32: EACH {
+		uint64_t u = ubits64((double)a[l]);
+		D[l] = (uint32_t)u, D1[l] = (uint32_t)(u >> 32);
+	} r->nd = 2; break;
+	case ISA_V_CVT_U32_F64: EACH {
+		double x = dbits((uint64_t)a1[l] << 32 | a[l]);
+		D[l] = isnan(x) || x <= 0 ? 0 : x >= 4294967295.0 ? 0xffffffffu : (uint32_t)x;
+	} r->f32_out = 0; break;
 	case ISA_V_CVT_F32_F64: case ISA_V_CVT_I32_F64: EACH {
 		uint64_t u = (uint64_t)a1[l] << 32 | a[l];
 		double x;
@@ -675,22 +828,35 @@ static int valu_compute(EmuDevice *dev, EmuWave *w, int insn, const IsaInsn *in,
 		break;
 	}
 	case ISA_V_DIV_FMAS_F32: {
-		/* vcc is an implicit source: check it like an operand. */
-		for (int k = 0; k < (L == 64 ? 2 : 1); k++) {
-			if (!w->sinit[ES_VCC + k] && (dev->checks & EMU_CHECK_UNINIT)) {
-				emu_fail(dev, w, insn, "reads vcc+%d, which nothing has written", k);
-				return -1;
-			}
-			if (!dev->g11 && (dev->checks & EMU_CHECK_HAZARD) && w->swrite_valu[ES_VCC + k] &&
-			    w->clock - w->swrite_valu[ES_VCC + k] - 1 < 4) {
-				emu_fail(dev, w, insn, "v_div_fmas reads vcc %llu wait states after a VALU wrote it; gfx9 "
-					 "needs 4", (unsigned long long)(w->clock - w->swrite_valu[ES_VCC + k] - 1));
-				return -1;
-			}
-		}
+		if (!vcc_read_ok(dev, w, insn))
+			return -1;
 		uint64_t vcc = (uint64_t)w->s[ES_VCC + 1] << 32 | w->s[ES_VCC];
 		EACH D[l] = vcc >> l & 1 ? U(fma_scaled_f32(F(a[l]), F(b[l]), F(c[l]), f32_exp(F(c[l])) > 127 ? 64 : -64))
 				       : U(fmaf(F(a[l]), F(b[l]), F(c[l])));
+		break;
+	}
+	case ISA_V_DIV_FIXUP_F64: case ISA_V_DIV_FMAS_F64: case ISA_V_DIV_SCALE_F64: {
+		if (op == ISA_V_DIV_FMAS_F64 && !vcc_read_ok(dev, w, insn))
+			return -1;
+		uint64_t vcc = (uint64_t)w->s[ES_VCC + 1] << 32 | w->s[ES_VCC], bits = 0;
+		EACH {
+			double x = dbits((uint64_t)a1[l] << 32 | a[l]), y = dbits((uint64_t)b1[l] << 32 | b[l]);
+			double z = dbits((uint64_t)c1[l] << 32 | c[l]), res;
+			int v = 0;
+			if (op == ISA_V_DIV_FIXUP_F64)
+				res = div_fixup_f64(x, y, z);
+			else if (op == ISA_V_DIV_SCALE_F64)
+				res = div_scale_f64(x, y, z, &v);
+			else
+				res = vcc >> l & 1 ? fma_scaled_f64(x, y, z, f64_exp(z) > 1023 ? 128 : -128) : fma(x, y, z);
+			if (v && (r->mask >> l & 1))
+				bits |= 1ull << l;
+			uint64_t u = ubits64(res);
+			D[l] = (uint32_t)u, D1[l] = (uint32_t)(u >> 32);
+		}
+		if (op == ISA_V_DIV_SCALE_F64)
+			r->sdst = bits;
+		r->nd = 2;
 		break;
 	}
 	case ISA_V_LERP_U8: EACH {

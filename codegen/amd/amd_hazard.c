@@ -230,7 +230,7 @@ static int sgpr_need(ta_target t, const HzState *st, const MInst *mi)
 	rdx.w[1] &= ~ex.w[1];
 	if (rwlane && in->nops > 2 && in->ops[2].kind == ISA_K_SGPR)
 		lane = sset_range(in->ops[2].reg, in->ops[2].count);
-	if (in->op == ISA_V_DIV_FMAS_F32)
+	if (in->op == ISA_V_DIV_FMAS_F32 || in->op == ISA_V_DIV_FMAS_F64)
 		lane = sset_range(106, 2); /* its implicit vcc read: the same 4 wait states */
 	int need = 0;
 	for (int i = 0; i < st->n; i++) {

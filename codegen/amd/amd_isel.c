@@ -272,12 +272,8 @@ static void sel_inst(Isel *s, int i)
 		break;
 	}
 	case SI_MATH: {
-		if (in->type != DT_F32) {
-			static const char *const nm[] = {"exp2", "log2", "sqrt (and rsqrt)", "reciprocal", "floor", "ceil",
-			                                 "round", "trunc (fmod, %)", "sin", "cos"};
-			char what[80];
-			snprintf(what, sizeof what, "f64 %s", in->sub < TA_ARRAY_LEN(nm) ? nm[in->sub] : "math");
-			unsupported(s, what);
+		if (in->type == DT_F64) {
+			sel_math64(s, in);
 			break;
 		}
 		static const unsigned ops[] = {ISA_V_EXP_F32,   ISA_V_LOG_F32,   ISA_V_SQRT_F32,  ISA_V_RCP_F32,

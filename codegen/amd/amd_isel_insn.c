@@ -412,7 +412,8 @@ void sel_arith(Isel *s, const SInst *in)
 		case SI_MUL: valu2(s, ISA_V_MUL_F64, d, a, b); return;
 		case SI_MAX: valu2(s, ISA_V_MAX_F64, d, a, b); return;
 		case SI_MIN: valu2(s, ISA_V_MIN_F64, d, a, b); return;
-		default: unsupported(s, "f64 division"); return;
+		case SI_DIV: sel_fdiv64(s, d, a, b); return;
+		default: unsupported(s, "this f64 operation"); return;
 		}
 	}
 	if (t == DT_F16 || t == DT_BF16) {
@@ -435,9 +436,7 @@ void sel_arith(Isel *s, const SInst *in)
 		case SI_MIN: case SI_MAX: /* vector only (salu_capable): compare, then select each half */
 			sel_minmax64(s, d, opnd_all(s, in->a), opnd_all(s, in->b), in->op == SI_MAX);
 			return;
-		case SI_DIV: case SI_REM:
-			unsupported(s, "64-bit integer division and modulo (//, %, ceildiv on i64)");
-			return;
+		case SI_DIV: case SI_REM: sel_divrem64(s, in); return;
 		case SI_AND: case SI_OR: case SI_XOR: {
 			unsigned sop = in->op == SI_AND ? ISA_S_AND_B64 : in->op == SI_OR ? ISA_S_OR_B64 : ISA_S_XOR_B64;
 			unsigned vop = in->op == SI_AND ? ISA_V_AND_B32 : in->op == SI_OR ? ISA_V_OR_B32 : ISA_V_XOR_B32;
