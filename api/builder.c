@@ -20,6 +20,7 @@ _Static_assert((int)TA_OP_CEILDIV == OP_CEILDIV && (int)TA_OP_ADD == OP_ADD && (
 	       (int)TA_OP_SHFL_IDX == OP_SHFL_IDX && (int)OP_SHFL_IDX + 1 == OP_COUNT, "ta_op mirrors Op");
 _Static_assert((int)TA_PIPELINED == LOOP_PIPELINED, "ta_loop mirrors LoopKind");
 _Static_assert((int)TA_REDUCE_ABSMAX == RED_ABSMAX, "ta_reduce mirrors ReduceOp");
+_Static_assert((int)TA_RASTER_ROW == RASTER_ROW && (int)TA_RASTER_COL == RASTER_COL, "ta_raster mirrors RasterOrder");
 _Static_assert((int)TA_ATOMIC_ADD == ATOMIC_ADD && (int)TA_ATOMIC_MIN == ATOMIC_MIN, "ta_atomic mirrors AtomicOp");
 
 
@@ -690,6 +691,18 @@ TA_API ta_status ta_build_barrier(ta_builder *b)
 {
 	CHECKS(b, "ta_build_barrier", true, "");
 	return push_stmt(b, "ta_build_barrier", stmt(S_BARRIER)) < 0 ? TA_ERR_INVALID : TA_OK;
+}
+
+TA_API ta_status ta_build_use_swizzle(ta_builder *b, ta_expr panel, ta_raster order)
+{
+	CHECKS(b, "ta_build_use_swizzle", b->in_kernel && b->frames.len == 1 && !b->k.raster,
+	       "use_swizzle goes once at the top level of a kernel body");
+	CHECKS(b, "ta_build_use_swizzle", expr_ok(b, panel) && (order == TA_RASTER_ROW || order == TA_RASTER_COL),
+	       "bad panel size or order");
+	b->k.raster = (uint8_t)order;
+	b->k.raster_panel = panel;
+	b->k.raster_pos = (SrcPos){0, 0};
+	return TA_OK;
 }
 
 static int open_block(ta_builder *b, const char *fn, int32_t sid, bool els)

@@ -360,6 +360,12 @@ TA_API ta_buf ta_build_view(ta_builder *b, const char *name, ta_buf tensor, int 
 /* threads(x, y, z) instead of ta_build_kernel's count (tx fastest). */
 TA_API ta_status ta_build_threads(ta_builder *b, int x, int y, int z);
 TA_API ta_status ta_build_barrier(ta_builder *b);
+/* use_swizzle(panel[, order=col]) (TileLang's T.use_swizzle): the kernel's
+ * blocks run in panels of `panel` block rows (TA_RASTER_ROW) or columns
+ * (TA_RASTER_COL); at most once, at the top level of the kernel body; panel
+ * must be a positive integer constant (checked at ta_build_finish). */
+typedef enum ta_raster { TA_RASTER_ROW = 1, TA_RASTER_COL } ta_raster;
+TA_API ta_status ta_build_use_swizzle(ta_builder *b, ta_expr panel, ta_raster order);
 /* Blocks: each *_begin opens a body closed by ta_build_end. */
 TA_API ta_var ta_build_for(ta_builder *b, ta_loop kind, const char *var, ta_expr lo, ta_expr hi, int stages);
 /* Returns the first loop variable; the others follow it (v, v + 1, ...). */

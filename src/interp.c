@@ -1552,6 +1552,12 @@ static int run_kernel(const Module *m, int k, const InterpArg *args, uint64_t ma
 		if (!in.failed && grid[g] < 0)
 			rt_error(&in, m->exprs.data[in.k->grid[g]].pos, "grid dimension %d is negative (%lld)", g, (long long)grid[g]);
 	}
+	int64_t raster_p = 1;
+	if (in.k->raster && !ir_const_int(m, in.k->raster_panel, &raster_p))
+		rt_error(&in, in.k->raster_pos, "use_swizzle's panel size is not a constant");
+	else if (in.k->raster && (grid[0] > IR_GRID_MAX || grid[1] > IR_GRID_MAX))
+		rt_error(&in, in.k->raster_pos, "use_swizzle: grid %lld x %lld is larger than %d blocks in x or y",
+			 (long long)grid[0], (long long)grid[1], IR_GRID_MAX);
 	for (int64_t z = 0; z < grid[2] && !in.failed; z++)
 		for (int64_t y = 0; y < grid[1] && !in.failed; y++)
 			for (int64_t x = 0; x < grid[0] && !in.failed; x++) {
@@ -1560,10 +1566,14 @@ static int run_kernel(const Module *m, int k, const InterpArg *args, uint64_t ma
 					idx[dd] = grid[dd] - 1 - idx[dd];
 				if (!charge(&in, 1, in.k->pos))
 					break;
+				int64_t logical[3] = {idx[0], idx[1], idx[2]};
+				if (in.k->raster) /* use_swizzle: the block launch block (x, y) runs */
+					ir_raster_map((RasterOrder)in.k->raster, raster_p, grid[0], grid[1], idx[0], idx[1],
+						      logical);
 				for (int dd = 0; dd < 3; dd++) {
-					in.blk[dd] = idx[dd];
+					in.blk[dd] = logical[dd];
 					if (in.k->blockidx[dd] >= 0)
-						in.vars[in.k->blockidx[dd]] = (Val){idx[dd], 0};
+						in.vars[in.k->blockidx[dd]] = (Val){logical[dd], 0};
 				}
 				exec_block(&in, &in.k->body);
 			}

@@ -253,7 +253,25 @@ typedef struct {
 	Block body;
 	int32_t blockidx[3], threadidx[3]; /* the var ids of bx/by/bz and tx/ty/tz */
 	bool uses_tyz;    /* set by ir_verify: some expression reads ty or tz */
+	/* use_swizzle(P[, order=row|col]) (TileLang's T.use_swizzle): bx and by
+	 * are ir_raster_map of the launch's block index in every statement. */
+	uint8_t raster;       /* RasterOrder; RASTER_NONE without use_swizzle */
+	int32_t raster_panel; /* expr: P, a positive i32 constant after verify */
+	SrcPos raster_pos;
 } Kernel;
+
+typedef enum { RASTER_NONE, RASTER_ROW, RASTER_COL } RasterOrder;
+const char *raster_name(RasterOrder o); /* "row", "col" */
+/* Block rasterisation, TileLang's rasterization2DRow/Column<P>: the block
+ * (bx, by) that the launch's block (x, y) of a gx x gy grid runs.  With
+ * L = x + y * gx (launch order) and (a, b) = (gx, gy) for row, (gy, gx) for
+ * col: panels of P * a consecutive blocks, panel n = L / (P * a) covering
+ * lines nP .. nP + s - 1 of b, s = min(P, b - nP); in a panel, offset
+ * o = L % (P * a) walks u = o / s (backwards in odd panels: a - 1 - u) and
+ * v = nP + o % s.  Row: (bx, by) = (u, v); col: (v, u).  A bijection of the
+ * grid for every P >= 1; the interpreter calls it and lower_raster.c emits
+ * the same steps.  x < gx, y < gy; gx, gy <= IR_GRID_MAX. */
+void ir_raster_map(RasterOrder order, int64_t p, int64_t gx, int64_t gy, int64_t x, int64_t y, int64_t out[2]);
 
 typedef struct {
 	Arena arena;
@@ -321,7 +339,8 @@ void ir_written_args(const Module *m, int k, bool *written, bool *accumulated);
 
 /* launch.c: the grid of kernel k for one value per kernel argument
  * (ir_eval_i64's vals).  Returns 0, or -1 when a size is not computable or
- * outside 0..IR_GRID_MAX (what both launchers take: CUDA's x limit). */
+ * outside 0..IR_GRID_MAX (what both launchers take: CUDA's x limit), or,
+ * under use_swizzle, when gx * gy exceeds 2^32 - 1. */
 enum { IR_GRID_MAX = 0x7fffffff };
 int ir_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3]);
 /* The argument block of kernel k as a C struct of its arguments in order

@@ -16,6 +16,10 @@ int ir_grid(const Module *m, int k, const int64_t *vals, uint32_t grid[3])
 			return -1;
 		grid[i] = (uint32_t)v;
 	}
+	/* use_swizzle's remap (lower_raster.c) computes block numbers of the
+	 * x-y plane in 32 bits */
+	if (kn->raster && (uint64_t)grid[0] * grid[1] > UINT32_MAX)
+		return -1;
 	return 0;
 }
 

@@ -118,6 +118,20 @@ static int64_t floordiv(int64_t a, int64_t b)
 	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+const char *raster_name(RasterOrder o) { return o == RASTER_COL ? "col" : "row"; }
+
+void ir_raster_map(RasterOrder order, int64_t p, int64_t gx, int64_t gy, int64_t x, int64_t y, int64_t out[2])
+{
+	int64_t a = order == RASTER_COL ? gy : gx, b = order == RASTER_COL ? gx : gy;
+	int64_t l = x + y * gx, n = l / (p * a), o = l % (p * a);
+	int64_t s = b - n * p < p ? b - n * p : p;
+	int64_t u = o / s, v = n * p + o % s;
+	if (n & 1)
+		u = a - 1 - u;
+	out[0] = order == RASTER_COL ? v : u;
+	out[1] = order == RASTER_COL ? u : v;
+}
+
 const char *atomic_name(AtomicOp op) { return op == ATOMIC_MAX ? "atomic_max" : op == ATOMIC_MIN ? "atomic_min" : "atomic_add"; }
 
 static bool eval_int(const Module *m, int k, int32_t id, const int64_t *vals, int64_t *out)
@@ -355,7 +369,8 @@ bool ir_equal(const Module *a, const Module *b)
 		const Kernel *u = &a->kernels.data[k], *v = &b->kernels.data[k];
 		if (!eq_str(u->name, v->name) || u->ngrid != v->ngrid || u->threads != v->threads ||
 		    u->ntdim != v->ntdim || memcmp(u->tdim, v->tdim, sizeof u->tdim) ||
-		    u->nargs != v->nargs || !eq_ids(p, u->grid, v->grid, u->ngrid))
+		    u->nargs != v->nargs || !eq_ids(p, u->grid, v->grid, u->ngrid) || u->raster != v->raster ||
+		    (u->raster && !eq_ids(p, &u->raster_panel, &v->raster_panel, 1)))
 			return false;
 		for (int i = 0; i < u->nargs; i++)
 			if (!eq_var(p, u->args[i].var, v->args[i].var) || !eq_buf(p, u->args[i].buf, v->args[i].buf))

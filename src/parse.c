@@ -1159,6 +1159,9 @@ static int32_t parse_var(Parser *ps, Tok kw)
 /* The statements with a body parse their header into f->s and return
  * OPEN_BLOCK; parse_body then parses the body ('{' is the current token). */
 #define OPEN_BLOCK (-2)
+/* parse_stmt's result for a kernel-level statement (use_swizzle) that sets
+ * a Kernel field and adds no statement. */
+#define NO_STMT (-3)
 
 static int32_t parse_for(Parser *ps, Tok kw, BFrame *f)
 {
@@ -1272,8 +1275,63 @@ static int32_t parse_if(Parser *ps, Tok kw, BFrame *f)
 	return ps->failed ? -1 : OPEN_BLOCK;
 }
 
+/* use_swizzle(P[, order=row|col]) at the top of kernel k's body, NAME '('
+ * consumed: sets k's rasterisation (verify checks P). */
+static int32_t parse_use_swizzle(Parser *ps, Tok t)
+{
+	Kernel *k = ps->k;
+	if (ps->blocks != 1) {
+		error_at(ps, t.pos, "use_swizzle(...) applies to the whole kernel: write it at the top level of the "
+		         "kernel body, not inside a loop or if");
+		return -1;
+	}
+	if (k->raster) {
+		error_at(ps, t.pos, "use_swizzle(...) given twice in kernel '%s' (first at line %d:%d)", k->name,
+		         k->raster_pos.line, k->raster_pos.col);
+		return -1;
+	}
+	if (k->ngrid < 2) {
+		error_at(ps, t.pos, "use_swizzle(...) reorders the blocks of a 2-D or 3-D grid; kernel '%s' has a 1-D "
+		         "grid, whose order it would not change", k->name);
+		return -1;
+	}
+	int32_t p = parse_expr(ps);
+	if (ps->failed)
+		return -1;
+	RasterOrder order = RASTER_ROW;
+	if (accept(ps, T_COMMA)) {
+		Tok kw = ps->tok;
+		if (!tok_is(&kw, "order")) {
+			char buf[64];
+			error_at(ps, kw.pos, "expected 'order=row' or 'order=col' after use_swizzle's panel size, found %s",
+			         tok_desc(&kw, buf, sizeof buf));
+			return -1;
+		}
+		next(ps);
+		if (!expect(ps, T_ASSIGN, "'='"))
+			return -1;
+		Tok v = ps->tok;
+		if (tok_is(&v, "col"))
+			order = RASTER_COL;
+		else if (!tok_is(&v, "row")) {
+			char buf[64];
+			error_at(ps, v.pos, "use_swizzle's order is 'row' or 'col', not %s", tok_desc(&v, buf, sizeof buf));
+			return -1;
+		}
+		next(ps);
+	}
+	if (!expect(ps, T_RPAREN, "')'"))
+		return -1;
+	k->raster = (uint8_t)order;
+	k->raster_panel = p;
+	k->raster_pos = t.pos;
+	return NO_STMT;
+}
+
 static int32_t parse_builtin(Parser *ps, Tok t)
 {
+	if (tok_is(&t, "use_swizzle"))
+		return parse_use_swizzle(ps, t);
 	/* NAME '(' already consumed */
 	Stmt s = mk_stmt(S_BARRIER, t.pos);
 	static const char *const reduce_names[] = {"reduce_sum", "reduce_max", "reduce_min", "reduce_abssum",
@@ -1514,6 +1572,8 @@ static bool parse_body(Parser *ps, Block *out)
 				goto fail;
 			ps->pending = -1;
 			int32_t id = parse_stmt(ps, nf);
+			if (id == NO_STMT)
+				continue;
 			if (id == OPEN_BLOCK) {
 				ps->bfs.len++;
 				if (!open_block(ps, nf, 0))
@@ -1661,7 +1721,7 @@ static bool parse_param(Parser *ps, ArgVec *args)
 
 static bool parse_kernel(Parser *ps)
 {
-	Kernel k = {.pos = ps->tok.pos};
+	Kernel k = {.pos = ps->tok.pos, .raster_panel = -1};
 	next(ps); /* 'kernel' */
 	Tok name = ps->tok;
 	if (name.kind != T_IDENT) {
@@ -1740,7 +1800,9 @@ static bool parse_kernel(Parser *ps)
 		k.threads = (int32_t)total;
 		ok = !ps->failed && expect(ps, T_RPAREN, "')'");
 	}
+	ps->k = &k;
 	ok = ok && parse_body(ps, &k.body);
+	ps->k = NULL;
 	ps->names.len = mark;
 	if (ok) {
 		k.nargs = (int32_t)args.len;

@@ -358,7 +358,15 @@ void ir_print(const Module *m, StrBuf *sb)
 		sb_printf(sb, ") threads(%d", kn->tdim[0]);
 		for (int d = 1; d < kn->ntdim; d++)
 			sb_printf(sb, ", %d", kn->tdim[d]);
-		sb_puts(sb, ") ");
-		print_block(&p, &kn->body, 0);
+		sb_puts(sb, ") {\n");
+		if (kn->raster) { /* a kernel-level statement: first, wherever it was written */
+			indent(&p, 1);
+			sb_puts(sb, "use_swizzle(");
+			print_expr(&p, kn->raster_panel, 0);
+			sb_puts(sb, kn->raster == RASTER_COL ? ", order=col)\n" : ")\n");
+		}
+		for (int i = 0; i < kn->body.n; i++)
+			print_stmt(&p, kn->body.ids[i], 1);
+		sb_puts(sb, "}\n");
 	}
 }

@@ -1101,6 +1101,10 @@ static void check_kernel(Checker *c, Kernel *k)
 	}
 	vec_free(&args);
 	check_block(c, &k->body);
+	int64_t pv;
+	if (k->raster && const_int(c, k->raster_panel, "use_swizzle's panel size", &pv) && (pv < 1 || pv > IR_GRID_MAX))
+		err(c, EX(k->raster_panel)->pos, "use_swizzle's panel size is %lld; it must be 1 to %d block rows (or columns)",
+		    (long long)pv, IR_GRID_MAX);
 	return;
 oom:
 	vec_free(&args);

@@ -816,6 +816,7 @@ static int lower_kernel_impl(const Module *m, int k, const Target *t, const Lowe
 			c->varreg[v] = p->dtype == DT_BOOL ? setp(c, CMP_NE, DT_I32, r, i32c(c, 0)) : r;
 		}
 	}
+	lower_raster(c); /* use_swizzle: bx, by from the launch's block (after params: the grid may use them) */
 	/* global tensor dimensions (after params: symbols may be params) */
 	for (int i = 0; i < kn->nargs; i++) {
 		int32_t bid = kn->args[i].buf;

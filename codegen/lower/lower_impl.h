@@ -269,6 +269,8 @@ int lower_gemm_amd_operands(L *c, const Stmt *s, int *P);
 /* lower_swizzle.c: the shared-tile layout function and the fragment
  * pointers of the MFMA/WMMA operand reads (file comment there). */
 void swz_analyze(L *c);
+/* lower_raster.c: use_swizzle's block remap at the kernel entry (no-op without it) */
+void lower_raster(L *c);
 int swz_period(const BufLoc *bl);
 int32_t lower_sh_addr(L *c, int32_t bufid, int32_t row, int32_t col);
 #define SWZ_MAXT 8

@@ -657,6 +657,12 @@ int ptx_emit_func(const SimtFunc *f, const Target *t, StrBuf *out, Diag *d)
 			  LOWER_UNROLL_CAP);
 	if (f->folded)
 		sb_printf(out, "// whole-tile tests: %d parallel loops (fast copies behind a uniform test)\n", f->folded);
+	for (const char *l = f->notes.buf; l && *l;) { /* the listing's "; " notes as PTX comments */
+		const char *e = strchr(l, '\n');
+		int n = e ? (int)(e - l) : (int)strlen(l);
+		sb_printf(out, "//%.*s\n", n > 0 ? n - 1 : 0, l + 1);
+		l += n + (e != NULL);
+	}
 	sb_printf(out, ".visible .entry %s(", f->name);
 	for (size_t i = 0; i < f->params.len; i++) {
 		const SimtParam *sp = &f->params.data[i];
@@ -725,7 +731,10 @@ static int compile(const Module *m, const Target *t, const LowerOptions *o, StrB
 		rc = lower_kernel_opts(m, k, t, o, &f, d);
 		if (!rc)
 			rc = ptx_emit_func(&f, t, out, d);
-		if (!rc && hopper) { /* sm_90a GEMM path (ptx_sm90.h): an extra entry, generic one stays the fallback */
+		if (!rc && hopper && m->kernels.data[k].raster)
+			sb_puts(out, "// use_swizzle: no sm_90a GEMM path entry (its persistent CTAs would walk the tiles in "
+				"their own order); the entry above applies the kernel's\n");
+		else if (!rc && hopper) { /* sm_90a GEMM path (ptx_sm90.h): an extra entry, generic one stays the fallback */
 			StrBuf own = {0};
 			if (split && inf)
 				sb_puts(&own, ".version 8.1\n.target sm_90a\n.address_size 64\n");

@@ -297,6 +297,11 @@ bool sm90_gemm_match(const Module *m, int ki, Sm90Gemm *g)
 	if (!m->verified || ki < 0 || (size_t)ki >= m->kernels.len)
 		return false;
 	const Kernel *k = &m->kernels.data[ki];
+	/* use_swizzle fixes the block order; this path's persistent CTAs walk
+	 * tiles in their own grouped order, so such a kernel keeps the general
+	 * lowering, which applies the remap (lower_raster.c). */
+	if (k->raster)
+		return false;
 	if (k->threads != 128) /* one IR block = one consumer warpgroup */
 		return false;
 	/* The one top-level pipelined loop {copy; copy; gemm}. */

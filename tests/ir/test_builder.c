@@ -37,6 +37,20 @@ static ta_status build_vector_add(ta_ctx *ctx, ta_module **out, ta_dtype acc_typ
 	return ta_build_finish(b, out);
 }
 
+/* Finishes b and expects the module to print as text parsed does. */
+static void finish_as_text(ta_ctx *ctx, ta_builder *b, const char *text)
+{
+	ta_module *built = NULL, *parsed = NULL;
+	cr_assert_eq(ta_build_finish(b, &built), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	cr_assert_eq(ta_parse(ctx, "text.tile", text, strlen(text), &parsed), TA_OK, "%s", ta_ctx_diagnostics(ctx));
+	char *x = ta_module_print(built), *y = ta_module_print(parsed);
+	cr_expect_str_eq(x, y);
+	ta_free(x);
+	ta_free(y);
+	ta_module_destroy(built);
+	ta_module_destroy(parsed);
+}
+
 Test(builder, matches_the_text_front_end)
 {
 	ta_ctx *ctx = ta_ctx_create();
@@ -160,15 +174,7 @@ Test(builder, regions_views_vars_threads_atomics_vectorized)
 	cr_assert_eq(ta_build_atomic(b, TA_ATOMIC_ADD, O, 2, oi, T, -1), TA_OK);
 	ta_expr r0 = ta_build_int(b, 0);
 	ta_build_store(b, R, 1, &r0, ta_build_reinterpret(b, TA_I32, ta_build_load(b, acc, 0, NULL)));
-	ta_module *built = NULL, *parsed = NULL;
-	cr_assert_eq(ta_build_finish(b, &built), TA_OK, "%s", ta_ctx_diagnostics(ctx));
-	cr_assert_eq(ta_parse(ctx, "text.tile", text, strlen(text), &parsed), TA_OK, "%s", ta_ctx_diagnostics(ctx));
-	char *a = ta_module_print(built), *c = ta_module_print(parsed);
-	cr_expect_str_eq(a, c);
-	ta_free(a);
-	ta_free(c);
-	ta_module_destroy(built);
-	ta_module_destroy(parsed);
+	finish_as_text(ctx, b, text);
 	ta_ctx_destroy(ctx);
 }
 
@@ -194,6 +200,53 @@ Test(builder, new_functions_check_their_arguments)
 	b = ta_build_begin(ctx, "bad");
 	ta_build_kernel(b, "k", 64);
 	cr_expect_eq(ta_build_var(b, "v", 0, -1), -1); /* neither a dtype nor a value */
+	ta_build_abort(b);
+	ta_ctx_destroy(ctx);
+}
+
+/* ta_build_use_swizzle: the same module as the text's use_swizzle, its
+ * misuse refused at the call, a bad panel size at ta_build_finish. */
+Test(builder, use_swizzle)
+{
+	static const char text[] = "kernel k(A: f32[M, N]) grid(ceildiv(N, 64), ceildiv(M, 64)) threads(64) {\n"
+	                           "  use_swizzle(4, order=col)\n"
+	                           "  A[by, bx] = 1.0\n"
+	                           "}\n";
+	ta_ctx *ctx = ta_ctx_create();
+	for (int bad_panel = 0; bad_panel < 2; bad_panel++) {
+		ta_builder *b = ta_build_begin(ctx, "built.tile");
+		ta_build_kernel(b, "k", 64);
+		const char *d[] = {"M", "N"};
+		ta_buf A = ta_build_tensor(b, "A", TA_F32, 2, d);
+		ta_expr gx[] = {ta_build_name(b, "N"), ta_build_int(b, 64)}, gy[] = {ta_build_name(b, "M"), ta_build_int(b, 64)};
+		ta_expr g[] = {ta_build_op(b, TA_OP_CEILDIV, 2, gx), ta_build_op(b, TA_OP_CEILDIV, 2, gy)};
+		ta_build_grid(b, 2, g);
+		cr_assert_eq(ta_build_use_swizzle(b, ta_build_int(b, bad_panel ? -2 : 4), TA_RASTER_COL), TA_OK);
+		ta_expr i[] = {ta_build_name(b, "by"), ta_build_name(b, "bx")};
+		ta_build_store(b, A, 2, i, ta_build_float(b, 1.0));
+		if (!bad_panel) {
+			finish_as_text(ctx, b, text);
+			continue;
+		}
+		ta_module *built = NULL;
+		cr_expect_eq(ta_build_finish(b, &built), TA_ERR_VERIFY);
+		cr_expect(strstr(ta_ctx_diagnostics(ctx), "built.tile:3:15: error: use_swizzle's panel size is -2"), "%s",
+			  ta_ctx_diagnostics(ctx));
+	}
+	ta_ctx_clear_diagnostics(ctx);
+	ta_builder *b = ta_build_begin(ctx, "bad");
+	ta_build_kernel(b, "k", 64);
+	cr_expect_eq(ta_build_use_swizzle(b, ta_build_int(b, 2), (ta_raster)7), TA_ERR_INVALID);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "ta_build_use_swizzle: bad panel size or order"), "%s",
+		  ta_ctx_diagnostics(ctx));
+	ta_build_abort(b);
+	ta_ctx_clear_diagnostics(ctx);
+	b = ta_build_begin(ctx, "bad");
+	ta_build_kernel(b, "k", 64);
+	cr_expect_eq(ta_build_use_swizzle(b, ta_build_int(b, 2), TA_RASTER_ROW), TA_OK);
+	cr_expect_eq(ta_build_use_swizzle(b, ta_build_int(b, 2), TA_RASTER_ROW), TA_ERR_INVALID);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "ta_build_use_swizzle: use_swizzle goes once at the top level"), "%s",
+		  ta_ctx_diagnostics(ctx));
 	ta_build_abort(b);
 	ta_ctx_destroy(ctx);
 }

@@ -457,6 +457,12 @@ static const char *const near_misses[] = {
 	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
 	"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[bx * 128, ko * 32], A_s)\n"
 	"    copy(B[ko * 32, by * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[by * 128, bx * 128])\n}\n",
+	/* use_swizzle: the path's persistent CTAs walk tiles in their own order, which would replace the kernel's */
+	"kernel g(A: f16[M, K], B: f16[K, N], C: f16[M, N]) grid(ceildiv(N, 128), ceildiv(M, 128)) threads(128) {\n"
+	"  use_swizzle(4)\n"
+	"  A_s = shared f16[128, 32]\n  B_s = shared f16[32, 128]\n  C_f = fragment f32[128, 128]\n  clear(C_f)\n"
+	"  pipelined ko in 0 .. ceildiv(K, 32) stages(3) {\n    copy(A[by * 128, ko * 32], A_s)\n"
+	"    copy(B[ko * 32, bx * 128], B_s)\n    gemm(A_s, B_s, C_f)\n  }\n  copy(C_f, C[by * 128, bx * 128])\n}\n",
 };
 
 Test(sm90, near_misses_do_not_match)
