@@ -298,7 +298,9 @@ void lower_gemm(L *c, const Stmt *s)
 #define RF_MAX_STRIPS 32
 
 
-AmdTiling amd_tiling(L *c, int sh, int64_t M, int64_t N)
+/* rows: the fragment follows the MMA-row fragments, so its strips span
+ * whole rows (no 2-wide grid of waves below). */
+AmdTiling amd_tiling_as(L *c, int sh, int64_t M, int64_t N, bool rows)
 {
 	AmdTiling t;
 	t.sh = sh;
@@ -310,12 +312,19 @@ AmdTiling amd_tiling(L *c, int sh, int64_t M, int64_t N)
 	 * fragments (B[k][n]: 2 loads per register), when the column tiles
 	 * divide the waves (strips share their B), the strips fit and no
 	 * MMA-row fragment needs a strip to span the row (rr_rows: ntn 1) */
-	int64_t rows = M / 16;
-	if (t.NB == 8 && c->rr_tile < 0 && t.W % 2 == 0 && (rows * 2) % t.W == 0 && rows * 2 / t.W <= 32)
+	int64_t tr = M / 16;
+	if (t.NB == 8 && !rows && t.W % 2 == 0 && (tr * 2) % t.W == 0 && tr * 2 / t.W <= 32)
 		t.NB = 4;
 	t.ntn = (int)(N / (16 * t.NB));
-	t.ntiles = rows * t.ntn;
+	t.ntiles = tr * t.ntn;
 	return t;
+}
+
+/* The tiling an M x N fragment has: the rows' one when the kernel has
+ * MMA-row fragments of M rows (any width: rr_rows_alike). */
+AmdTiling amd_tiling(L *c, int sh, int64_t M, int64_t N)
+{
+	return amd_tiling_as(c, sh, M, N, c->rr_tile >= 0 && M == bdim(c, BUF(c->rr_tile), 0));
 }
 
 

@@ -46,6 +46,7 @@ int target_shape(L *c, int64_t N, DType in);
 int gemm_shape(L *c, const Stmt *s);
 int32_t frag_a(L *c, const Stmt *s, int32_t r0, int32_t r8, int32_t k0, int32_t k8);
 int32_t frag_b(L *c, const Stmt *s, int32_t n, int32_t k0, int32_t k8);
+AmdTiling amd_tiling_as(L *c, int sh, int64_t M, int64_t N, bool rows);
 AmdTiling amd_tiling(L *c, int sh, int64_t M, int64_t N);
 AmdLane amd_lane(L *c, int wave);
 void lower_gemm_amd(L *c, const Stmt *s, int sh, int64_t M, int64_t N, int64_t K);

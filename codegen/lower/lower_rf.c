@@ -301,8 +301,10 @@ static void rf_block(L *c, RfScan *r, const Block *b)
  * fragment (0: the layout spreads a row's column tiles over several
  * warps, which the register row fragments do not handle), and the strips
  * per distinct tile row (ntn when a warp holds all of a row's column tiles,
- * 1 when each strip is another tile row). */
-int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
+ * 1 when each strip is another tile row).  follow: the layout the fragment
+ * takes when it follows MMA-row fragments (amd_tiling_as), which
+ * rf_analyze asks for before it knows whether any will exist. */
+static int rr_rows_as(L *c, int64_t R, int64_t C, bool follow, int *strips_per_row)
 {
 	int sh = target_shape(c, C, DT_F16), W, ntn, S, rps;
 	/* Only whole 16x16 tiles spread evenly over the warps have a layout;
@@ -316,7 +318,7 @@ int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 		S = (int)((R / 16) * ntn / W);
 		rps = 2;
 	} else {
-		AmdTiling t = amd_tiling(c, sh, R, C);
+		AmdTiling t = follow ? amd_tiling_as(c, sh, R, C, true) : amd_tiling(c, sh, R, C);
 		W = t.W;
 		ntn = t.ntn;
 		S = (int)(t.ntiles / W);
@@ -328,16 +330,30 @@ int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
 	return S / ntn * rps;
 }
 
-/* Register fragments R x C1 and R x C2 hold the same rows in every thread:
- * PTX layouts whose strips each span a whole row (one column tile). */
+/* The layout the fragment has now. */
+int rr_rows(L *c, int64_t R, int64_t C, int *strips_per_row)
+{
+	return rr_rows_as(c, R, C, false, strips_per_row);
+}
+
+/* Register fragments R x C1 and R x C2 hold the same rows in every thread,
+ * so row fragments reduced from one serve the other (attention's S and O
+ * at D = 128).  PTX: layouts whose strips each span a whole row (one
+ * column tile).  AMD: one MFMA/WMMA shape whose row layout exists for
+ * both (laid out to follow the rows): row slot k of a lane is then row
+ * 16 (wave + W (k / nc)) + h hrow + (k % nc) qrow whatever the width, as
+ * ntn is 1 or the block is one wave; only the slots per row differ. */
 bool rr_rows_alike(L *c, int64_t R, int64_t C1, int64_t C2)
 {
 	int s1 = 0, s2 = 0;
 	if (C1 == C2)
 		return true;
 	int sh1 = target_shape(c, C1, DT_F16), sh2 = target_shape(c, C2, DT_F16);
-	return sh1 >= 0 && sh2 >= 0 && warp_shape(sh1) && warp_shape(sh2) && rr_rows(c, R, C1, &s1) > 0 &&
-	       rr_rows(c, R, C2, &s2) > 0 && s1 == 1 && s2 == 1;
+	if (sh1 < 0 || sh2 < 0)
+		return false;
+	if (!warp_shape(sh1) || !warp_shape(sh2))
+		return sh1 == sh2 && rr_rows_as(c, R, C1, true, &s1) > 0 && rr_rows_as(c, R, C2, true, &s2) > 0;
+	return rr_rows(c, R, C1, &s1) > 0 && rr_rows(c, R, C2, &s2) > 0 && s1 == 1 && s2 == 1;
 }
 
 /* Marks the eligible fragments (bl[].rf = 1 and bl[].rr = 1 as flags;
@@ -361,7 +377,7 @@ void rf_analyze(L *c)
 			r.rlink[b] = 0;
 		rf_block(c, &r, &c->k->body);
 		int spr;
-		bool layout = r.keyR && !r.key_off && rr_rows(c, r.keyR, r.keyC, &spr) > 0;
+		bool layout = r.keyR && !r.key_off && rr_rows_as(c, r.keyR, r.keyC, true, &spr) > 0;
 		FOR_KBUF(c, b)
 			if (r.judge && rr_cand(c, (int32_t)b) && !r.rbad[b] && (!layout || !r.rlink[b]))
 				rr_bad(&r, (int32_t)b);

@@ -119,14 +119,35 @@ static const char wide_src[] =
 	"  parallel (i, j) in (32, 128) {\n    C_f[i, j] = C_f[i, j] / s[i]\n  }\n"
 	"  copy(C_f, Y[bx * 32, 0])\n}\n";
 
+/* Two accumulator shapes (issue 13.2): rows reduced from a 64 x 64 S_f
+ * scale a 64 x 128 O_f, rows reduced from O_f go back over it, and a row
+ * parallel mixes both.  Both accumulators take the row layout of their MMA
+ * shape (rr_rows_alike), so the rows stay in registers: the LDS holds only
+ * A_s and B_s (8 + 16 KiB) on every AMD target.  two_src: 128 threads (2
+ * waves of 64 / 4 of 32); two1_src: 64 threads, 32 rows (one wave of 64). */
+#define TWO_SRC(NAME, R, T)                                                                               \
+	"kernel " NAME "(A: f16[M, 64], B: f16[64, 128], Y: f32[M, 128]) grid(ceildiv(M, " #R ")) threads(" #T \
+	") {\n  A_s = shared f16[" #R ", 64]\n  B_s = shared f16[64, 128]\n  S_f = fragment f32[" #R ", " #R  \
+	"]\n  O_f = fragment f32[" #R ", 128]\n  m = fragment f32[" #R "]\n  l = fragment f32[" #R "]\n"       \
+	"  t = fragment f32[" #R "]\n  copy(A[bx * " #R ", 0], A_s)\n  copy(B[0, 0], B_s)\n"                  \
+	"  gemm(A_s, A_s, S_f, transpose_b=true, clear=true)\n  reduce_max(S_f, m, dim=1)\n"                 \
+	"  gemm(A_s, B_s, O_f, clear=true)\n"                                                             \
+	"  parallel (i, j) in (" #R ", 128) {\n    O_f[i, j] = exp((O_f[i, j] - m[i]) * 0.01)\n  }\n"        \
+	"  reduce_sum(O_f, l, dim=1)\n  parallel (i) in (" #R ") {\n    t[i] = m[i] * 0.5 + l[i]\n  }\n"    \
+	"  parallel (i, j) in (" #R ", 128) {\n    O_f[i, j] = O_f[i, j] / l[i] + t[i] * 0.001\n  }\n"       \
+	"  copy(O_f, Y[bx * " #R ", 0])\n}\n"
+static const char two_src[] = TWO_SRC("two", 64, 128);
+static const char two1_src[] = TWO_SRC("two1", 32, 64);
+
 /* Attention (examples/mha_fwd.tile, one head: B = H = 1): Q_s, K_s, V_s,
  * P_s (4 x 8 KiB at D = 64) are the only LDS.  At D = 128 (Q_s, K_s, V_s
- * 16 KiB each) the four row fragments m, m_prev, l, r (4 x 256 bytes) are
- * still in LDS on AMD (issue 13.2; NVIDIA keeps them in registers).  PTX
- * barriers: Q's, and per iteration two per prefetched tile (K, V: the wait
- * before its first reader, and the one before it is reloaded). */
+ * 16 KiB each) too: the row fragments m, m_prev, l, r from the 64 x 64
+ * S_f also serve the 64 x 128 O_f in registers (they were 4 x 256 bytes of
+ * LDS on AMD before, issue 13.2).  PTX barriers: Q's, and per iteration
+ * two per prefetched tile (K, V: the wait before its first reader, and the
+ * one before it is reloaded). */
 #define FA_LDS 32768
-#define FA_LDS_D128 (3 * 16384 + 8192 + 4 * 256)
+#define FA_LDS_D128 (3 * 16384 + 8192)
 #define MHA1(S) {"B", 1}, {"H", 1}, {"S", S}
 static const Case cases[] = {
 	{"fa S=130 causal", NULL, "mha_fwd.tile", {MHA1(130)}, 3, {{"scale", 0.125}, {"causal", 1}}, FA_LDS, 5},
@@ -138,6 +159,8 @@ static const Case cases[] = {
 	{"rows M=100", rows_src, NULL, {{"M", 100}}, 1, {{0}}, 8192, 3},
 	{"rows M=64", rows_src, NULL, {{"M", 64}}, 1, {{0}}, 8192, 3},
 	{"wide M=45", wide_src, NULL, {{"M", 45}}, 1, {{0}}, -1, -1},
+	{"two shapes M=100", two_src, NULL, {{"M", 100}}, 1, {{0}}, 8192 + 16384, -1},
+	{"two shapes M=70, 64 threads", two1_src, NULL, {{"M", 70}}, 1, {{0}}, 4096 + 16384, -1},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
