@@ -330,3 +330,52 @@ def test_dsl_examples_ptx_pass_ptxas(target, tmp_path):
         p.write_text(jk.kernel(target).ptx)
         r = subprocess.run([PTXAS, f"-arch={target}", str(p), "-o", os.devnull], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def _swizzle_order(panel, col, gx, gy):
+    """TileLang's rasterization2DRow/Column<panel> over the launch order (x fastest): the logical blocks in turn."""
+    a = gy if col else gx
+    total = gx * gy
+    out = []
+    for idx in range(total):
+        size = panel * a
+        pi, off = idx // size, idx % size
+        stride = panel if pi + 1 < -(-total // size) else (total - pi * size) // a
+        u = off // stride
+        u = a - 1 - u if pi & 1 else u
+        v = off % stride + pi * panel
+        out.append((v, u) if col else (u, v))
+    return out
+
+
+def swizzle_order_kernel(order, enable=True):
+    @T.prim_func
+    def order_ids(O: T.Tensor((5, 7), "int32"), S: T.Tensor((1,), "int32")):
+        with T.Kernel(7, 5, threads=32) as (bx, by):
+            T.use_swizzle(panel_size=2, order=order, enable=enable)
+            for i in T.Parallel(1):
+                O[by, bx] = S[0]
+                S[0] = by * 1000 + bx
+    return order_ids
+
+
+@pytest.mark.parametrize("order,enable", [("row", True), ("column", True), ("row", False)])
+def test_use_swizzle(order, enable):
+    """T.use_swizzle becomes Tile IR's use_swizzle (nothing with enable=False); each block stores the id of the
+    block that ran before it, so O shows the block order: TileLang's formula on the interpreter and the emulator."""
+    f = swizzle_order_kernel(order, enable)
+    ir = f.tile_ir
+    want_stmt = {"row": "use_swizzle(2)\n", "column": "use_swizzle(2, order=col)\n"}[order]
+    assert (want_stmt in ir) == enable and ("use_swizzle" in ir) == enable
+    seq = _swizzle_order(2, order != "row", 7, 5) if enable else [(x, y) for y in range(5) for x in range(7)]
+    want = np.zeros((5, 7), np.int32)
+    prev = -1
+    for bx, by in seq:
+        want[by, bx] = prev
+        prev = by * 1000 + bx
+    for target, backend in [("gfx942", "interp"), ("gfx942", "emu"), ("gfx1100", "emu")]:
+        o = np.full((5, 7), -7, np.int32)
+        s = np.array([-1], np.int32)
+        tileasm.compile(f, target=target)(o, s, backend=backend)
+        np.testing.assert_array_equal(o, want, err_msg=f"{target} {backend}")
+        assert s[0] == prev

@@ -741,8 +741,23 @@ class _Translator:
             return self.emit(call, f"{p}({self.region(a[0])}, {v})")
         if p == "sync_threads":
             return self.emit(call, "barrier()")
-        if p in ("use_swizzle", "annotate_layout"):
-            return  # scheduling / layout hints: tileasm chooses these itself (docs/python.md)
+        if p == "use_swizzle":  # Tile IR's use_swizzle; TileLang: order "row", anything else column
+            kw = self.kwargs(call, ["panel_size", "order", "enable"])
+            if "panel_size" not in kw:
+                self.fail(call, "T.use_swizzle needs a panel_size")
+            if "enable" in kw and not self.bool_const(kw["enable"], "enable"):
+                return
+            ok, n = self.try_const(kw["panel_size"])
+            if not ok or isinstance(n, bool) or not isinstance(n, int):
+                self.fail(kw["panel_size"], "T.use_swizzle's panel_size must be an integer constant")
+            order = "row"
+            if "order" in kw:
+                ok, order = self.try_const(kw["order"])
+                if not ok or not isinstance(order, str):
+                    self.fail(kw["order"], "T.use_swizzle's order is a string, \"row\" or \"column\"")
+            return self.emit(call, f"use_swizzle({n})" if order == "row" else f"use_swizzle({n}, order=col)")
+        if p == "annotate_layout":
+            return  # a layout hint: tileasm chooses layouts itself (docs/python.md)
         if p:
             self.fail(call, f"T.{p} is not supported by tileasm yet (docs/python.md lists what is)")
         name = ast.unparse(call.func) if hasattr(ast, "unparse") else "this function"
