@@ -27,6 +27,12 @@ typedef struct {
 	int32_t prow[16], ptile[16];
 	int nprow, nptile;
 	bool pother;
+	/* for the LDS-limit message: why each fragment became ineligible (the
+	 * first reason, where: L.frag_why), gemm accumulators (gdst) and row
+	 * fragments that go with one (rwith: reduced from one or read over one) */
+	const char **why;
+	SrcPos *wpos;
+	uint8_t *gdst, *rwith;
 } RfScan;
 
 
@@ -36,16 +42,16 @@ static bool rr_cand(L *c, int32_t b)
 	return is_frag(c, b) && BUF(b)->rank == 1 && BUF(b)->dtype == DT_F32;
 }
 
-static void rr_bad(RfScan *r, int32_t b)
+static void rr_bad(RfScan *r, int32_t b, SrcPos pos, const char *why)
 {
 	if (!r->rbad[b])
-		r->rbad[b] = 1, r->changed = true;
+		r->rbad[b] = 1, r->changed = true, r->why[b] = why, r->wpos[b] = pos;
 }
 
-static void rf_bad(RfScan *r, int32_t b)
+static void rf_bad(RfScan *r, int32_t b, SrcPos pos, const char *why)
 {
 	if (!r->bad[b])
-		r->bad[b] = 1, r->changed = true;
+		r->bad[b] = 1, r->changed = true, r->why[b] = why, r->wpos[b] = pos;
 }
 
 /* Row fragment b goes with a tile fragment of shape R x C (one key for all). */
@@ -71,7 +77,7 @@ static int rf_max_slots(L *c, int sh)
 }
 
 /* An element access F[args] is fine only as F[i, j] of a parallel over F's shape. */
-static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *args, bool store)
+static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *args, bool store, SrcPos pos)
 {
 	if (!is_frag(c, b))
 		return;
@@ -84,7 +90,8 @@ static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *
 		if (ok)
 			r->prow[r->nprow++] = b;
 		else
-			rr_bad(r, b);
+			rr_bad(r, b, pos, "an element is accessed other than as D[i] of a parallel loop over its rows "
+			       "(stored only in a parallel (i))");
 		return;
 	} else if (p && p->nvars == 1) {
 		r->pother = true;
@@ -97,7 +104,8 @@ static void rf_access(L *c, RfScan *r, int32_t b, int32_t nargs, const int32_t *
 		     ext == bdim(c, BUF(b), d);
 	}
 	if (!ok)
-		rf_bad(r, b);
+		rf_bad(r, b, pos, "an element is accessed other than as F[i, j] of a parallel loop over its shape, "
+		       "which needs another thread's element of the MMA layout");
 	else if (r->nptile < 16)
 		r->ptile[r->nptile++] = b;
 }
@@ -108,7 +116,7 @@ static void rf_expr(L *c, RfScan *r, int32_t id)
 		return;
 	const Expr *e = EX(id);
 	if (e->kind == E_LOAD)
-		rf_access(c, r, e->buf, e->nargs, e->args, false);
+		rf_access(c, r, e->buf, e->nargs, e->args, false, e->pos);
 	if (e->kind == E_UNARY || e->kind == E_BINARY || e->kind == E_CAST) {
 		rf_expr(c, r, e->a);
 		if (e->kind == E_BINARY)
@@ -128,10 +136,10 @@ static void rf_region_exprs(L *c, RfScan *r, const Region *g)
 static void rf_block(L *c, RfScan *r, const Block *b);
 
 /* Any other statement on a row fragment makes it ineligible. */
-static void rr_bad_region(L *c, RfScan *r, int32_t b)
+static void rr_bad_region(L *c, RfScan *r, int32_t b, SrcPos pos, const char *why)
 {
 	if (b >= 0 && rr_cand(c, b))
-		rr_bad(r, b);
+		rr_bad(r, b, pos, why);
 }
 
 static void rf_stmt(L *c, RfScan *r, int32_t id)
@@ -147,7 +155,7 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 	case S_STORE:
 		if (r->par && r->par->nvars == 1 && !rr_cand(c, s->dst.buf))
 			r->pother = true;
-		rf_access(c, r, s->dst.buf, s->dst.nidx, s->dst.idx, true);
+		rf_access(c, r, s->dst.buf, s->dst.nidx, s->dst.idx, true, s->pos);
 		break;
 	case S_COPY:
 		if (rr_cand(c, s->src.buf) || rr_cand(c, s->dst.buf)) {
@@ -156,28 +164,34 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 				  bdim(c, BUF(s->src.buf), 0) == bdim(c, BUF(s->dst.buf), 0) && !r->rbad[s->src.buf] &&
 				  !r->rbad[s->dst.buf];
 			if (!ok) {
-				rr_bad_region(c, r, s->src.buf);
-				rr_bad_region(c, r, s->dst.buf);
+				const char *w = "a copy other than of a whole row fragment to or from another of its length "
+				                "(both in registers or neither)";
+				rr_bad_region(c, r, s->src.buf, s->pos, w);
+				rr_bad_region(c, r, s->dst.buf, s->pos, w);
 			}
 			break;
 		}
 		/* whole fragment <-> a non-fragment only, as rows and columns */
+		const char *cw = "a copy with another fragment or of a region that is not its rows and columns";
 		if (is_frag(c, s->src.buf) && (is_frag(c, s->dst.buf) || !lower_window_ok(c, s, &s->src, &s->dst)))
-			rf_bad(r, s->src.buf);
+			rf_bad(r, s->src.buf, s->pos, cw);
 		if (is_frag(c, s->dst.buf) && (is_frag(c, s->src.buf) || !lower_window_ok(c, s, &s->dst, &s->src)))
-			rf_bad(r, s->dst.buf);
+			rf_bad(r, s->dst.buf, s->pos, cw);
 		/* a local destination needs every element in every thread */
 		if (is_frag(c, s->src.buf) && BUF(s->dst.buf)->scope == SCOPE_LOCAL)
-			rf_bad(r, s->src.buf);
+			rf_bad(r, s->src.buf, s->pos, "a copy to a local buffer, which needs every element in every thread");
 		break;
-	case S_GEMM:
+	case S_GEMM: {
+		const char *ow = "a gemm reads it (an operand, not the accumulator)";
 		if (is_frag(c, s->src.buf))
-			rf_bad(r, s->src.buf);
+			rf_bad(r, s->src.buf, s->pos, ow);
 		if (is_frag(c, s->src2.buf))
-			rf_bad(r, s->src2.buf);
-		rr_bad_region(c, r, s->src.buf);
-		rr_bad_region(c, r, s->src2.buf);
-		rr_bad_region(c, r, s->dst.buf);
+			rf_bad(r, s->src2.buf, s->pos, ow);
+		rr_bad_region(c, r, s->src.buf, s->pos, ow);
+		rr_bad_region(c, r, s->src2.buf, s->pos, ow);
+		rr_bad_region(c, r, s->dst.buf, s->pos, "a gemm writes it");
+		if (is_frag(c, s->dst.buf))
+			r->gdst[s->dst.buf] = 1;
 		int sh = gemm_shape(c, s);
 		if (sh >= 0) {
 			const Buffer *C = BUF(s->dst.buf);
@@ -194,39 +208,55 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			/* f32 with f16/bf16/fp8 inputs, i32 with i8 (AMD matrix cores) */
 			bool i8 = sh == MMA_MFMA16_I8 || sh == MMA_MFMA16X32_I8 || sh == MMA_WMMA16_I8 ||
 				  sh == MMA_M16N8K32_I8;
-			if (ntiles % W || slots > rf_max_slots(c, sh) || C->dtype != (i8 ? DT_I32 : DT_F32))
-				rf_bad(r, s->dst.buf);
+			if (ntiles % W)
+				rf_bad(r, s->dst.buf, s->pos, "its MMA tiles do not spread evenly over the block's warps "
+				       "(e.g. fewer 16 x 16 tiles than warps/waves), so no register layout");
+			else if (slots > rf_max_slots(c, sh))
+				rf_bad(r, s->dst.buf, s->pos, "its MMA layout would take more registers per thread than "
+				       "the limit (128, or 256 in AGPRs on gfx90a/gfx942)");
+			else if (C->dtype != (i8 ? DT_I32 : DT_F32))
+				rf_bad(r, s->dst.buf, s->pos, "an accumulator in registers is f32 (i32 with i8 inputs)");
 			else
 				r->acc[s->dst.buf] = 1;
 		} else if (is_frag(c, s->dst.buf)) {
-			rf_bad(r, s->dst.buf);
+			rf_bad(r, s->dst.buf, s->pos, "the gemm has no MMA shape for its types, shape and threads here "
+			       "(the scalar path)");
 		}
 		break;
+	}
 	case S_CLEAR:
 	case S_FILL:
 		if (s->dst.nidx)
-			rr_bad_region(c, r, s->dst.buf);
+			rr_bad_region(c, r, s->dst.buf, s->pos, "a partial clear or fill");
 		break;
 	case S_REDUCE: {
 		/* reduce(F, D, dim=1): F in registers and D an MMA-row fragment */
 		int32_t F = s->src.buf, D = s->dst.buf;
-		bool fok = is_frag(c, F) && BUF(F)->rank == 2 && BUF(F)->dtype == DT_F32 && s->dim == 1 &&
-			   !s->src.nidx && !s->dst.nidx && bdim(c, BUF(F), 0) == bdim(c, BUF(D), 0) && !r->bad[F] &&
-			   !(r->judge && !r->acc[F]);
+		bool whole = is_frag(c, F) && BUF(F)->rank == 2 && BUF(F)->dtype == DT_F32 && s->dim == 1 &&
+			     !s->src.nidx && !s->dst.nidx && bdim(c, BUF(F), 0) == bdim(c, BUF(D), 0);
+		bool fok = whole && !r->bad[F] && !(r->judge && !r->acc[F]);
 		bool ok = fok && rr_cand(c, D) && !r->rbad[D];
 		int spr;
+		if (is_frag(c, F) && r->gdst[F] && rr_cand(c, D))
+			r->rwith[D] = 1;
 		if (ok) {
 			rr_link(c, r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
 		} else if (fok && BUF(D)->dtype == DT_F32 && BUF(D)->scope != SCOPE_LOCAL &&
 			   rr_rows(c, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1), &spr) > 0) {
 			/* F keeps its registers; D (in shared memory: another accumulator
 			 * shape owns the row layout) gets the rows (reduce_rf_mem) */
-			rr_bad_region(c, r, D);
+			rr_bad_region(c, r, D, s->pos, "it is not an f32 row fragment whose other uses keep it in registers");
 		} else {
+			const char *w = whole ? "the accumulator it is reduced from stays in shared memory"
+			                      : "a reduction other than reduce_*(F, D, dim=1) of a whole register "
+			                        "accumulator into a row fragment";
 			if (is_frag(c, F))
-				rf_bad(r, F);
-			rr_bad_region(c, r, F);
-			rr_bad_region(c, r, D);
+				rf_bad(r, F, s->pos, fok ? "a row reduction from it needs each row in one warp/wave, which "
+				                           "its MMA layout does not give"
+				                         : "a reduction other than reduce_*(F, D, dim=1) of the whole tile "
+				                           "into an f32 row fragment");
+			rr_bad_region(c, r, F, s->pos, w);
+			rr_bad_region(c, r, D, s->pos, w);
 		}
 		break;
 	}
@@ -235,19 +265,21 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 		 * copy_rf's stores become atomics (lower_atomic) */
 		if (s->value < 0 && s->sub == ATOMIC_ADD && is_frag(c, s->src.buf) && !is_frag(c, s->dst.buf) &&
 		    BUF(s->dst.buf)->scope == SCOPE_GLOBAL && lower_window_ok(c, s, &s->src, &s->dst)) {
-			rr_bad_region(c, r, s->src.buf);
-			rr_bad_region(c, r, s->dst.buf);
+			rr_bad_region(c, r, s->src.buf, s->pos, "an atomic uses it");
+			rr_bad_region(c, r, s->dst.buf, s->pos, "an atomic uses it");
 			break;
 		}
 		/* fall through */
-	case S_CUMSUM:
+	case S_CUMSUM: {
+		const char *w = "a cumsum or atomic uses it";
 		if (is_frag(c, s->src.buf))
-			rf_bad(r, s->src.buf);
+			rf_bad(r, s->src.buf, s->pos, w);
 		if (is_frag(c, s->dst.buf))
-			rf_bad(r, s->dst.buf);
-		rr_bad_region(c, r, s->src.buf);
-		rr_bad_region(c, r, s->dst.buf);
+			rf_bad(r, s->dst.buf, s->pos, w);
+		rr_bad_region(c, r, s->src.buf, s->pos, w);
+		rr_bad_region(c, r, s->dst.buf, s->pos, w);
 		break;
+	}
 	case S_FOR:
 		rf_expr(c, r, s->lo);
 		rf_expr(c, r, s->hi);
@@ -279,10 +311,14 @@ static void rf_stmt(L *c, RfScan *r, int32_t id)
 			anybad |= r->rbad[r->prow[i]];
 		for (int i = 0; i < r->nprow; i++) {
 			int32_t D = r->prow[i];
+			for (int k = 0; k < r->nptile; k++)
+				r->rwith[D] |= r->gdst[r->ptile[k]];
 			if (s->nvars == 2 && F >= 0)
 				rr_link(c, r, D, bdim(c, BUF(F), 0), bdim(c, BUF(F), 1));
 			else if (s->nvars == 2 ? r->judge : (r->pother || anybad))
-				rr_bad(r, D);
+				rr_bad(r, D, s->pos, s->nvars == 2 ? "it is read in a parallel loop with no accumulator in registers"
+				                                   : "a parallel (i) over it touches more than row fragments "
+				                                     "in registers");
 		}
 		r->par = NULL;
 		break;
@@ -363,8 +399,9 @@ bool rr_rows_alike(L *c, int64_t R, int64_t C1, int64_t C2)
  * been seen (judge). */
 void rf_analyze(L *c)
 {
-	RfScan r = {.bad = lower_kb_bytes(c), .acc = lower_kb_bytes(c), .rbad = lower_kb_bytes(c), .rlink = lower_kb_bytes(c)};
-	if (!r.bad || !r.acc || !r.rbad || !r.rlink) {
+	RfScan r = {.bad = lower_kb_bytes(c), .acc = lower_kb_bytes(c), .rbad = lower_kb_bytes(c), .rlink = lower_kb_bytes(c),
+		    .gdst = lower_kb_bytes(c), .rwith = lower_kb_bytes(c), .why = c->frag_why, .wpos = c->frag_wpos};
+	if (!r.bad || !r.acc || !r.rbad || !r.rlink || !r.gdst || !r.rwith) {
 		c->failed = true;
 		goto out;
 	}
@@ -378,14 +415,21 @@ void rf_analyze(L *c)
 		rf_block(c, &r, &c->k->body);
 		int spr;
 		bool layout = r.keyR && !r.key_off && rr_rows_as(c, r.keyR, r.keyC, true, &spr) > 0;
+		const char *w = !r.keyR || layout ? "it goes with no accumulator in registers"
+		              : r.key_off ? "the accumulators it goes with hold their rows in other threads (other row "
+		                            "counts or MMA shapes)"
+		                          : "the MMA layout of the accumulator it goes with spreads a row over several "
+		                            "warps/waves";
 		FOR_KBUF(c, b)
 			if (r.judge && rr_cand(c, (int32_t)b) && !r.rbad[b] && (!layout || !r.rlink[b]))
-				rr_bad(&r, (int32_t)b);
+				rr_bad(&r, (int32_t)b, BUF(b)->pos, w);
 		if (!r.changed && pass > 0)
 			break;
 		if (pass == 63) /* not settled: nothing in registers */
-			FOR_KBUF(c, b)
+			FOR_KBUF(c, b) {
 				r.bad[b] = r.rbad[b] = 1;
+				r.why[b] = "the register layout analysis did not settle", r.wpos[b] = BUF(b)->pos;
+			}
 	}
 	FOR_KBUF(c, b) {
 		if (r.acc[b] && !r.bad[b] && BUF(b)->rank == 2 && (BUF(b)->dtype == DT_F32 || BUF(b)->dtype == DT_I32))
@@ -407,13 +451,23 @@ void rf_analyze(L *c)
 	if (c->rr_tile >= 0 && rr_rows(c, r.keyR, r.keyC, &spr) <= 0)
 		c->rr_tile = -1;
 	if (c->rr_tile < 0) /* no row layout: the row fragments live in shared memory */
-		FOR_KBUF(c, b)
+		FOR_KBUF(c, b) {
+			if (c->bl[b].rr == 1 && !r.why[b])
+				r.why[b] = "no accumulator in registers gives the row layout", r.wpos[b] = BUF(b)->pos;
 			c->bl[b].rr = -1;
+		}
+	/* keep the reasons of accumulators and of the rows that go with them;
+	 * vf_analyze gives the others' */
+	FOR_KBUF(c, b)
+		if (!r.gdst[b] && !(rr_cand(c, (int32_t)b) && r.rwith[b]))
+			r.why[b] = NULL;
 out:
 	free(r.bad);
 	free(r.acc);
 	free(r.rbad);
 	free(r.rlink);
+	free(r.gdst);
+	free(r.rwith);
 }
 
 /* Per strip s of register fragment b: the row of q = 0 (rb) and the

@@ -346,7 +346,7 @@ void vf_analyze(L *c)
 	if (none) { /* keep it simple: all or nothing */
 		if (c->frag_why)
 			FOR_KBUF(c, b)
-				if (vf_cand(c, (int32_t)b) && !v.bad[b])
+				if (vf_cand(c, (int32_t)b) && !v.bad[b] && !c->frag_why[b])
 					c->frag_why[b] = none, c->frag_wpos[b] = BUF(b)->pos;
 		goto out;
 	}
@@ -359,7 +359,7 @@ void vf_analyze(L *c)
 out:
 	if (c->frag_why && v.why)
 		FOR_KBUF(c, b)
-			if (v.why[b])
+			if (v.why[b] && !c->frag_why[b]) /* rf_analyze's reason first */
 				c->frag_why[b] = v.why[b], c->frag_wpos[b] = v.wpos[b];
 	free(v.bad);
 	free(v.role);

@@ -234,6 +234,69 @@ Test(amd_codegen, lds_limit_names_fragments)
 	rmdir_all(dir);
 }
 
+/* Accumulators and the row fragments that go with them: the message gives
+ * the register layouts' reason (rf_analyze), not the element-wise one
+ * ("a gemm writes it", which main said for every accumulator). */
+Test(amd_codegen, lds_limit_names_accumulator_and_row_reasons)
+{
+	static const char tiles[] = "its MMA tiles do not spread evenly over the block's warps";
+	static const struct {
+		const char *file;
+		const char *want[NT][3]; /* per target (gfx1100, gfx90a, gfx942) */
+	} cases[] = {
+		{"smem_limit_acc_tiles",
+		 {{"'S_f' 1024 bytes (line 17:3: its MMA tiles", "'O_f' 16384 bytes (line 19:3: its MMA tiles",
+		   "'m' 64 bytes (line 18:3: the accumulator it is reduced from stays in shared memory)"},
+		  {"'S_f' 1024 bytes (line 17:3: its MMA tiles",
+		   "'m' 64 bytes (line 18:3: the accumulator it is reduced from stays in shared memory)", tiles},
+		  {"'S_f' 1024 bytes (line 17:3: its MMA tiles",
+		   "'m' 64 bytes (line 18:3: the accumulator it is reduced from stays in shared memory)", tiles}}},
+		{"smem_limit_rows_spread",
+		 {{"'O_f' 8192 bytes (line 14:3: its MMA tiles",
+		   "'m' 64 bytes (line 15:3: the accumulator it is reduced from stays in shared memory)", tiles},
+		  {"'O_f' 8192 bytes (line 15:3: a row reduction from it needs each row in one warp/wave",
+		   "'m' 64 bytes (line 10:3: the MMA layout of the accumulator it goes with spreads a row over several "
+		   "warps/waves)", "79872 bytes"},
+		  {"'O_f' 8192 bytes (line 15:3: a row reduction from it needs each row in one warp/wave",
+		   "'m' 64 bytes (line 10:3: the MMA layout of the accumulator it goes with spreads a row over several "
+		   "warps/waves)", "79872 bytes"}}},
+		{"smem_limit_rows_shapes",
+		 {{"'m' 256 bytes (line 11:3: the accumulators it goes with hold their rows in other threads", "66560 bytes",
+		   "66816 bytes"},
+		  {"'m' 256 bytes (line 11:3: the accumulators it goes with hold their rows in other threads", "66560 bytes",
+		   "66816 bytes"},
+		  {"'m' 256 bytes (line 11:3: the accumulators it goes with hold their rows in other threads", "66560 bytes",
+		   "66816 bytes"}}},
+	};
+	char *dir = tmpdir(), cmd[1024];
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		for (size_t t = 0; t < NT; t++) {
+			snprintf(cmd, sizeof cmd, "'%s' compile '%s/tests/amd/%s.tile' --target=%s -o '%s/k.hsaco' 2>&1",
+				 env("TILEASM"), env("TILEASM_SRCDIR"), cases[k].file, targets[t], dir);
+			int st;
+			char *log = run_cmd(cmd, &st);
+			cr_expect_eq(st, 1, "%s %s: %s", cases[k].file, targets[t], log);
+			for (int i = 0; i < 3; i++)
+				cr_expect(strstr(log, cases[k].want[t][i]), "%s %s: no \"%s\" in\n%s", cases[k].file, targets[t],
+					  cases[k].want[t][i], log);
+			cr_expect(!strstr(log, "a gemm, cumsum or atomic writes it"), "%s %s: %s", cases[k].file, targets[t], log);
+			free(log);
+		}
+	/* gfx1100 (no AGPRs): a 128 x 256 accumulator over 128 threads (256 slots per lane; f32 and i32) */
+	static const char *const big[] = {"acc_gemm", "acc_gemm_i8"};
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof cmd, "'%s' compile '%s/tests/amd/%s.tile' --target=gfx1100 -o '%s/k.hsaco' 2>&1",
+			 env("TILEASM"), env("TILEASM_SRCDIR"), big[k], dir);
+		int st;
+		char *log = run_cmd(cmd, &st);
+		cr_expect(st == 1 && strstr(log, "'C_f' 131072 bytes (line 1") &&
+				  strstr(log, ": its MMA layout would take more registers per thread than the limit"),
+			  "%s gfx1100: %s", big[k], log);
+		free(log);
+	}
+	rmdir_all(dir);
+}
+
 /* A pipelined loop the AMD lowering cannot stage says so and why in the
  * listing: gemm_splitk's K step of 64 would stage 64 VGPRs next to its 128
  * accumulator VGPRs (in VGPRs on every target: gfx1100 has no AGPRs).
