@@ -151,18 +151,16 @@ static int allocate_live(const MFunc *f, const RaOptions *opt, const Liveness *l
 	/* Interval hulls. */
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		const uint64_t *in = lv.live_in + b * lv.nwords, *outs = lv.live_out + b * lv.nwords;
-		for (int w = 0; w < lv.nwords; w++) {
-			for (uint64_t x = in[w]; x; x &= x - 1) {
-				int v = w * 64 + __builtin_ctzll(x);
-				iv[v].start = TA_MIN(iv[v].start, 2 * bl->first);
-				iv[v].end = TA_MAX(iv[v].end, 2 * bl->first);
-			}
-			for (uint64_t x = outs[w]; x; x &= x - 1) {
-				int v = w * 64 + __builtin_ctzll(x);
-				iv[v].start = TA_MIN(iv[v].start, 2 * bl->last);
-				iv[v].end = TA_MAX(iv[v].end, 2 * bl->last);
-			}
+		LiveSet in = lv_in(&lv, (int)b), outs = lv_out(&lv, (int)b);
+		for (int k = 0; k < in.n; k++) {
+			int v = in.v[k];
+			iv[v].start = TA_MIN(iv[v].start, 2 * bl->first);
+			iv[v].end = TA_MAX(iv[v].end, 2 * bl->first);
+		}
+		for (int k = 0; k < outs.n; k++) {
+			int v = outs.v[k];
+			iv[v].start = TA_MIN(iv[v].start, 2 * bl->last);
+			iv[v].end = TA_MAX(iv[v].end, 2 * bl->last);
 		}
 		for (int i = bl->first; i < bl->last; i++) {
 			const MInst *mi = &f->insns.data[i];

@@ -22,6 +22,7 @@
 #ifndef TILEASM_REGALLOC_H
 #define TILEASM_REGALLOC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
@@ -56,20 +57,34 @@ typedef struct {
 	int16_t s, v, a; /* live dwords per file */
 } RaDemand;
 
+/* Block live sets, sparse: one CSR pool of vreg ids.  Block b's live-in
+ * set is vals[off[2b] .. off[2b+1]), its live-out set vals[off[2b+1] ..
+ * off[2b+2]), each ascending.  Memory is that of the sets (plus two words
+ * per block), not blocks x vregs. */
 typedef struct {
-	int nwords;          /* 64-bit words per vreg bitset */
-	uint64_t *live_in;   /* blocks x nwords */
-	uint64_t *live_out;
+	size_t *off;         /* 2 * blocks + 1 */
+	int32_t *vals;
 	RaDemand *demand;    /* per instruction: dwords live across it (incl. its defs) */
 	RaDemand max;
 } Liveness;
 
+typedef struct {
+	const int32_t *v; /* ascending vreg ids */
+	int n;
+} LiveSet;
+
 int liveness_compute(const MFunc *f, Liveness *lv);
 void liveness_free(Liveness *lv);
-static inline int lv_test(const uint64_t *set, int v)
+static inline LiveSet lv_in(const Liveness *lv, int b)
 {
-	return (int)((set[v >> 6] >> (v & 63)) & 1);
+	return (LiveSet){lv->vals + lv->off[2 * b], (int)(lv->off[2 * b + 1] - lv->off[2 * b])};
 }
+static inline LiveSet lv_out(const Liveness *lv, int b)
+{
+	return (LiveSet){lv->vals + lv->off[2 * b + 1], (int)(lv->off[2 * b + 2] - lv->off[2 * b + 1])};
+}
+/* v in s (binary search). */
+int lv_has(LiveSet s, int v);
 
 /* One liveness serves the scheduler and the allocator: amd_sched_live
  * (amd.h) hands its block live sets to ra_run (RaRunOptions.live), whose

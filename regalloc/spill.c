@@ -165,17 +165,16 @@ static void hulls(const MFunc *f, const Liveness *lvp, int32_t *lo, int32_t *hi,
 		lo[v] = INT_MAX, hi[v] = -1;
 	for (size_t b = 0; b < f->blocks.len; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		for (int w = 0; w < lv.nwords; w++) {
-			for (uint64_t m = lv.live_in[b * lv.nwords + w]; m; m &= m - 1) {
-				int v = w * 64 + __builtin_ctzll(m);
-				lo[v] = TA_MIN(lo[v], 2 * bl->first);
-				hi[v] = TA_MAX(hi[v], 2 * bl->first);
-			}
-			for (uint64_t m = lv.live_out[b * lv.nwords + w]; m; m &= m - 1) {
-				int v = w * 64 + __builtin_ctzll(m);
-				lo[v] = TA_MIN(lo[v], 2 * bl->last);
-				hi[v] = TA_MAX(hi[v], 2 * bl->last);
-			}
+		LiveSet in = lv_in(&lv, (int)b), out = lv_out(&lv, (int)b);
+		for (int k = 0; k < in.n; k++) {
+			int v = in.v[k];
+			lo[v] = TA_MIN(lo[v], 2 * bl->first);
+			hi[v] = TA_MAX(hi[v], 2 * bl->first);
+		}
+		for (int k = 0; k < out.n; k++) {
+			int v = out.v[k];
+			lo[v] = TA_MIN(lo[v], 2 * bl->last);
+			hi[v] = TA_MAX(hi[v], 2 * bl->last);
 		}
 		for (int i = bl->first; i < bl->last; i++) {
 			const MInst *mi = &f->insns.data[i];
@@ -625,14 +624,14 @@ static int live_segs(const MFunc *f, const Liveness *lv, int cls, int32_t *sa, i
 		int nt = 0;
 		if (bl->first == bl->last)
 			continue;
-		for (int w = 0; w < lv->nwords; w++)
-			for (uint64_t m = lv->live_in[b * lv->nwords + w]; m; m &= m - 1) {
-				int v = w * 64 + __builtin_ctzll(m);
-				if (f->vregs.data[v].cls == cls) {
-					sa[v] = sb[v] = 2 * bl->first;
-					touched[nt++] = v;
-				}
+		LiveSet in = lv_in(lv, (int)b), lout = lv_out(lv, (int)b);
+		for (int k = 0; k < in.n; k++) {
+			int v = in.v[k];
+			if (f->vregs.data[v].cls == cls) {
+				sa[v] = sb[v] = 2 * bl->first;
+				touched[nt++] = v;
 			}
+		}
 		for (int i = bl->first; i < bl->last; i++) {
 			const MInst *mi = &f->insns.data[i];
 			for (int k = 0; k < mi->in.nops; k++) {
@@ -650,17 +649,16 @@ static int live_segs(const MFunc *f, const Liveness *lv, int cls, int32_t *sa, i
 				}
 			}
 		}
-		for (int w = 0; w < lv->nwords; w++)
-			for (uint64_t m = lv->live_out[b * lv->nwords + w]; m; m &= m - 1) {
-				int v = w * 64 + __builtin_ctzll(m);
-				if (f->vregs.data[v].cls != cls)
-					continue;
-				if (sa[v] < 0) {
-					sa[v] = 2 * bl->first;
-					touched[nt++] = v;
-				}
-				sb[v] = 2 * bl->last - 1;
+		for (int k = 0; k < lout.n; k++) {
+			int v = lout.v[k];
+			if (f->vregs.data[v].cls != cls)
+				continue;
+			if (sa[v] < 0) {
+				sa[v] = 2 * bl->first;
+				touched[nt++] = v;
 			}
+			sb[v] = 2 * bl->last - 1;
+		}
 		for (int j = 0; j < nt; j++) {
 			int v = touched[j];
 			if (vec_push(out, ((Seg){v, sa[v], sb[v]}))) {

@@ -210,7 +210,7 @@ typedef struct {
 	int nops;
 	int block;
 	int exec_ok;        /* the block never writes exec */
-	const uint64_t *live_out;
+	LiveSet live_out;   /* the block's */
 } Ctx;
 
 static int splittable(const Ssa *s, const Ctx *cx, int x)
@@ -221,7 +221,7 @@ static int splittable(const Ssa *s, const Ctx *cx, int x)
 		if (cx->ops[k] == x)
 			return 0;
 	int o = s->orig[x];
-	if (lv_test(cx->live_out, o))
+	if (lv_has(cx->live_out, o))
 		return 0;
 	int c = s->f->vregs.data[x].cls;
 	if (c != MR_S && (!cx->exec_ok || (s->vflags[o] & VF_XLANE)))
@@ -432,7 +432,7 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 	uint8_t *relmask = calloc((size_t)ni + 1, 1); /* per insn: operands not live after it */
 	uint8_t *exec_ok = calloc((size_t)nb + 1, 1);
 	int32_t *bucket = malloc(sizeof(int32_t) * ((size_t)nv + 1)), *bhead = malloc(sizeof(int32_t) * ((size_t)ni + 1));
-	uint64_t *tmp = malloc(8 * (size_t)lv.nwords);
+	int32_t *mark = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* per vreg: seen, then live stamps */
 	int32_t *nrange = malloc(sizeof(int32_t) * (2 * (size_t)nb + 1));
 	int32_t *fresh = malloc(sizeof(int32_t) * ((size_t)nv + 1)); /* live-ins without registers yet */
 	/* per block, the vregs whose hull end the block's live sets set last
@@ -447,7 +447,7 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 	 * written costs address space only. */
 	if (vec_reserve(&out, 2 * (size_t)ni + 64))
 		goto fail_mem;
-	if (!s || !relmask || !exec_ok || !bucket || !bhead || !tmp || !nrange || !fresh || !sethead)
+	if (!s || !relmask || !exec_ok || !bucket || !bhead || !mark || !nrange || !fresh || !sethead)
 		goto fail_mem;
 	setnext = sethead + nb, setval = setnext + nv;
 	s->f = f;
@@ -480,32 +480,42 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 	/* A vreg's hull end is set by the last block whose live-in or live-out
 	 * set holds it (its first instruction, or its last if live-out) and
 	 * raised by the operands from there on.  Only that last block
-	 * matters: a sweep from the end visits each vreg's bit once (tmp:
-	 * seen), not once per block it is live in. */
-	memset(tmp, 0, 8 * (size_t)lv.nwords);
+	 * matters: a sweep from the end takes each vreg at the first block
+	 * seen (mark[v] set), walking both sets in ascending order. */
+	memset(mark, 0, sizeof(int32_t) * (size_t)nv);
 	for (int b = nb - 1; b >= 0; b--) {
 		const MBlock *bl = &f->blocks.data[b];
-		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords, *lout = lv.live_out + (size_t)b * lv.nwords;
+		LiveSet lin = lv_in(&lv, b), lout = lv_out(&lv, b);
 		sethead[b] = -1;
-		for (int w = 0; w < lv.nwords; w++) {
-			uint64_t newb = (lin[w] | lout[w]) & ~tmp[w];
-			tmp[w] |= newb;
-			for (uint64_t x = newb; x; x &= x - 1) {
-				int v = w * 64 + __builtin_ctzll(x);
-				setval[v] = (lout[w] >> (v & 63) & 1) ? TA_MAX(bl->first, bl->last - 1) : bl->first;
-				setnext[v] = sethead[b], sethead[b] = v;
+		for (int i = 0, j = 0; i < lin.n || j < lout.n;) {
+			int v, isout = j < lout.n && (i >= lin.n || lout.v[j] <= lin.v[i]);
+			if (isout) {
+				v = lout.v[j++];
+				if (i < lin.n && lin.v[i] == v)
+					i++;
+			} else {
+				v = lin.v[i++];
 			}
+			if (mark[v])
+				continue;
+			mark[v] = 1;
+			setval[v] = isout ? TA_MAX(bl->first, bl->last - 1) : bl->first;
+			setnext[v] = sethead[b], sethead[b] = v;
 		}
 	}
 	/* Per block (backwards): which operands are dead after their
-	 * instruction; end of each vreg's hull in layout order; exec writes. */
+	 * instruction; end of each vreg's hull in layout order; exec writes.
+	 * mark[v] == b: v live at this point of block b. */
+	for (int v = 0; v < nv; v++)
+		mark[v] = -1;
 	for (int b = 0; b < nb; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		const uint64_t *lout = lv.live_out + (size_t)b * lv.nwords;
+		LiveSet lout = lv_out(&lv, b);
 		for (int v = sethead[b]; v >= 0; v = setnext[v])
 			s->lastpt[v] = setval[v];
 		exec_ok[b] = 1;
-		memcpy(tmp, lout, 8 * (size_t)lv.nwords);
+		for (int k = 0; k < lout.n; k++)
+			mark[lout.v[k]] = b;
 		for (int i = bl->last - 1; i >= bl->first; i--) {
 			const MInst *mi = &f->insns.data[i];
 			if (writes_exec(mi))
@@ -516,7 +526,7 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 					continue;
 				int v = mi->vr[k];
 				s->lastpt[v] = TA_MAX(s->lastpt[v], i);
-				if (!lv_test(tmp, v))
+				if (mark[v] != b)
 					relmask[i] |= (uint8_t)(1u << k);
 				if (xl && mi_is_use(mi, k))
 					s->vflags[v] |= VF_XLANE;
@@ -536,14 +546,14 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 					again |= (mi->vmask >> j & 1) && mi->vr[j] == v;
 				if (!again)
 					s->vflags[v] |= (s->vflags[v] & VF_DEF) ? VF_RESV : VF_DEF;
-				if (lv_test(tmp, v) && !(mi->flags & MI_PARTIAL) &&
+				if (mark[v] == b && !(mi->flags & MI_PARTIAL) &&
 				    ((mi->sub[k] == 0 && mi->in.ops[k].count == f->vregs.data[v].size) ||
 				     (k == 0 && (mi->flags & MI_DEFALL))))
-					tmp[v >> 6] &= ~(1ull << (v & 63));
+					mark[v] = -1;
 			}
 			for (int k = 0; k < mi->in.nops; k++)
 				if ((mi->vmask & (1u << k)) && mi_is_use(mi, k))
-					tmp[mi->vr[k] >> 6] |= 1ull << (mi->vr[k] & 63);
+					mark[mi->vr[k]] = b;
 		}
 	}
 	/* Live into a block along one edge but not another: reserve. */
@@ -552,14 +562,16 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 			int t = f->blocks.data[b].succ[e];
 			if (t < 0)
 				continue;
-			const uint64_t *lin = lv.live_in + (size_t)t * lv.nwords, *lout = lv.live_out + (size_t)b * lv.nwords;
-			for (int w = 0; w < lv.nwords; w++)
-				for (uint64_t x = lin[w] & ~lout[w]; x; x &= x - 1)
-					s->vflags[w * 64 + __builtin_ctzll(x)] |= VF_RESV;
+			LiveSet lin = lv_in(&lv, t), lout = lv_out(&lv, b);
+			for (int i = 0, j = 0; i < lin.n; i++) { /* lin - lout */
+				while (j < lout.n && lout.v[j] < lin.v[i])
+					j++;
+				if (j >= lout.n || lout.v[j] != lin.v[i])
+					s->vflags[lin.v[i]] |= VF_RESV;
+			}
 		}
-	for (int w = 0; w < lv.nwords; w++) /* read before any definition */
-		for (uint64_t x = lv.live_in[w]; x; x &= x - 1)
-			s->vflags[w * 64 + __builtin_ctzll(x)] |= VF_RESV;
+	for (int k = 0, n = nb ? lv_in(&lv, 0).n : 0; k < n; k++) /* read before any definition */
+		s->vflags[lv_in(&lv, 0).v[k]] |= VF_RESV;
 	/* Buckets: vregs whose reservation ends after instruction i. */
 	for (int i = 0; i <= ni; i++)
 		bhead[i] = -1;
@@ -568,8 +580,8 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 			bucket[v] = bhead[s->lastpt[v]], bhead[s->lastpt[v]] = v;
 	for (int b = 0; b < nb; b++) {
 		MBlock *bl = &f->blocks.data[b];
-		const uint64_t *lin = lv.live_in + (size_t)b * lv.nwords;
-		Ctx cx = {NULL, 0, b, exec_ok[b], lv.live_out + (size_t)b * lv.nwords};
+		LiveSet lin = lv_in(&lv, b);
+		Ctx cx = {NULL, 0, b, exec_ok[b], lv_out(&lv, b)};
 		free_all(s);
 		/* Names given by the last block's splits: back to the originals
 		 * (splits are block-local), touching only those renamed. */
@@ -578,14 +590,13 @@ static int allocate_ssa_live(MFunc *f, const RaOptions *opt, const Liveness *lvp
 		/* Entry: live-ins in their registers; then first-seen ones get
 		 * some (collected on the way: one walk over the set). */
 		int nfresh = 0;
-		for (int w = 0; w < lv.nwords; w++)
-			for (uint64_t x = lin[w]; x; x &= x - 1) {
-				int v = w * 64 + __builtin_ctzll(x);
-				if (s->phys[v] < 0)
-					fresh[nfresh++] = v;
-				else if (enter(s, v))
-					goto fail;
-			}
+		for (int k = 0; k < lin.n; k++) {
+			int v = lin.v[k];
+			if (s->phys[v] < 0)
+				fresh[nfresh++] = v;
+			else if (enter(s, v))
+				goto fail;
+		}
 		for (int k = 0; k < nfresh; k++) {
 			int e = assign(s, NULL, fresh[k], -1, &out);
 			if (e < 0)
@@ -732,6 +743,6 @@ done:
 		free(s);
 	}
 	mir_put_spare(f, &out);
-	free(relmask), free(exec_ok), free(bucket), free(bhead), free(tmp), free(nrange), free(fresh), free(sethead);
+	free(relmask), free(exec_ok), free(bucket), free(bhead), free(mark), free(nrange), free(fresh), free(sethead);
 	return rc;
 }

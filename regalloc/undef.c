@@ -40,10 +40,9 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 			return -1;
 		lv = &own;
 	}
-	int nb = (int)f->blocks.len, nv = (int)f->vregs.len, nw = lv->nwords, nu = 0, rc = -1, nins = 0;
-	for (int w = 0; w < nw && nb; w++)
-		for (uint64_t x = lv->live_in[w]; x; x &= x - 1)
-			nu++;
+	int nb = (int)f->blocks.len, nv = (int)f->vregs.len, rc = -1, nins = 0;
+	LiveSet entry = nb ? lv_in(lv, 0) : (LiveSet){NULL, 0};
+	int nu = entry.n;
 	int32_t *uidx = NULL, *dstart = NULL, *dblk = NULL, *pstart = NULL, *pred = NULL, *seen = NULL, *gen = NULL;
 	int32_t *stack = NULL, *ins = NULL, *cnt = NULL, *sorted = NULL, *reach = NULL, *istamp = NULL;
 	size_t nalloc = 0;
@@ -66,10 +65,8 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 		goto out;
 	for (int v = 0; v < nv; v++)
 		uidx[v] = -1;
-	nu = 0;
-	for (int w = 0; w < nw; w++)
-		for (uint64_t x = lv->live_in[w]; x; x &= x - 1)
-			uidx[w * 64 + __builtin_ctzll(x)] = nu++;
+	for (int j = 0; j < nu; j++)
+		uidx[entry.v[j]] = j;
 	/* The blocks defining each U vreg (CSR by U index; a block may repeat). */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int b = 0; b < nb; b++) {
@@ -109,10 +106,8 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 		}
 	for (int b = 0; b < nb; b++)
 		seen[b] = gen[b] = istamp[b] = -1;
-	for (int j = 0, v = 0; j < nu; j++) {
-		while (uidx[v] != j)
-			v++;
-		int lane = f->vregs.data[v].cls != MR_S, top = 0, nreach = 0;
+	for (int j = 0; j < nu; j++) {
+		int v = entry.v[j], lane = f->vregs.data[v].cls != MR_S, top = 0, nreach = 0;
 		for (int k = dstart[j]; k < dstart[j + 1]; k++)
 			if (gen[dblk[k]] != j)
 				gen[dblk[k]] = j, stack[top++] = dblk[k];
@@ -121,7 +116,7 @@ int ra_define_undef(MFunc *f, const Liveness *given, Liveness *out, int *ndefs)
 			int b = stack[--top];
 			for (int e = 0; e < 3; e++) {
 				int s = f->blocks.data[b].succ[e];
-				if (s < 0 || seen[s] == j || (e == 2 && !lane) || !lv_test(lv->live_in + (size_t)s * nw, v))
+				if (s < 0 || seen[s] == j || (e == 2 && !lane) || !lv_has(lv_in(lv, s), v))
 					continue;
 				seen[s] = j;
 				reach[nreach++] = s;

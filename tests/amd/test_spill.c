@@ -338,28 +338,31 @@ static void random_func(MFunc *f, ta_target t, uint64_t seed)
  * (even dead: its slot is still stored) where the other is live after. */
 static int interfere(const MFunc *f, const Liveness *lv, int x, int y)
 {
-	uint64_t live[64 / 64 + 1];
-	for (size_t b = 0; b < f->blocks.len; b++) {
+	uint8_t live[64];
+	for (int b = 0; b < (int)f->blocks.len; b++) {
 		const MBlock *bl = &f->blocks.data[b];
-		if (lv_test(lv->live_in + b * lv->nwords, x) && lv_test(lv->live_in + b * lv->nwords, y))
+		if (lv_has(lv_in(lv, b), x) && lv_has(lv_in(lv, b), y))
 			return 1;
-		memcpy(live, lv->live_out + b * lv->nwords, sizeof(uint64_t) * (size_t)lv->nwords);
+		LiveSet out = lv_out(lv, b);
+		memset(live, 0, sizeof live);
+		for (int k = 0; k < out.n; k++)
+			live[out.v[k]] = 1;
 		for (int i = bl->last - 1; i >= bl->first; i--) {
 			const MInst *mi = &f->insns.data[i];
 			for (int k = 0; k < mi->ndef; k++) {
 				int v = mi->vr[k];
-				if ((mi->vmask & (1u << k)) && (v == x || v == y) && lv_test(live, v == x ? y : x))
+				if ((mi->vmask & (1u << k)) && (v == x || v == y) && live[v == x ? y : x])
 					return 1;
 			}
 			for (int k = 0; k < mi->ndef; k++) {
 				int v = mi->vr[k];
 				if ((mi->vmask & (1u << k)) && !(mi->flags & MI_PARTIAL) && mi->sub[k] == 0 &&
 				    mi->in.ops[k].count == f->vregs.data[v].size)
-					live[v >> 6] &= ~(1ull << (v & 63));
+					live[v] = 0;
 			}
 			for (int k = 0; k < mi->in.nops; k++)
 				if ((mi->vmask & (1u << k)) && mi_is_use(mi, k))
-					live[mi->vr[k] >> 6] |= 1ull << (mi->vr[k] & 63);
+					live[mi->vr[k]] = 1;
 		}
 	}
 	return 0;
