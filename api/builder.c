@@ -238,6 +238,7 @@ TA_API ta_status ta_build_kernel(ta_builder *b, const char *name, int threads)
 	b->k.ntdim = 1;
 	b->k.tdim[0] = threads;
 	b->k.tdim[1] = b->k.tdim[2] = 1;
+	b->k.texpr[0] = b->k.texpr[1] = b->k.texpr[2] = -1;
 	b->in_kernel = true;
 	static const char *const builtins[] = {"bx", "by", "bz", "tx", "ty", "tz"};
 	for (int i = 0; i < 6; i++) {

@@ -245,9 +245,11 @@ typedef struct {
 	SrcPos pos;
 	int32_t ngrid;
 	int32_t grid[3];  /* exprs over symbols/params */
-	int32_t threads;  /* block size, constant: tdim[0] * tdim[1] * tdim[2] */
+	int32_t threads;  /* block size, constant: tdim[0] * tdim[1] * tdim[2] (set by ir_verify from texpr) */
 	int32_t ntdim;    /* threads(X[, Y[, Z]]): 1 to 3 */
 	int32_t tdim[3];  /* threads per dimension (1 beyond ntdim); tx is the fastest */
+	int32_t texpr[3]; /* the parsed threads(...) sizes, exprs over literals and shape symbols, which
+	                   * ir_verify evaluates (after -D) into tdim; -1: tdim given (the builder) */
 	int32_t nargs;
 	KernelArg *args;  /* tensors and scalars in declaration order, then unspecialised symbols */
 	Block body;

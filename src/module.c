@@ -372,6 +372,9 @@ bool ir_equal(const Module *a, const Module *b)
 		    u->nargs != v->nargs || !eq_ids(p, u->grid, v->grid, u->ngrid) || u->raster != v->raster ||
 		    (u->raster && !eq_ids(p, &u->raster_panel, &v->raster_panel, 1)))
 			return false;
+		for (int d = 0; d < u->ntdim; d++) /* threads(BM * 2) as written; a builder's numbers have none */
+			if (u->texpr[d] >= 0 && v->texpr[d] >= 0 && !eq_expr(p, u->texpr[d], v->texpr[d]))
+				return false;
 		for (int i = 0; i < u->nargs; i++)
 			if (!eq_var(p, u->args[i].var, v->args[i].var) || !eq_buf(p, u->args[i].buf, v->args[i].buf))
 				return false;

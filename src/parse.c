@@ -1776,28 +1776,19 @@ static bool parse_kernel(Parser *ps)
 		ok = false;
 	}
 	if (ok && expect(ps, T_LPAREN, "'('")) {
-		/* threads(X[, Y[, Z]]): tx runs fastest, as CUDA's threadIdx */
-		int64_t total = 1;
+		/* threads(X[, Y[, Z]]): tx runs fastest, as CUDA's threadIdx.  The
+		 * sizes may name shape symbols: ir_verify evaluates them after -D. */
 		k.tdim[0] = k.tdim[1] = k.tdim[2] = 1;
+		k.texpr[0] = k.texpr[1] = k.texpr[2] = -1;
 		do {
 			Tok n = ps->tok;
-			int64_t v = 0; /* read below even when parse_expr failed */
 			int32_t e = parse_expr(ps);
 			if (!ps->failed && k.ntdim == 3)
 				error_at(ps, n.pos, "threads(...) has 1 to 3 dimensions");
-			else if (!ps->failed && !ir_const_int(ps->m, e, &v))
-				error_at(ps, n.pos, "threads(...) must be an integer constant");
-			else if (!ps->failed && (v < 1 || v > 1024))
-				error_at(ps, n.pos, "threads(%lld) is out of range; a block has 1 to 1024 threads", (long long)v);
 			if (ps->failed)
 				break;
-			k.tdim[k.ntdim++] = (int32_t)v;
-			total *= v;
-			if (total > 1024)
-				error_at(ps, n.pos, "threads(...) gives %lld threads; a block has 1 to 1024 threads",
-				         (long long)total);
-		} while (!ps->failed && accept(ps, T_COMMA));
-		k.threads = (int32_t)total;
+			k.texpr[k.ntdim++] = e;
+		} while (accept(ps, T_COMMA));
 		ok = !ps->failed && expect(ps, T_RPAREN, "')'");
 	}
 	ps->k = &k;

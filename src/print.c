@@ -355,9 +355,14 @@ void ir_print(const Module *m, StrBuf *sb)
 		}
 		sb_puts(sb, ")\n    grid(");
 		print_list(&p, kn->grid, kn->ngrid);
-		sb_printf(sb, ") threads(%d", kn->tdim[0]);
-		for (int d = 1; d < kn->ntdim; d++)
-			sb_printf(sb, ", %d", kn->tdim[d]);
+		sb_puts(sb, ") threads(");
+		for (int d = 0; d < kn->ntdim; d++) { /* as written (BM * 2), or the builder's numbers */
+			sb_puts(sb, d ? ", " : "");
+			if (kn->texpr[d] >= 0)
+				print_expr(&p, kn->texpr[d], 0);
+			else
+				sb_printf(sb, "%d", kn->tdim[d]);
+		}
 		sb_puts(sb, ") {\n");
 		if (kn->raster) { /* a kernel-level statement: first, wherever it was written */
 			indent(&p, 1);

@@ -1049,9 +1049,34 @@ static int symbols_in_order(Checker *c, int32_t id, ArgList *args)
 	return 0;
 }
 
+/* threads(...) as parsed: constants once -D has specialised the shape
+ * symbols in them (a threads(BM * 2) follows -D BM=...). */
+static void check_threads(Checker *c, Kernel *k)
+{
+	int64_t total = 1;
+	for (int d = 0; d < k->ntdim; d++) {
+		int64_t v = k->tdim[d];
+		int32_t e = k->texpr[d];
+		if (e >= 0 && !const_int(c, e, "threads(...)", &v))
+			return;
+		if (e >= 0 && (v < 1 || v > 1024)) {
+			err(c, EX(e)->pos, "threads(%lld) is out of range; a block has 1 to 1024 threads", (long long)v);
+			return;
+		}
+		total *= v;
+		if (e >= 0 && total > 1024) {
+			err(c, EX(e)->pos, "threads(...) gives %lld threads; a block has 1 to 1024 threads", (long long)total);
+			return;
+		}
+		k->tdim[d] = (int32_t)v;
+	}
+	k->threads = (int32_t)total;
+}
+
 static void check_kernel(Checker *c, Kernel *k)
 {
 	c->k = k;
+	check_threads(c, k);
 	for (int i = 0; i < k->ngrid; i++) {
 		if (uses_var_kind(c, k->grid[i], V_BLOCKIDX) || uses_var_kind(c, k->grid[i], V_THREADIDX))
 			err(c, EX(k->grid[i])->pos, "grid size cannot depend on block or thread indices");

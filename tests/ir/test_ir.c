@@ -167,6 +167,39 @@ Test(ir, specialization_turns_symbols_into_constants)
 	free(path);
 }
 
+/* threads(...) may name shape symbols; -D changes the block size (it was
+ * once fixed at parse time with the default), and the printer keeps the
+ * expression. */
+Test(ir, threads_follow_defines)
+{
+	const char *t = "kernel k(A: f32[N = 64], X: f32[BM = 32]) grid(1) threads(BM * 2, 2) {\n}\n";
+	Module *m = load_ok("t", t, NULL, 0);
+	cr_expect_eq(m->kernels.data[0].threads, 128);
+	cr_expect_eq(m->kernels.data[0].tdim[0], 64);
+	char *p = print_module(m);
+	cr_expect(strstr(p, "threads(BM * 2, 2)"), "%s", p);
+	Module *b = load_ok("p", p, NULL, 0);
+	cr_expect(ir_equal(m, b), "%s", p);
+	free(p);
+	ir_module_free(m);
+	ir_module_free(b);
+	Define defs[] = {{"BM", 128}};
+	m = load_ok("t", t, defs, 1);
+	cr_expect_eq(m->kernels.data[0].threads, 512);
+	cr_expect_eq(m->kernels.data[0].tdim[0], 256);
+	cr_expect_eq(m->kernels.data[0].tdim[1], 2);
+	ir_module_free(m);
+	/* -D BM=512 gives 2048 threads: the same error as a literal's */
+	ta_ctx *ctx = ta_ctx_create();
+	ta_module *tm = NULL;
+	cr_assert_eq(ta_ctx_define(ctx, "BM", 512), TA_OK);
+	cr_expect_eq(ta_parse(ctx, "t.tile", t, strlen(t), &tm), TA_ERR_VERIFY);
+	cr_expect(strstr(ta_ctx_diagnostics(ctx), "t.tile:1:67: error: threads(...) gives 2048 threads"), "%s",
+	          ta_ctx_diagnostics(ctx));
+	cr_expect_null(tm);
+	ta_ctx_destroy(ctx);
+}
+
 Test(ir, define_errors)
 {
 	ta_ctx *ctx = ta_ctx_create();
