@@ -97,11 +97,13 @@ typedef enum {
 	                  * lane l gives the row address a + imm of matrix l / 8, row l % 8 */
 	SI_SHFL,   /* dst = a (32-bit, type F32 or I32) of lane b (i32, 0 .. wave size - 1) of the thread's
 	            * hardware wave; executed by the active lanes (reading an inactive lane is undefined) */
-	SI_WGMMA,  /* sm_90a only (lower_wgmma.c): one warpgroup's gemm C[64, N] += A[64, K] B, N = imm & 0xffff,
-	            * K = imm >> 16, type F16/BF16, as K/16 wgmma.mma_async m64nNk16, waited for before the
-	            * next instruction.  C: f32 dst .. dst+N/2-1 (the mma.m16n8k16 C layout of warp w's rows
-	            * 16w .. 16w+15, N/8 column groups).  A: sub & 1: the i32 registers a .. a+4K/16-1 (4 per k
-	            * step, mma.m16n8k16's A layout), else the shared address a (i32) of a wgm tile [64, K];
+	SI_WGMMA,  /* sm_90a only (lower_wgmma.c): each warpgroup's gemm C[64, N] += A[64, K] B, N = imm & 0xffff,
+	            * K = imm >> 16 & 0xffff, G = (imm >> 32) + 1 warpgroups, type F16/BF16, as K/16
+	            * wgmma.mma_async m64nNk16, waited for before the next instruction.  C: f32 dst ..
+	            * dst+N/2-1 (the mma.m16n8k16 C layout of warp w's rows 16w .. 16w+15 of the warpgroup,
+	            * N/8 column groups).  A: sub & 1: the i32 registers a .. a+4K/16-1 (4 per k step,
+	            * mma.m16n8k16's A layout), else the shared address a (i32) of the warpgroup's first row
+	            * in a wgm tile [64 G, K];
 	            * B: the shared address b of a wgm tile, [N, K] (sub & 2 clear) or [K, N] (sub & 2 set);
 	            * sub & 4: C's old value is ignored (clear) */
 	SI_ATOM_CAS, /* dst = [a + imm] (type I32 or I64, space sub); if it equals b, [a + imm] = c; atomic.

@@ -101,8 +101,8 @@ int simt_verify(const SimtFunc *f, StrBuf *err)
 				goto out;
 		}
 		if (in->op == SI_WGMMA) {
-			int64_t N = in->imm & 0xffff, K = in->imm >> 16;
-			if (N < 16 || N > 256 || N % 16 || K < 16 || K % 16 || range(f, i, "wgmma C", in->dst, (int)(N / 2), err) ||
+			int64_t N = in->imm & 0xffff, K = in->imm >> 16 & 0xffff, G = (in->imm >> 32) + 1;
+			if (G < 1 || G > 4 || N < 16 || N > 256 || N % 16 || K < 16 || K % 16 || range(f, i, "wgmma C", in->dst, (int)(N / 2), err) ||
 			    range(f, i, "wgmma A", in->a, (in->sub & 1) ? (int)(K / 4) : 1, err) ||
 			    range(f, i, "wgmma B", in->b, 1, err))
 				goto out;

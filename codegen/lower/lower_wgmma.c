@@ -1,6 +1,7 @@
 /* lower_wgmma.c — sm_90a gemms of the general lowering as wgmma.mma_async:
- * a gemm into a register accumulator C[64, N] of a 128-thread block (one
- * warpgroup) becomes K/16 wgmma m64nNk16 (SI_WGMMA), with
+ * a gemm into a register accumulator C[64 G, N] of a block of G <= 4
+ * warpgroups (128 G threads) becomes K/16 wgmma m64nNk16 per warpgroup
+ * (SI_WGMMA), warpgroup g computing rows 64 g .. 64 g + 63, with
  *  - A from a shared tile through a matrix descriptor, or from registers:
  *    a register fragment F whose copy(F, A_s) just before the gemm is
  *    dropped (lower_gemm_areg_skip; attention's P·V), F's C-layout slots of
@@ -8,8 +9,11 @@
  *  - B from a shared tile through a descriptor, K-major ([N, K],
  *    transpose_b) or MN-major ([K, N], wgmma's transposed B).
  * The accumulator layout is the one NVIDIA register fragments already have
- * (gemm_nb: NB = N / 8, warp w holds rows 16w .. 16w + 15), which is
- * wgmma's: element-wise code, row statistics and stores stay as they are.
+ * (gemm_nb: NB = N / 8, warp w holds rows 16w .. 16w + 15: one strip per
+ * warp, so warp w % 4 of warpgroup w / 4 holds row 16 (w % 4) of that
+ * warpgroup's 64 rows), which is wgmma's: element-wise code, row
+ * statistics and stores stay as they are.  B is the same for every
+ * warpgroup; A from shared memory starts at row 64 g of the tile.
  *
  * Operand tiles ("wgm" tiles, chosen before shared memory is placed): a
  * 2-D f16/bf16 shared tile whose only uses are copies into it from global
@@ -26,11 +30,19 @@
  * generic path, which reads the tiles through the same layout function. */
 #include "lower_mma_impl.h"
 
-enum { WG_M = 64, WG_MAX_KSTEPS = 16 };
+enum { WG_M = 64, WG_MAX_GROUPS = 4, WG_MAX_KSTEPS = 16 };
 
 static bool wg_target(const L *c)
 {
-	return c->t->id == TA_TARGET_SM90A && !c->wg && !(c->nv_off & LOWER_NV_WGMMA) && c->nthreads == 128;
+	return c->t->id == TA_TARGET_SM90A && !c->wg && !(c->nv_off & LOWER_NV_WGMMA) && c->nthreads % 128 == 0 &&
+	       c->nthreads / 128 <= WG_MAX_GROUPS;
+}
+
+/* The accumulator's rows: 64 per warpgroup, so that every warp holds one
+ * 16-row strip (the layout wgmma writes). */
+static int64_t wg_rows(const L *c)
+{
+	return WG_M * (c->nthreads / 128);
 }
 
 /* A shared tile wgmma can read: 2-D f16/bf16, whole 128-byte column
@@ -43,7 +55,7 @@ static bool wg_tile(L *c, int32_t b, int64_t rows, int64_t cols)
 }
 
 /* The shape part of the test (before placement): C an accumulator that
- * goes to registers, [64, N] f32; A [64, K] (unless from registers),
+ * goes to registers, [64 G, N] f32; A [64 G, K] (unless from registers),
  * B [N, K] or [K, N] of A's dtype. */
 static bool wg_shape(L *c, const Stmt *s, bool areg)
 {
@@ -53,11 +65,11 @@ static bool wg_shape(L *c, const Stmt *s, bool areg)
 	    (A->dtype != DT_F16 && A->dtype != DT_BF16) || BUF(s->src2.buf)->dtype != A->dtype || A->rank != 2)
 		return false;
 	int64_t M = bdim(c, C, 0), N = bdim(c, C, 1), K = bdim(c, A, 1);
-	if (M != WG_M || N % 16 || N / 8 > 16 || K % 16 || K / 16 > WG_MAX_KSTEPS || bdim(c, A, 0) != WG_M)
+	if (M != wg_rows(c) || N % 16 || N / 8 > 16 || K % 16 || K / 16 > WG_MAX_KSTEPS || bdim(c, A, 0) != M)
 		return false;
 	if (!wg_tile(c, s->src2.buf, s->flag_b ? N : K, s->flag_b ? K : N))
 		return false;
-	return areg || wg_tile(c, s->src.buf, WG_M, K);
+	return areg || wg_tile(c, s->src.buf, M, K);
 }
 
 /* After placement: the accumulator has the wgmma layout, the tiles the
@@ -153,13 +165,16 @@ bool lower_gemm_wgmma(L *c, const Stmt *s)
 			reg(c, VT_I32);
 		for (int64_t q = 0; q < K / 4; q++)
 			emit(c, I(SI_MOV, DT_I32, a + (int32_t)q, p[q], -1));
-	} else {
+	} else { /* this warpgroup's rows 64 g ..: 128 bytes a row inside each column block */
 		a = bin(c, SI_ADD, DT_I32, c->shbase, i32c(c, c->bl[s->src.buf].smem));
+		if (c->nthreads > 128)
+			a = bin(c, SI_ADD, DT_I32, a,
+				 bin(c, SI_MUL, DT_I32, bin(c, SI_DIV, DT_U32, c->tid, i32c(c, 128)), i32c(c, WG_M * 128)));
 	}
 	int32_t b = bin(c, SI_ADD, DT_I32, c->shbase, i32c(c, c->bl[s->src2.buf].smem));
 	SInst w = I(SI_WGMMA, in, bl->rf, a, b);
 	w.sub = (uint8_t)((areg ? 1 : 0) | (s->flag_b ? 0 : 2) | (s->flag_clear ? 4 : 0));
-	w.imm = N | (K << 16);
+	w.imm = N | (K << 16) | ((int64_t)(c->nthreads / 128 - 1) << 32);
 	emit(c, w);
 	c->f->nmma++;
 	return true;

@@ -287,7 +287,7 @@ static const char *space(int sp)
 	return sp == SP_GLOBAL ? "global" : sp == SP_SHARED ? "shared" : "local";
 }
 
-/* SI_WGMMA (lower.h): descriptors, then fence, the K/16 wgmma of one
+/* SI_WGMMA (lower.h): descriptors, then fence, the K/16 wgmma of the thread's
  * warpgroup, commit, wait, in a scope of its own.  Descriptors (128B
  * swizzle, bits 63:62 = 1; address, LBO and SBO in 16-byte units): see
  * lower_wgmma.c for the layout; the 14-bit address field holds any shared
@@ -302,7 +302,7 @@ static long long wg_koff(int ks, int R)
 
 static void emit_wgmma(P *p, const SInst *in)
 {
-	int N = (int)(in->imm & 0xffff), K = (int)(in->imm >> 16), KS = K / 16;
+	int N = (int)(in->imm & 0xffff), K = (int)(in->imm >> 16 & 0xffff), R = 64 * (int)((in->imm >> 32) + 1), KS = K / 16;
 	bool areg = in->sub & 1, bmn = in->sub & 2, clear = in->sub & 4;
 	const char *ty = in->type == DT_BF16 ? "bf16" : "f16";
 	uint64_t kmaj = (1ull << 62) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 16);
@@ -320,7 +320,7 @@ static void emit_wgmma(P *p, const SInst *in)
 	for (int ks = 0; ks < KS; ks++) {
 		if (ks) { /* the step from k step ks - 1 to ks, in 16-byte units */
 			if (!areg)
-				sb_printf(p->o, "\tadd.s64 %%wa, %%wa, %lld;\n", (wg_koff(ks, 64) - wg_koff(ks - 1, 64)) >> 4);
+				sb_printf(p->o, "\tadd.s64 %%wa, %%wa, %lld;\n", (wg_koff(ks, R) - wg_koff(ks - 1, R)) >> 4);
 			long long db = bmn ? 16 * 128 : wg_koff(ks, N) - wg_koff(ks - 1, N);
 			sb_printf(p->o, "\tadd.s64 %%wb, %%wb, %lld;\n", db >> 4);
 		}

@@ -516,6 +516,53 @@ Test(lower, attention_loop_nvidia_paths)
 	}
 }
 
+/* wgmma for blocks of G warpgroups (lower_wgmma.c): a 64 G-row accumulator
+ * at 128 G threads, warpgroup g's A rows starting at byte 64 g * 128 of each
+ * column block of Q_s, both for A from shared memory (S = Q K^T) and A
+ * from registers (O += P V); the k step of a two-block A skips 64 G rows.
+ * G = 5 is past wgmma's limit here and takes ldmatrix + mma.sync. */
+Test(lower, wgmma_warpgroups, .timeout = 60)
+{
+	for (int G = 1; G <= 5; G++) {
+		int M = 64 * G;
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "kernel k(Q: f16[S, 128], K: f16[S, 128], V: f16[S, 64], O: f32[S, 64]) grid(1) threads(%d) {\n"
+			 "  Q_s = shared f16[%d, 128]\n  K_s = shared f16[64, 128]\n  V_s = shared f16[64, 64]\n"
+			 "  P_s = shared f16[%d, 64]\n  S_f = fragment f32[%d, 64]\n  O_f = fragment f32[%d, 64]\n"
+			 "  copy(Q[0, 0], Q_s)\n  clear(O_f)\n"
+			 "  pipelined kb in 0 .. ceildiv(S, 64) stages(2) {\n"
+			 "    copy(K[kb * 64, 0], K_s)\n    copy(V[kb * 64, 0], V_s)\n"
+			 "    gemm(Q_s, K_s, S_f, transpose_b=true, clear=true)\n"
+			 "    parallel (i, j) in (%d, 64) {\n      S_f[i, j] = exp(S_f[i, j])\n    }\n"
+			 "    copy(S_f, P_s)\n    gemm(P_s, V_s, O_f)\n  }\n  copy(O_f, O[0, 0])\n}\n",
+			 128 * G, M, M, M, M, M);
+		char *s = simt(text, TA_TARGET_SM90A, NULL);
+		int want = G <= 4 ? 2 : 0;
+		cr_expect_eq(count(s, "wgmma."), want, "G=%d: %d wgmma", G, count(s, "wgmma."));
+		cr_expect_eq(count(s, "mma.m16n8k16") > 0, G > 4, "G=%d: mma.sync only past 4 warpgroups", G);
+		free(s);
+		Module *m = parse(text, NULL, 0);
+		char *ptx = compile(m, TA_TARGET_SM90A);
+		char log[8192];
+		cr_expect(ptxas(ptx, "sm_90a", log, sizeof log) == 0, "G=%d rejected by ptxas:\n%s", G, log);
+		/* Q_s's second column block is 64 G rows further: k step 4 adds
+		 * (64 G * 128 - 3 * 32) / 16 to the descriptor */
+		char step[64];
+		snprintf(step, sizeof step, "add.s64 %%wa, %%wa, %d;", (M * 128 - 3 * 32) / 16);
+		cr_expect_eq(strstr(ptx, step) != NULL, G <= 4, "G=%d: %s", G, step);
+		/* P V: A from S_f's registers (P_s never stored), 4 k steps */
+		int areg = 0;
+		for (const char *w = ptx; (w = strstr(w, "wgmma.mma_async")); w++) {
+			const char *r = strstr(w, "}, {%r"), *e = strchr(w, '\n');
+			areg += r && e && r < e;
+		}
+		cr_expect_eq(areg, G <= 4 ? 4 : 0, "G=%d: %d wgmma with A from registers", G, areg);
+		free(ptx);
+		ir_module_free(m);
+	}
+}
+
 /* Whole-tile tests (lower_fold.c): attention's mask `k < S && (causal == 0
  * || k <= q)` is affine in the loop indices, so the masking loop gets its
  * fast copies behind a uniform test on sm_80 and sm_90a (not AMD yet); a condition
