@@ -63,16 +63,38 @@ def reference(q, k, v, causal, scale, heads):
     return torch.stack(out)
 
 
-def main():
-    B, H, S = (int(x) for x in os.environ.get("ATTN_SHAPE", "4 16 4096").split())
-    targets = os.environ.get("ATTN_TARGETS", "sm_90a").split()
-    src = open(os.path.join(ROOT, "examples", "mha_fwd.tile"), encoding="utf-8").read()
-    dev = torch.device("cuda")
+def sdpa_backends():
+    """[(short name, SDPBackend)] of the SDPA backends this torch has: flash, efficient, cudnn."""
     backends = []
     if SDPBackend is not None:
         for name in ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION"):
             if hasattr(SDPBackend, name):
                 backends.append((name.split("_")[0].lower(), getattr(SDPBackend, name)))
+    return backends
+
+
+def sdpa_times(backends, q, k, v, causal):
+    """Each backend's median ms (None where it cannot run this case) and output; the available ones; the fastest."""
+    peer_ms, peer_out = {}, {}
+    for name, be in backends:
+        try:
+            with sdpa_kernel([be]):
+                fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
+                peer_out[name] = fn()
+                peer_ms[name] = gpu_median(fn)
+        except RuntimeError as e:  # backend not available for this dtype/shape
+            peer_ms[name] = None
+            print(f"  sdpa {name}: {str(e).splitlines()[0][:80]}")
+    avail = {n: t for n, t in peer_ms.items() if t is not None}
+    return peer_ms, peer_out, avail, (min(avail, key=avail.get) if avail else None)
+
+
+def main():
+    B, H, S = (int(x) for x in os.environ.get("ATTN_SHAPE", "4 16 4096").split())
+    targets = os.environ.get("ATTN_TARGETS", "sm_90a").split()
+    src = open(os.path.join(ROOT, "examples", "mha_fwd.tile"), encoding="utf-8").read()
+    dev = torch.device("cuda")
+    backends = sdpa_backends()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, B={B} H={H} S={S}, "
           f"median of {N_TIMED} back-to-back launches")
     hdr = f"{'case':<34} {'tileasm ms':>10} {'TFLOP/s':>8} " + " ".join(f"{n + ' ms':>10}" for n, _ in backends)
@@ -94,18 +116,7 @@ def main():
             scale = 1.0 / math.sqrt(D)
             for causal in (False, True):
                 flops = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
-                peer_ms, peer_out = {}, {}
-                for name, be in backends:
-                    try:
-                        with sdpa_kernel([be]):
-                            fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
-                            peer_out[name] = fn()
-                            peer_ms[name] = gpu_median(fn)
-                    except RuntimeError as e:  # backend not available for this dtype/shape
-                        peer_ms[name] = None
-                        print(f"  sdpa {name}: {str(e).splitlines()[0][:80]}")
-                avail = {n: t for n, t in peer_ms.items() if t is not None}
-                best = min(avail, key=avail.get) if avail else None
+                peer_ms, peer_out, avail, best = sdpa_times(backends, q, k, v, causal)
                 ref = reference(q, k, v, causal, scale, (0, H - 1))
                 for tgt in targets:
                     kk = kern[tgt]

@@ -14,6 +14,13 @@ F=$(dirname "$0")/features.tile
 G=$(dirname "$0")/gemm_acc.tile
 R=$(dirname "$0")/../emu/regress
 L=$(dirname "$0")/../lang
+W=$(dirname "$0")/gemm_wg.tile
+# examples/mha_fwd.tile with 128-row query blocks (threads(256): two warpgroups of wgmma on sm_90a)
+V=$(mktemp -d)
+trap 'rm -rf "$V"' EXIT
+for v in 128x64 128x128; do
+  python3 "$(dirname "$0")/mha_variant.py" --print ${v%x*} ${v#*x} >"$V/mha_$v.tile" || exit 1
+done
 CASES=(
   "$EX/vector_add.tile|vector_add|N=1024"
   "$EX/vector_add.tile|vector_add|N=1000"
@@ -100,6 +107,19 @@ CASES=(
   "$R/rowfrag_two_shapes.tile|k|"
   "$R/rowfrag_wide_acc.tile|k|"
   "$R/reduce_acc_rows_out.tile|k|"
+  "$W|gemm_wg2|M=128 N=128 K=64"
+  "$W|gemm_wg2|M=200 N=136 K=72"
+  "$W|gemm_wg2|M=333 N=520 K=264"
+  "$W|gemm_wg4|M=256 N=128 K=64"
+  "$W|gemm_wg4|M=300 N=136 K=200"
+  "$W|gemm_wg4|M=131 N=78 K=48"
+  "$V/mha_128x64.tile|mha_fwd|B=1 H=1 S=128 causal=0 scale=0.125"
+  "$V/mha_128x64.tile|mha_fwd|B=2 H=3 S=200 causal=0 scale=0.125"
+  "$V/mha_128x64.tile|mha_fwd|B=2 H=2 S=129 causal=1 scale=0.125"
+  "$V/mha_128x64.tile|mha_fwd|D:D=128 B=1 H=2 S=200 causal=1 scale=0.088"
+  "$V/mha_128x128.tile|mha_fwd|B=2 H=2 S=300 causal=1 scale=0.125"
+  "$V/mha_128x128.tile|mha_fwd|D:D=128 B=1 H=2 S=129 causal=0 scale=0.088"
+  "$V/mha_128x128.tile|mha_fwd|D:D=128 B=2 H=2 S=256 causal=1 scale=0.088"
   "$F|copies|N=64"
   "$F|copies|N=100"
   "$F|reductions|R=8"

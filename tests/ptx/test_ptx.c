@@ -95,6 +95,8 @@ Test(ptx, sized_examples_pass_ptxas, .timeout = 600)
 		{"tests/amd/amd_atomic_add_f16.tile", {{0}}, 0},
 		{"tests/amd/amd_atomic_add_f64_encode.tile", {{"N", 50}}, 1},
 		{"tests/amd/bf16_atomic_add_msg.tile", {{0}}, 0},
+		/* wgmma at G = 2 and 4 warpgroups (lower_wgmma.c), mma.sync on sm_80 */
+		{"tests/gpu/gemm_wg.tile", {{0}}, 0},
 	};
 	static const struct {
 		ta_target id;
