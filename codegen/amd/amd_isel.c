@@ -420,14 +420,16 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	s->park = malloc(sizeof(int32_t) * (size_t)(s->nlabels + 1));
 	s->init_next = malloc(sizeof(int32_t) * (size_t)(s->nlabels + 1));
 	s->next_label = calloc(n, sizeof(int32_t));
+	s->skip_label = calloc(n, sizeof(int32_t));
 	s->init_at = malloc(sizeof(int32_t) * n);
 	s->label_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->first_src = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
 	s->init_pos = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
-	s->seg_zeroed = calloc((size_t)s->nlabels + 1, 1);
+	s->seg_zeroed = calloc((size_t)s->nlabels + 1, sizeof(int32_t));
+	s->zmax = malloc(sizeof(int32_t) * 3 * ((size_t)n + 1));
 	int rc = -1;
 	if (!s->vr || !s->vsub || !s->tfirst || !s->def1 || !s->use || !s->uni || !s->isconst || !s->cval || !s->ndefs || !s->label_block || !s->park ||
-	    !s->next_label || !s->init_at || !s->init_next || !s->label_pos || !s->first_src || !s->init_pos || !s->seg_zeroed) {
+	    !s->next_label || !s->skip_label || !s->init_at || !s->init_next || !s->label_pos || !s->first_src || !s->init_pos || !s->seg_zeroed || !s->zmax) {
 		diag_error(d, "out of memory");
 		goto out;
 	}
@@ -464,6 +466,6 @@ int amd_isel(const SimtFunc *sf, const Target *t, const AmdAbi *abi, MFunc *mf, 
 	rc = 0;
 out:
 	free(s->vr), free(s->vsub), free(s->tfirst), free(s->def1), free(s->use), free(s->uni), free(s->isconst), free(s->cval), free(s->ndefs), free(s->label_block);
-	free(s->park), free(s->next_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->first_src), free(s->init_pos), free(s->seg_zeroed);
+	free(s->park), free(s->next_label), free(s->skip_label), free(s->init_at), free(s->init_next), free(s->label_pos), free(s->first_src), free(s->init_pos), free(s->seg_zeroed), free(s->zmax);
 	return rc;
 }

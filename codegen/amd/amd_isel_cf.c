@@ -19,20 +19,46 @@ void set_succ_label(Isel *s, int k, int label)
 
 /* Before an exec-empty jump from SIMT position i to label N: park masks
  * whose zeroing point the jump skips (i < init <= N) and whose label is
- * not skipped must be zeroed here too.  Only the first such jump of the
- * stretch before N does it: the code between two of them is straight-line
- * (every branch in it leaves for N or later) and writes no mask whose
- * zeroing point is still ahead, so zeroing them again at every jump (each
- * level of nested ifs re-zeroed all inner masks: quadratic code) adds
- * nothing.  O(positions up to N) once per label. */
+ * not skipped must be zeroed here too.  Only the first such jump of a
+ * stretch of code without labels does it: the code between two of them is
+ * straight-line (every branch in it leaves for N or later) and writes no
+ * mask whose zeroing point is still ahead, so zeroing them again at every
+ * jump (each level of nested ifs re-zeroed all inner masks: quadratic code)
+ * adds nothing.  A jump can skip whole loops (plan_parks), so the masks are
+ * found with zmax, a max tree over zeroing points of their labels'
+ * positions: the cost is the masks zeroed, times log n. */
 static void zero_skipped_parks(Isel *s, int i, int N)
 {
-	if (s->seg_zeroed[N])
+	if (s->seg_zeroed[N] == s->nseg + 1)
 		return;
-	s->seg_zeroed[N] = 1;
-	int np = s->label_pos[N];
-	for (int q = i + 1; q <= np && q < (int)s->sf->code.len; q++)
-		for (int X = s->init_at[q]; X >= 0; X = s->init_next[X]) {
+	s->seg_zeroed[N] = s->nseg + 1;
+	int n = (int)s->sf->code.len, m = n + 1, np = s->label_pos[N], nz = 0;
+	int32_t *t = s->zmax, *pos = s->zmax + 2 * m, stack[64];
+	int l = i + 1 + m, r = TA_MIN(np, n - 1) + m + 1;
+	for (; l < r; l >>= 1, r >>= 1) { /* the range's nodes, then down those holding a mask */
+		int k[2] = {l & 1 ? l++ : 0, r & 1 ? --r : 0};
+		for (int j = 0; j < 2; j++) {
+			int ns = 0;
+			if (k[j] && t[k[j]] >= np)
+				stack[ns++] = k[j];
+			while (ns) {
+				int x = stack[--ns];
+				if (x >= m)
+					pos[nz++] = x - m;
+				else
+					for (int c = 2 * x; c <= 2 * x + 1; c++)
+						if (t[c] >= np)
+							stack[ns++] = c;
+			}
+		}
+	}
+	for (int a = 1; a < nz; a++) /* few: in code order, as they were found before */
+		for (int b = a; b > 0 && pos[b - 1] > pos[b]; b--) {
+			int32_t x = pos[b];
+			pos[b] = pos[b - 1], pos[b - 1] = x;
+		}
+	for (int a = 0; a < nz; a++)
+		for (int X = s->init_at[pos[a]]; X >= 0; X = s->init_next[X]) {
 			if (s->park[X] < 0 || s->label_pos[X] < np)
 				continue;
 			MInst *mi = emit(s, lmop(s, ISA_S_MOV_B32, ISA_S_MOV_B64), 1);
@@ -108,7 +134,7 @@ void sel_fwd_branch(Isel *s, int i, int L, Val p, bool neg, bool all)
 		mi_phys(mi, 1, exec_op(s));
 		put(s, mi, 2, t, ISA_TY_B32);
 	}
-	int next = s->next_label[i];
+	int next = s->skip_label[i];
 	zero_skipped_parks(s, i, next);
 	branch_to(s, ISA_S_CBRANCH_EXECZ, next);
 	set_succ_label(s, 1, next);
@@ -119,6 +145,7 @@ void sel_fwd_branch(Isel *s, int i, int L, Val p, bool neg, bool all)
 void sel_label(Isel *s, int L)
 {
 	start_block(s);
+	s->nseg++;
 	s->label_block[L] = (int32_t)s->mf->blocks.len - 1;
 	if (s->park[L] < 0)
 		return;
@@ -132,7 +159,7 @@ void sel_label(Isel *s, int L)
 	mi_phys(mi, 1, exec_op(s));
 	put(s, mi, 2, reg(s->park[L], 0, s->lm), ISA_TY_B32);
 	if (L < s->nlabels - 1) { /* still nobody here: on to the next label */
-		int next = s->next_label[s->label_pos[L]];
+		int next = s->skip_label[s->label_pos[L]];
 		zero_skipped_parks(s, s->label_pos[L], next);
 		branch_to(s, ISA_S_CBRANCH_EXECZ, next);
 		set_succ_label(s, 1, next);
@@ -226,7 +253,9 @@ void plan_parks(Isel *s, const int32_t *be_j, const int32_t *be_h, int nbe)
 	int32_t *heap = malloc(sizeof(int32_t) * ((size_t)end + 1));
 	int32_t *seg = malloc(sizeof(int32_t) * 2 * (size_t)m); /* scalar branch sources by landing position */
 	uint8_t *head = calloc((size_t)m, 1);                    /* position is a loop head */
-	if (!rep || !heap || !seg || !head) {
+	int32_t *loop_end = malloc(sizeof(int32_t) * (size_t)m);  /* loop head position -> its last back edge */
+	int32_t *after = malloc(sizeof(int32_t) * (size_t)m);     /* position -> exec-empty target (below) */
+	if (!rep || !heap || !seg || !head || !loop_end || !after) {
 		if (!s->err)
 			diag_error(s->d, "out of memory");
 		s->err = 1;
@@ -282,9 +311,47 @@ void plan_parks(Isel *s, const int32_t *be_j, const int32_t *be_h, int nbe)
 	}
 	for (int L = 0; L < end; L++)
 		s->park[L] = s->park[rep[L]];
+	/* Where an exec-empty wave goes (skip_label): on in code order to the
+	 * next label where lanes can resume (one with a mask), but
+	 *  - over a loop as a whole: no lane can be parked in a loop the wave
+	 *    has not entered, and the loop run with no lanes would read values
+	 *    whose definitions the jump skipped (gqa_decode_split's inner loop
+	 *    read an SGPR mask from its skipped preheader) and count with a trip
+	 *    counter nobody set;
+	 *  - along a scalar unconditional forward branch: no lane is parked in
+	 *    what it jumps over (that is what made it scalar), and what it jumps
+	 *    over may be another path altogether (a kernel's other variant).
+	 * after[p]: the target for a wave at position p, p's label included.
+	 * Back edges are sorted by position, so a head's last one ends its loop. */
+	for (int e = 0; e < nbe; e++)
+		loop_end[be_h[e]] = be_j[e];
+	after[n] = end;
+	for (int i = n - 1; i >= 0; i--) {
+		const SInst *in = &code[i];
+		int nl = after[i + 1];
+		if (in->op == SI_LABEL && s->park[in->imm] >= 0)
+			nl = (int)in->imm;
+		else if (in->op == SI_LABEL && head[i])
+			nl = after[loop_end[i] + 1];
+		else if (in->op == SI_BRA && in->guard < 0 && s->next_label[i] == -1 && lpos[in->imm] > i)
+			nl = after[lpos[in->imm]];
+		after[i] = nl;
+		s->skip_label[i] = after[i + 1];
+	}
+	int32_t *zt = s->zmax;
+	for (int q = 0; q < m; q++) {
+		zt[m + q] = -1;
+		for (int X = q < n ? s->init_at[q] : -1; X >= 0; X = s->init_next[X])
+			if (s->park[X] >= 0)
+				zt[m + q] = TA_MAX(zt[m + q], lpos[X]);
+	}
+	for (int k = m - 1; k > 0; k--)
+		zt[k] = TA_MAX(zt[2 * k], zt[2 * k + 1]);
 out:
 	free(rep);
 	free(heap);
 	free(seg);
 	free(head);
+	free(loop_end);
+	free(after);
 }

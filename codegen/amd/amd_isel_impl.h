@@ -71,7 +71,10 @@ typedef struct {
 	int32_t *label_pos;   /* SIMT label -> SIMT insn index */
 	int32_t *first_src;   /* SIMT label -> position of the first branch that parks lanes for its run (n: none) */
 	int32_t *init_pos;    /* park label -> SIMT insn before which its mask is zeroed */
-	uint8_t *seg_zeroed;  /* label N -> the first exec-empty jump to N zeroed the skipped masks */
+	int32_t *skip_label;  /* SIMT insn -> where a wave whose exec became empty there goes: the next label with a mask */
+	int32_t *seg_zeroed;  /* label N -> 1 + the stretch (nseg) whose exec-empty jump to N zeroed the skipped masks */
+	int32_t *zmax;        /* max tree over SIMT positions (2(n+1)) + scratch (n+1): see zero_skipped_parks */
+	int nseg;             /* labels selected so far: numbers the label-free stretches */
 	int nlabels;          /* SIMT labels + 1 (the end label) */
 	int32_t vgpr_in, tid, lane4; /* entry VGPR v0 copy, thread id, lane*4 */
 	int32_t kernarg, wgid[3];

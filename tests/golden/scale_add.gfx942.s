@@ -76,7 +76,7 @@ scale_add:
 .L0_150:
 	s_or_b64 exec, exec, s[14:15]           ; encoding: [0x7e,0x0e,0xfe,0x87]
 	s_mov_b64 s[6:7], 0                     ; encoding: [0x80,0x01,0x86,0xbe]
-	s_cbranch_execz .L0_1fc                 ; encoding: [0x28,0x00,0x88,0xbf]
+	s_cbranch_execz .L0_278                 ; encoding: [0x47,0x00,0x88,0xbf]
 	s_mov_b32 s13, s8                       ; encoding: [0x08,0x00,0x8d,0xbe]
 	s_and_b32 s13, s13, 15                  ; encoding: [0x0d,0x8f,0x0d,0x86]
 	s_cmp_eq_i32 s13, 0                     ; encoding: [0x0d,0x80,0x00,0xbf]
@@ -139,7 +139,7 @@ scale_add:
 .L0_278:
 	s_or_b64 exec, exec, s[6:7]             ; encoding: [0x7e,0x06,0xfe,0x87]
 	s_mov_b64 s[6:7], 0                     ; encoding: [0x80,0x01,0x86,0xbe]
-	s_cbranch_execz .L0_294                 ; encoding: [0x04,0x00,0x88,0xbf]
+	s_cbranch_execz .L0_300                 ; encoding: [0x1f,0x00,0x88,0xbf]
 	s_waitcnt lgkmcnt(0)                    ; encoding: [0x7f,0xc0,0x8c,0xbf]
 	s_barrier                               ; encoding: [0x00,0x00,0x8a,0xbf]
 	v_mov_b32_e32 v2, v1                    ; encoding: [0x01,0x03,0x04,0x7e]
@@ -167,7 +167,7 @@ scale_add:
 .L0_300:
 	s_or_b64 exec, exec, s[6:7]             ; encoding: [0x7e,0x06,0xfe,0x87]
 	s_mov_b64 s[6:7], 0                     ; encoding: [0x80,0x01,0x86,0xbe]
-	s_cbranch_execz .L0_3b4                 ; encoding: [0x2a,0x00,0x88,0xbf]
+	s_cbranch_execz .L0_42c                 ; encoding: [0x48,0x00,0x88,0xbf]
 	s_waitcnt lgkmcnt(0)                    ; encoding: [0x7f,0xc0,0x8c,0xbf]
 	s_barrier                               ; encoding: [0x00,0x00,0x8a,0xbf]
 	s_mov_b32 s5, s10                       ; encoding: [0x0a,0x00,0x85,0xbe]
